@@ -1,0 +1,179 @@
+"""The intermediate representation: what a schema means, independent of files and JSON.
+
+The frontend lowers a validated document into these frozen dataclasses; the planner
+adds resolved names and groups; the backend emits code from the planned form.
+JSON values that the IR carries unchanged (input schemas, annotations) stay plain
+Python data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Location
+from .runtime.template_ast import Template
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class TemplatedString:
+    """A string from the schema that goes through templating, with its parsed form."""
+
+    raw: str
+    template: Template
+    location: Location
+
+
+@dataclass(frozen=True)
+class TextExecution:
+    text: TemplatedString
+
+
+@dataclass(frozen=True)
+class HttpAuth:
+    kind: str
+    fields: dict[str, JSON]
+
+
+@dataclass(frozen=True)
+class HttpExecution:
+    method: str
+    url: TemplatedString
+    headers: dict[str, JSON]
+    params: dict[str, JSON]
+    auth: HttpAuth | None
+    body_type: str | None
+    body_content: JSON
+    timeout_ms: int
+    retry_attempts: int | None
+    retry_backoff_ms: int | None
+
+
+@dataclass(frozen=True)
+class CliFlag:
+    name: str
+    source: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class CliExecution:
+    command: str
+    args: tuple[str, ...]
+    flags: tuple[CliFlag, ...]
+    cwd: str | None
+    timeout_ms: int
+
+
+@dataclass(frozen=True)
+class FileExecution:
+    path: TemplatedString
+    enable_templating: bool
+
+
+@dataclass(frozen=True)
+class McpExecution:
+    server_name: str
+    tool_name: str
+
+
+Execution = TextExecution | HttpExecution | CliExecution | FileExecution | McpExecution
+
+
+def execution_kind(execution: Execution) -> str:
+    """The MCI ``type`` of an execution node."""
+    return _KINDS[type(execution)]
+
+
+_KINDS: dict[type, str] = {
+    TextExecution: "text",
+    HttpExecution: "http",
+    CliExecution: "cli",
+    FileExecution: "file",
+    McpExecution: "mcp",
+}
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    """Tool-level overrides of the schema's path settings; None means not set."""
+
+    enable_any_paths: bool | None = None
+    directory_allow_list: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str | None
+    annotations: dict[str, JSON]
+    tags: tuple[str, ...]
+    input_schema: dict[str, JSON] | None
+    execution: Execution
+    disabled: bool
+    path_policy: PathPolicy
+    location: Location
+    toolset: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolsetRef:
+    name: str
+    filter: str | None
+    filter_value: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class McpServer:
+    name: str
+    config: dict[str, JSON]
+    location: Location
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A whole MCI schema file, lowered."""
+
+    source: str
+    schema_version: str
+    metadata: dict[str, JSON]
+    tools: tuple[Tool, ...]
+    toolsets: tuple[ToolsetRef, ...] = ()
+    mcp_servers: tuple[McpServer, ...] = ()
+    library_dir: str = "./mci"
+    enable_any_paths: bool = False
+    directory_allow_list: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One keyword parameter of a generated function."""
+
+    name: str
+    python_name: str
+    annotation: str
+    required: bool
+    default: JSON = None
+    has_default: bool = False
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class PlannedTool:
+    tool: Tool
+    python_name: str
+    model_name: str
+    group: str
+    parameters: tuple[Parameter, ...] | None = field(default=None)
+    """None when the tool takes ``**props`` (no inputSchema properties)."""
+
+
+@dataclass(frozen=True)
+class Package:
+    """The planned package: every enabled tool with its Python name and group."""
+
+    schema: Schema
+    tools: tuple[PlannedTool, ...]
