@@ -35,7 +35,9 @@ def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
 
 
 def first(
-    context: Mapping[str, Any], source: str, alternatives: tuple[tuple[str, ...] | str, ...]
+    context: Mapping[str, Any],
+    source: str,
+    alternatives: tuple[tuple[str, ...] | str, ...],
 ) -> Any:
     """The first alternative that resolves; a ``str`` alternative is a literal."""
     errors: list[str] = []

@@ -1,0 +1,206 @@
+"""Pydantic input models for every tool, from one datamodel-code-generator call per build.
+
+All input schemas go into one JSON Schema document (one ``$defs`` entry per tool,
+named after its model), are generated together, and the output module is then
+split with libcst so that each group module carries exactly the classes its tools
+reach, with only the imports those classes use.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from .. import ir
+
+_LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
+
+
+@dataclass(frozen=True)
+class GroupModels:
+    """The model code of one group: the (module, name) imports it needs and its classes."""
+
+    imports: frozenset[tuple[str, str]]
+    body: str
+
+
+class ModelGenerationError(Exception):
+    """datamodel-code-generator rejected an input schema."""
+
+
+def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
+    """Model code per group for every tool that has an inputSchema."""
+    with_models = [t for t in tools if t.tool.input_schema]
+    if not with_models:
+        return {}
+    definitions: dict[str, Any] = {}
+    for planned in with_models:
+        definitions.update(_definitions_of(planned))
+    source = _run_codegen({"$defs": definitions})
+    return _split_by_group(source, with_models)
+
+
+def _definitions_of(planned: ir.PlannedTool) -> dict[str, Any]:
+    """The tool's schema under its model name, its own $defs hoisted beside it."""
+    schema = copy.deepcopy(planned.tool.input_schema or {})
+    schema.setdefault("type", "object")
+    prefix = planned.model_name
+    local_defs: dict[str, Any] = {}
+    for key in ("$defs", "definitions"):
+        local_defs.update(schema.pop(key, None) or {})
+    renamed = {name: f"{prefix}{_pascal(name)}" for name in local_defs}
+    result = {prefix: _rewrite_refs(schema, renamed)}
+    for name, definition in local_defs.items():
+        result[renamed[name]] = _rewrite_refs(definition, renamed)
+    return result
+
+
+def _pascal(name: str) -> str:
+    return "".join(
+        part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_")
+    )
+
+
+def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        out = {k: _rewrite_refs(v, renamed) for k, v in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            out["$ref"] = _rewritten_ref(ref, renamed)
+        return out
+    if isinstance(node, list):
+        return [_rewrite_refs(v, renamed) for v in node]
+    return node
+
+
+def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
+    for prefix in _LOCAL_REF_PREFIXES:
+        if ref.startswith(prefix) and ref[len(prefix) :] in renamed:
+            return f"#/$defs/{renamed[ref[len(prefix):]]}"
+    raise ModelGenerationError(
+        f"unsupported $ref '{ref}': only local definitions are resolved"
+    )
+
+
+def _run_codegen(document: dict[str, Any]) -> str:
+    from datamodel_code_generator import (
+        InputFileType,
+        LiteralType,
+        PythonVersion,
+        generate,
+    )
+    from datamodel_code_generator.enums import DataModelType, StrictTypes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            output = generate(
+                json.dumps(document, sort_keys=False),
+                input_file_type=InputFileType.JsonSchema,
+                output_model_type=DataModelType.PydanticV2BaseModel,
+                target_python_version=PythonVersion.PY_311,
+                disable_timestamp=True,
+                formatters=[],
+                field_constraints=True,
+                enum_field_as_literal=LiteralType.All,
+                parent_scoped_naming=True,
+                keep_model_order=True,
+                use_double_quotes=True,
+                strict_types=[
+                    StrictTypes.str,
+                    StrictTypes.int,
+                    StrictTypes.float,
+                    StrictTypes.bool,
+                ],
+            )
+        except Exception as error:  # the generator raises many unrelated types
+            raise ModelGenerationError(str(error)) from error
+    if not isinstance(output, str):
+        raise ModelGenerationError("datamodel-code-generator produced several modules")
+    return output
+
+
+def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, GroupModels]:
+    module = cst.parse_module(source)
+    imported: dict[str, str] = {}
+    classes: dict[str, cst.ClassDef] = {}
+    trailing: list[cst.SimpleStatementLine] = []
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            classes[statement.name.value] = statement
+        elif isinstance(statement, cst.SimpleStatementLine):
+            _collect_imports(statement, imported, trailing)
+    uses = {name: _names_in(node) for name, node in classes.items()}
+    groups: dict[str, list[str]] = {}
+    for planned in tools:
+        groups.setdefault(planned.group, []).append(planned.model_name)
+    result = {}
+    for group, roots in groups.items():
+        reached = _reachable(roots, uses)
+        ordered = [name for name in classes if name in reached]
+        used_names = set().union(*(uses[name] for name in ordered))
+        body = "\n\n".join(module.code_for_node(classes[name]) for name in ordered)
+        for line in trailing:
+            if _names_in(line) & set(ordered):
+                body += "\n" + module.code_for_node(line)
+        result[group] = GroupModels(_import_lines(imported, used_names), body)
+    return result
+
+
+def _collect_imports(
+    statement: cst.SimpleStatementLine,
+    imported: dict[str, str],
+    trailing: list[cst.SimpleStatementLine],
+) -> None:
+    for small in statement.body:
+        if isinstance(small, cst.ImportFrom) and isinstance(small.names, Iterable):
+            module_name = (
+                cst.Module([]).code_for_node(small.module) if small.module else ""
+            )
+            if module_name == "__future__":
+                continue
+            for alias in small.names:
+                imported[cst.Module([]).code_for_node(alias.name)] = module_name
+        elif not isinstance(small, cst.Import):
+            trailing.append(statement)
+            return
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    collector = _NameCollector()
+    node.visit(collector)
+    return collector.names
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _reachable(roots: list[str], uses: dict[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    stack = [r for r in roots if r in uses]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack.extend(n for n in uses[name] if n in uses and n not in seen)
+    return seen
+
+
+def _import_lines(
+    imported: dict[str, str], used: set[str]
+) -> frozenset[tuple[str, str]]:
+    return frozenset(
+        (module_name, name) for name, module_name in imported.items() if name in used
+    )

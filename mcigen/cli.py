@@ -1,0 +1,109 @@
+"""``mcigen build | check | list``: the compiler's command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .diagnostics import Diagnostics
+from .ir import execution_kind
+from .output import OutputError, diff_package, write_package
+from .pipeline import compile_schema, plan_schema
+from .runtime.table import format_table
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    schema = Path(args.schema)
+    if not schema.is_file():
+        print(f"mcigen: error: no such schema file: {schema}", file=sys.stderr)
+        return EXIT_USAGE
+    command: int = args.run(args, schema)
+    return command
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcigen", description="Compile MCI schemas into typed Python packages."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="write the package for SCHEMA to DIR")
+    build.add_argument("schema", metavar="SCHEMA")
+    build.add_argument("-o", "--output", required=True, metavar="DIR")
+    build.add_argument(
+        "--name", help="import name of the package (default: DIR's basename)"
+    )
+    build.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with DIR instead of writing; exit 1 if different",
+    )
+    build.set_defaults(run=_build)
+    check = commands.add_parser("check", help="report every problem in SCHEMA")
+    check.add_argument("schema", metavar="SCHEMA")
+    check.set_defaults(run=_check)
+    listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
+    listing.add_argument("schema", metavar="SCHEMA")
+    listing.set_defaults(run=_list)
+    return parser
+
+
+def _report(diagnostics: Diagnostics) -> None:
+    if diagnostics.items:
+        print(diagnostics.render(), file=sys.stderr)
+
+
+def _build(args: argparse.Namespace, schema: Path) -> int:
+    out_dir = Path(args.output)
+    name = args.name or out_dir.resolve().name
+    if not name.isidentifier():
+        print(
+            f"mcigen: error: '{name}' is not a valid package name; pass --name",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    files, diagnostics = compile_schema(schema, name)
+    _report(diagnostics)
+    if files is None:
+        return EXIT_ERRORS
+    if args.check:
+        diff = diff_package(files, out_dir)
+        sys.stdout.write(diff)
+        return EXIT_ERRORS if diff else EXIT_OK
+    try:
+        write_package(files, out_dir)
+    except OutputError as error:
+        print(f"mcigen: error: {error}", file=sys.stderr)
+        return EXIT_ERRORS
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace, schema: Path) -> int:
+    package, diagnostics = plan_schema(schema)
+    _report(diagnostics)
+    return EXIT_OK if package is not None else EXIT_ERRORS
+
+
+def _list(args: argparse.Namespace, schema: Path) -> int:
+    package, diagnostics = plan_schema(schema)
+    _report(diagnostics)
+    if package is None:
+        return EXIT_ERRORS
+    rows = [("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS")]
+    for planned in package.tools:
+        tool = planned.tool
+        kind = execution_kind(tool.execution)
+        rows.append(
+            (
+                tool.name,
+                planned.python_name,
+                kind,
+                tool.toolset or "-",
+                ",".join(tool.tags),
+            )
+        )
+    print(format_table(rows))
+    return EXIT_OK

@@ -1,0 +1,33 @@
+"""The stages chained: schema file -> diagnostics and, when clean, the package's files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import ir
+from .backend import emit
+from .diagnostics import Diagnostics
+from .frontend import load_schema
+from .planner import plan
+
+
+def plan_schema(path: Path) -> tuple[ir.Package | None, Diagnostics]:
+    """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
+    schema, diagnostics = load_schema(path, display_name=str(path))
+    if schema is None:
+        return None, diagnostics
+    package, planning = plan(schema)
+    diagnostics.extend(planning.items)
+    return (None if diagnostics.has_errors else package), diagnostics
+
+
+def compile_schema(
+    path: Path, name: str
+) -> tuple[dict[str, bytes] | None, Diagnostics]:
+    """Every stage: the generated files, or None and the diagnostics that stopped it."""
+    package, diagnostics = plan_schema(path)
+    if package is None:
+        return None, diagnostics
+    files, emitting = emit(package, name)
+    diagnostics.extend(emitting.items)
+    return (None if diagnostics.has_errors else files), diagnostics

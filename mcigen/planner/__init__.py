@@ -1,0 +1,95 @@
+"""The planner: turns a lowered schema into the package to emit.
+
+It drops disabled tools, gives every tool its Python function, model and group
+names, derives keyword parameters from the input schema, and reports collisions.
+Toolset and MCP resolution will hang off the same entry point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ir
+from ..diagnostics import Diagnostics
+from .annotations import annotation, optional
+from .names import class_name, function_name, parameter_name, unique
+
+MAIN_GROUP = "main"
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def plan(schema: ir.Schema) -> tuple[ir.Package, Diagnostics]:
+    """The planned package and the planner's diagnostics (errors mean: do not emit)."""
+    diagnostics = Diagnostics()
+    owners: dict[str, ir.Tool] = {}
+    planned: list[ir.PlannedTool] = []
+    for tool in schema.tools:
+        if tool.disabled:
+            continue
+        python_name = function_name(tool.name)
+        names = (python_name, f"{python_name}_async")
+        clash = next((n for n in names if n in owners), None)
+        if clash is not None:
+            other = owners[clash]
+            diagnostics.error(
+                tool.location,
+                f"tool '{tool.name}' and tool '{other.name}' (at {other.location}) "
+                f"both need the Python name '{clash}'; rename one",
+            )
+            continue
+        owners[python_name] = owners[f"{python_name}_async"] = tool
+        planned.append(
+            ir.PlannedTool(
+                tool=tool,
+                python_name=python_name,
+                model_name=f"{class_name(tool.name)}Input",
+                group=MAIN_GROUP,
+                parameters=_parameters(tool, python_name),
+            )
+        )
+    return ir.Package(schema=schema, tools=tuple(planned)), diagnostics
+
+
+def _parameters(tool: ir.Tool, python_name: str) -> tuple[ir.Parameter, ...] | None:
+    schema = tool.input_schema or {}
+    properties: dict[str, Any] = schema.get("properties") or {}
+    if not properties:
+        return None
+    required = set(schema.get("required") or ())
+    taken = {"_environ", f"_invoke_{python_name}"}
+    parameters = []
+    for name, prop in properties.items():
+        prop = prop if isinstance(prop, dict) else {}
+        python = unique(parameter_name(name), taken)
+        text = annotation(prop)
+        has_scalar_default = "default" in prop and isinstance(prop["default"], _SCALARS)
+        if name in required:
+            parameters.append(
+                ir.Parameter(name, python, text, True, description=_doc(prop))
+            )
+        elif has_scalar_default:
+            default = prop["default"]
+            parameters.append(
+                ir.Parameter(
+                    name,
+                    python,
+                    text if default is not None else optional(text),
+                    False,
+                    default=default,
+                    has_default=True,
+                    description=_doc(prop),
+                )
+            )
+        else:
+            parameters.append(
+                ir.Parameter(
+                    name, python, optional(text), False, description=_doc(prop)
+                )
+            )
+    # Keyword-only parameters may be in any order; required ones first reads better.
+    return tuple(sorted(parameters, key=lambda p: not p.required))
+
+
+def _doc(prop: dict[str, Any]) -> str | None:
+    description = prop.get("description")
+    return description if isinstance(description, str) else None
