@@ -42,7 +42,7 @@ def emit(package: ir.Package, name: str) -> tuple[dict[str, bytes], Diagnostics]
     except ModelGenerationError as error:
         diagnostics.error(package.tools[0].tool.location, f"input models: {error}")
         return {}, diagnostics
-    source = package.schema.source
+    source = _schema_label(package.schema.source)
     files: dict[str, str] = {}
     groups: dict[str, list[ir.PlannedTool]] = {}
     for planned in package.tools:
@@ -102,6 +102,15 @@ def _group_module(
     )
 
 
+def _schema_label(file_name: str) -> str:
+    """The schema's name without extensions, so that the JSON and YAML spellings of
+    one schema generate the same bytes."""
+    for extension in (".json", ".yaml", ".yml"):
+        if file_name.endswith(extension):
+            return file_name[: -len(extension)].removesuffix(".mci")
+    return file_name
+
+
 def _by_group(pairs: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
     grouped: dict[str, list[str]] = {}
     for name, group in pairs:
@@ -134,7 +143,7 @@ def _manifest(package: ir.Package, name: str) -> bytes:
     ]
     document = {
         "package": name,
-        "source": package.schema.source,
+        "source": _schema_label(package.schema.source),
         "metadata": package.schema.metadata,
         "tools": tools,
     }

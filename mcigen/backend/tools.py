@@ -159,6 +159,7 @@ def _docstring(tool: ir.Tool, parameters: tuple[ir.Parameter, ...] | None) -> st
         lines += ["", "Args:"]
         for p in parameters:
             described = (p.description or "").strip().replace("\n", "\n        ")
+            described = described or _kind_summary(p.annotation)
             lines.append(f"    {p.python_name}: {described}".rstrip())
     lines += [
         "",
@@ -166,3 +167,10 @@ def _docstring(tool: ir.Tool, parameters: tuple[ir.Parameter, ...] | None) -> st
         "    The tool's result; failures while running set ``isError``.",
     ]
     return docstring_text("\n".join(lines))
+
+
+def _kind_summary(annotation_text: str) -> str:
+    """A one-phrase description for an undocumented parameter, from its annotation."""
+    if annotation_text.startswith("Literal["):
+        return "One of " + annotation_text.removeprefix("Literal[").split("]")[0] + "."
+    return f"A value of type ``{annotation_text}``."

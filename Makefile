@@ -1,0 +1,39 @@
+# mcigen: `make demo` and `make test` work on a fresh machine with Python 3.11 and make.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml)
+
+.PHONY: install demo test lint golden clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mcigen build examples/greetings.mci.yaml -o build/demo/greetings
+	cd build/demo && ../../$(BIN)/python -c \
+	  "from greetings import greet; print(greet(name='World', language='de').text)"
+
+lint: $(STAMP)
+	$(BIN)/ruff check mcigen tests
+	$(BIN)/black --check --quiet mcigen tests
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q
+
+golden: $(STAMP)
+	@for schema in $(EXAMPLES); do \
+	  name=$$(basename $$schema | sed -E 's/\.mci\.(json|ya?ml)$$//'); \
+	  echo "golden/$$name <- $$schema"; \
+	  $(BIN)/mcigen build $$schema -o golden/$$name || exit 1; \
+	done
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,65 @@
+"""Shared helpers: run the real mcigen command, build packages, import what was built."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_mcigen(
+    *args: str | Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``mcigen ARGS`` as a real process."""
+    return subprocess.run(
+        [sys.executable, "-m", "mcigen", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def write_schema(
+    directory: Path, document: dict[str, Any], name: str = "tools.mci.json"
+) -> Path:
+    path = directory / name
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return path
+
+
+def text_tool(name: str, text: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "execution": {"type": "text", "text": text}, **fields}
+
+
+def schema_of(*tools: dict[str, Any]) -> dict[str, Any]:
+    return {"schemaVersion": "1.0", "tools": list(tools)}
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
+    """Build a schema document into a package under tmp_path and import it."""
+    imported: list[str] = []
+    sys.path.insert(0, str(tmp_path))
+
+    def _build(document: dict[str, Any], name: str = "pkg") -> ModuleType:
+        schema = write_schema(tmp_path, document, f"{name}.mci.json")
+        result = run_mcigen("build", schema, "-o", tmp_path / name)
+        assert result.returncode == 0, result.stderr
+        imported.append(name)
+        return importlib.import_module(name)
+
+    yield _build
+    sys.path.remove(str(tmp_path))
+    for name in imported:
+        for module in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
+            del sys.modules[module]
