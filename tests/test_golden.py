@@ -13,7 +13,9 @@ import pytest
 from .conftest import ROOT, run_mcigen
 
 EXAMPLES = sorted(
-    p for p in (ROOT / "examples").iterdir() if re.search(r"\.mci\.(json|ya?ml)$", p.name)
+    p
+    for p in (ROOT / "examples").iterdir()
+    if re.search(r"\.mci\.(json|ya?ml)$", p.name)
 )
 GOLDEN = ROOT / "golden"
 
@@ -24,30 +26,48 @@ def _golden_dir(schema: Path) -> Path:
 
 def test_every_example_has_golden_output() -> None:
     assert len(EXAMPLES) >= 3
-    assert sorted(p.name for p in GOLDEN.iterdir()) == sorted(_golden_dir(s).name for s in EXAMPLES)
+    assert sorted(p.name for p in GOLDEN.iterdir()) == sorted(
+        _golden_dir(s).name for s in EXAMPLES
+    )
 
 
 @pytest.mark.parametrize("schema", EXAMPLES, ids=lambda p: p.name)
 def test_example_rebuilds_to_its_golden_output(schema: Path) -> None:
     result = run_mcigen("build", schema, "-o", _golden_dir(schema), "--check")
-    assert result.returncode == 0, f"golden is stale; run `make golden`\n{result.stdout}"
+    assert (
+        result.returncode == 0
+    ), f"golden is stale; run `make golden`\n{result.stdout}"
     assert result.stdout == ""
 
 
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", *args], cwd=GOLDEN, capture_output=True, text=True, check=False
+        [sys.executable, "-m", *args],
+        cwd=GOLDEN,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
 def test_golden_output_passes_mypy_strict() -> None:
     packages = [_golden_dir(s).name for s in EXAMPLES]
-    result = _tool("mypy", "--strict", "--no-incremental", *packages)
+    result = _tool("mypy", "--strict", "--cache-dir", "/dev/null", *packages)
     assert result.returncode == 0, result.stdout
 
 
 def test_golden_output_passes_ruff() -> None:
-    result = _tool("ruff", "check", "--isolated", "--no-cache", "--select", "E,F,W,I,UP,B", "--ignore", "E501", ".")
+    result = _tool(
+        "ruff",
+        "check",
+        "--isolated",
+        "--no-cache",
+        "--select",
+        "E,F,W,I,UP,B",
+        "--ignore",
+        "E501",
+        ".",
+    )
     assert result.returncode == 0, result.stdout
 
 

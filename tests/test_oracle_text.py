@@ -33,25 +33,57 @@ PLACEHOLDERS = schema_of(
     text_tool(
         "fallbacks",
         "{{ props.a | env.A | 'lit a' }}|{{props.b|`tick`}}|{{input.a | env.B}}|{{env.A}}",
-        inputSchema={"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
+        inputSchema={
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        },
     ),
     text_tool(
         "defaults",
         "{{props.x}} {{props.y}} {{props}}",
         inputSchema={
             "type": "object",
-            "properties": {"x": {"type": "integer", "default": 7}, "y": {"type": "string"}},
+            "properties": {
+                "x": {"type": "integer", "default": 7},
+                "y": {"type": "string"},
+            },
             "required": ["y"],
         },
     ),
     text_tool("anything", "{{props.k}} {{props.k.deeper}} {{props}}"),
-    text_tool("braces", "{{}} {{ a}b }} {x} }} {{props.k}}} {{props.k}}}}", inputSchema={}),
+    text_tool(
+        "braces", "{{}} {{ a}b }} {x} }} {{props.k}}} {{props.k}}}}", inputSchema={}
+    ),
 )
 
 CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
     "placeholders": [
-        ("typed", {"s": "x", "i": 3, "f": 0.5, "b": True, "n": None, "l": ["a", 1], "o": {"k": [1]}}, {}),
-        ("typed", {"s": "é ü \n", "i": -1, "f": 3, "b": False, "n": "v", "l": [], "o": {"k": {}}}, {}),
+        (
+            "typed",
+            {
+                "s": "x",
+                "i": 3,
+                "f": 0.5,
+                "b": True,
+                "n": None,
+                "l": ["a", 1],
+                "o": {"k": [1]},
+            },
+            {},
+        ),
+        (
+            "typed",
+            {
+                "s": "é ü \n",
+                "i": -1,
+                "f": 3,
+                "b": False,
+                "n": "v",
+                "l": [],
+                "o": {"k": {}},
+            },
+            {},
+        ),
         ("typed", {"s": "x", "o": {"other": 1}}, {}),
         ("fallbacks", {}, {}),
         ("fallbacks", {}, {"A": "env a", "B": "env b"}),
@@ -69,7 +101,11 @@ CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
         ("generate_welcome", {"username": "Bo", "email": "bo@example.org"}, {}),
         ("generate_welcome", {"username": "Bo"}, {}),
         ("status_message", {"status": "green"}, {"TIMESTAMP": "noon"}),
-        ("generate_report_summary", {"report_name": "Q3", "author": "Cy"}, {"CURRENT_DATE": "d", "APP_VERSION": "9"}),
+        (
+            "generate_report_summary",
+            {"report_name": "Q3", "author": "Cy"},
+            {"CURRENT_DATE": "d", "APP_VERSION": "9"},
+        ),
     ],
     "greetings": [
         ("greet", {"name": "World"}, {}),
@@ -80,38 +116,94 @@ CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
     ],
     "support_replies": [
         ("acknowledgeTicket", {"ticket_id": 42, "customer": "Dee"}, {}),
-        ("acknowledgeTicket", {"ticket_id": 7, "customer": "Eve", "priority": "urgent", "response_hours": 1.5}, {"SUPPORT_TEAM": "Helpdesk"}),
-        ("escalationNote", {"ticket_id": 1, "reason": "outage", "labels": ["p1", "db"]}, {"ONCALL_TEAM": "SRE"}),
+        (
+            "acknowledgeTicket",
+            {
+                "ticket_id": 7,
+                "customer": "Eve",
+                "priority": "urgent",
+                "response_hours": 1.5,
+            },
+            {"SUPPORT_TEAM": "Helpdesk"},
+        ),
+        (
+            "escalationNote",
+            {"ticket_id": 1, "reason": "outage", "labels": ["p1", "db"]},
+            {"ONCALL_TEAM": "SRE"},
+        ),
         ("escalationNote", {"ticket_id": 1, "reason": "outage"}, {}),
-        ("refund-notice", {"customer": "Flo", "amount": 9.99, "order": {"id": "A-1"}}, {}),
-        ("refund-notice", {"customer": "Flo", "amount": 10, "currency": "USD", "order": {"id": "A-2", "placed": "May"}}, {}),
+        (
+            "refund-notice",
+            {"customer": "Flo", "amount": 9.99, "order": {"id": "A-1"}},
+            {},
+        ),
+        (
+            "refund-notice",
+            {
+                "customer": "Flo",
+                "amount": 10,
+                "currency": "USD",
+                "order": {"id": "A-2", "placed": "May"},
+            },
+            {},
+        ),
     ],
     "release_notes": [
         ("commit_message", {"type": "fix", "subject": "stop leaking sockets"}, {}),
-        ("commit_message", {"type": "feat", "scope": "cli", "subject": "add --check", "breaking": True}, {}),
-        ("changelogEntry", {"version": "1.2.0", "summary": "Faster builds", "pull-request": 12}, {}),
-        ("changelogEntry", {"version": "1.2.0", "summary": "x", "pull-request": 3, "class": "Fixed"}, {"REPO_URL": "https://git.example/r"}),
+        (
+            "commit_message",
+            {
+                "type": "feat",
+                "scope": "cli",
+                "subject": "add --check",
+                "breaking": True,
+            },
+            {},
+        ),
+        (
+            "changelogEntry",
+            {"version": "1.2.0", "summary": "Faster builds", "pull-request": 12},
+            {},
+        ),
+        (
+            "changelogEntry",
+            {"version": "1.2.0", "summary": "x", "pull-request": 3, "class": "Fixed"},
+            {"REPO_URL": "https://git.example/r"},
+        ),
         ("announce", {"version": "2.0"}, {"PRODUCT_NAME": "Widget"}),
         ("announce", {"product": "Gadget"}, {}),
     ],
 }
 
 SCHEMAS = {
-    "text_example": ROOT / "tests" / "fixtures" / "text_example.json",
+    "text_example": ROOT
+    / "tests"
+    / "fixtures"
+    / "reference"
+    / "examples"
+    / "text_example.json",
     "greetings": ROOT / "examples" / "greetings.mci.yaml",
     "support_replies": ROOT / "examples" / "support_replies.mci.json",
     "release_notes": ROOT / "examples" / "release_notes.mci.json",
 }
 
 
-def _ours(package_dir: Path, calls: list[tuple[str, dict[str, Any], dict[str, str]]]) -> list[dict[str, Any]]:
+def _ours(
+    package_dir: Path, calls: list[tuple[str, dict[str, Any], dict[str, str]]]
+) -> list[dict[str, Any]]:
     sys.path.insert(0, str(package_dir.parent))
     try:
         module = importlib.import_module(f"{package_dir.name}.tools.main")
         answers = []
         for tool, props, env in calls:
             try:
-                answers.append({"result": module.INVOKERS[tool](props, env).model_dump(mode="json")})
+                answers.append(
+                    {
+                        "result": module.INVOKERS[tool](props, env).model_dump(
+                            mode="json"
+                        )
+                    }
+                )
             except ValueError as error:
                 answers.append({"exception": f"{type(error).__name__}: {error}"})
         return answers
@@ -126,7 +218,9 @@ def test_text_tools_match_mci_py(name: str, tmp_path: Path) -> None:
     built = run_mcigen("build", schema, "-o", package_dir)
     assert built.returncode == 0, built.stderr
     calls = CASES[name]
-    theirs = run_oracle(schema, [{"tool": t, "props": p, "env": e} for t, p, e in calls])
+    theirs = run_oracle(
+        schema, [{"tool": t, "props": p, "env": e} for t, p, e in calls]
+    )
     ours = _ours(package_dir, calls)
     for call, mine, oracle in zip(calls, ours, theirs, strict=True):
         if "exception" in oracle:

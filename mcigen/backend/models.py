@@ -110,7 +110,6 @@ def _run_codegen(document: dict[str, Any]) -> str:
                 field_constraints=True,
                 enum_field_as_literal=LiteralType.All,
                 parent_scoped_naming=True,
-                keep_model_order=True,
                 use_double_quotes=True,
                 strict_types=[
                     StrictTypes.str,

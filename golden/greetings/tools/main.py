@@ -19,17 +19,17 @@ from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
 
-class FarewellInput(BaseModel):
-    name: StrictStr = Field(..., description="Who is leaving")
-    sender: StrictStr | None = Field(
-        None, description="Who signs the message (optional)"
-    )
-
-
 class GreetInput(BaseModel):
     name: StrictStr = Field(..., description="Who to greet")
     language: Literal["en", "de", "fr"] | None = Field(
         "en", description="Language code of the greeting"
+    )
+
+
+class FarewellInput(BaseModel):
+    name: StrictStr = Field(..., description="Who is leaving")
+    sender: StrictStr | None = Field(
+        None, description="Who signs the message (optional)"
     )
 
 

@@ -19,6 +19,13 @@ from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
 
+class CommitMessageInput(BaseModel):
+    type: Literal["feat", "fix", "docs", "refactor", "test", "chore"]
+    scope: StrictStr | None = Field(None, description="Area of the code base")
+    subject: StrictStr = Field(..., max_length=72)
+    breaking: StrictBool | None = False
+
+
 class ChangelogEntryInput(BaseModel):
     version: StrictStr
     summary: StrictStr
@@ -28,13 +35,6 @@ class ChangelogEntryInput(BaseModel):
     class_: Literal["Added", "Changed", "Fixed", "Removed"] | None = Field(
         "Changed", alias="class"
     )
-
-
-class CommitMessageInput(BaseModel):
-    type: Literal["feat", "fix", "docs", "refactor", "test", "chore"]
-    scope: StrictStr | None = Field(None, description="Area of the code base")
-    subject: StrictStr = Field(..., max_length=72)
-    breaking: StrictBool | None = False
 
 
 def _invoke_commit_message(

@@ -34,16 +34,16 @@ class EscalationNoteInput(BaseModel):
     labels: list[StrictStr] | None = Field(None, description="Labels to add")
 
 
+class RefundNoticeInputOrder(BaseModel):
+    id: StrictStr
+    placed: StrictStr | None = Field(None, description="Order date")
+
+
 class RefundNoticeInput(BaseModel):
     customer: StrictStr
     amount: StrictFloat = Field(..., gt=0.0)
     currency: StrictStr | None = Field("EUR", pattern="^[A-Z]{3}$")
     order: RefundNoticeInputOrder = Field(..., description="The order being refunded")
-
-
-class RefundNoticeInputOrder(BaseModel):
-    id: StrictStr
-    placed: StrictStr | None = Field(None, description="Order date")
 
 
 def _invoke_acknowledge_ticket(

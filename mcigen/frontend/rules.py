@@ -1,0 +1,344 @@
+"""The MCI v1 schema, field by field, declared with the checks of ``checks.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .checks import (
+    AnyJson,
+    ArrayOf,
+    Bool,
+    ByType,
+    Check,
+    Forbidden,
+    Int,
+    MapOf,
+    Obj,
+    ObjectCheck,
+    OrNull,
+    Str,
+    Tagged,
+)
+from .context import At, Context, TemplateMode, show, type_name
+from .input_schema import InputSchema
+
+SUPPORTED_SCHEMA_VERSIONS = ("1.0",)
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+FILTERS = ("only", "except", "tags", "withoutTags")
+DEFAULT_TIMEOUT_MS = 30000
+DEFAULT_RETRY_ATTEMPTS = 1
+DEFAULT_RETRY_BACKOFF_MS = 500
+
+PLACEHOLDERS = TemplateMode.PLACEHOLDERS
+TEMPLATED = Str(template=PLACEHOLDERS)
+TEXT = Str()
+STRINGS = ArrayOf(TEXT)
+TIMEOUT = Int(minimum=0)
+# Where leaving a field out means "nothing" rather than a default, the reference
+# adapter also takes null for it; these fields are wrapped in OrNull.
+MAYBE_TEXT = OrNull(TEXT)
+
+
+@dataclass(frozen=True)
+class SchemaVersion(Check):
+    @property
+    def expected(self) -> str:
+        quoted = ", ".join(f'"{version}"' for version in SUPPORTED_SCHEMA_VERSIONS)
+        if len(SUPPORTED_SCHEMA_VERSIONS) == 1:
+            return f"the string {quoted}"
+        return f"one of the strings {quoted}"
+
+    def check(self, ctx: Context, at: At, value: object) -> None:
+        if not isinstance(value, str):
+            # YAML reads an unquoted 1.0 as a number.
+            hint = (
+                " (write it in quotes)"
+                if type_name(value) in ("number", "integer")
+                else ""
+            )
+            ctx.error(
+                at,
+                f"'{at.label}' must be {self.expected}, got {type_name(value)}{hint}",
+            )
+        elif value not in SUPPORTED_SCHEMA_VERSIONS:
+            supported = ", ".join(SUPPORTED_SCHEMA_VERSIONS)
+            ctx.error(
+                at,
+                f"unsupported schemaVersion {show(value)}; supported versions: {supported}",
+            )
+
+
+@dataclass(frozen=True)
+class McpServerName(Check):
+    """An MCP tool's ``serverName``, which a main schema must declare."""
+
+    @property
+    def expected(self) -> str:
+        return "a string"
+
+    def check(self, ctx: Context, at: At, value: object) -> None:
+        TEXT.check(ctx, at, value)
+        known = ctx.mcp_server_names
+        if isinstance(value, str) and known is not None and value not in known:
+            ctx.warning(at, f"MCP server '{value}' is not defined in 'mcp_servers'")
+
+
+def _filter_needs_value(ctx: Context, at: At, value: dict[str, object]) -> None:
+    has_filter = value.get("filter") is not None
+    has_value = value.get("filterValue") is not None
+    if has_filter and not has_value:
+        ctx.error(
+            at, "missing required field 'filterValue' (required when 'filter' is set)"
+        )
+    elif has_value and not has_filter:
+        ctx.warning(
+            at.field("filterValue"),
+            "'filterValue' has no effect without 'filter'",
+            on_key=True,
+        )
+
+
+FILTERING: dict[str, Check] = {
+    "filter": OrNull(Str(choices=FILTERS)),
+    "filterValue": MAYBE_TEXT,
+}
+
+
+def _execution(
+    kind: str, required: dict[str, Check], optional: dict[str, Check]
+) -> Obj:
+    return Obj(
+        f"{kind} execution", required={"type": TEXT, **required}, optional=optional
+    )
+
+
+def _auth(kind: str, required: dict[str, Check], optional: dict[str, Check]) -> Obj:
+    return Obj(f"{kind} auth", required={"type": TEXT, **required}, optional=optional)
+
+
+def _body(kind: str, content: Check) -> Obj:
+    return Obj(f"{kind} body", required={"type": TEXT, "content": content})
+
+
+AUTH = Tagged(
+    "type",
+    what="auth",
+    variants={
+        "apiKey": _auth(
+            "apiKey",
+            {
+                "in": Str(choices=("header", "query")),
+                "name": TEMPLATED,
+                "value": TEMPLATED,
+            },
+            {},
+        ),
+        "bearer": _auth("bearer", {"token": TEMPLATED}, {}),
+        "basic": _auth("basic", {"username": TEMPLATED, "password": TEMPLATED}, {}),
+        "oauth2": _auth(
+            "oauth2",
+            {
+                "flow": TEXT,
+                "tokenUrl": TEMPLATED,
+                "clientId": TEMPLATED,
+                "clientSecret": TEMPLATED,
+            },
+            {"scopes": OrNull(STRINGS)},
+        ),
+    },
+)
+
+BODY = Tagged(
+    "type",
+    what="body",
+    variants={
+        "json": _body(
+            "json", AnyJson(kinds=("object", "array"), template=PLACEHOLDERS)
+        ),
+        "form": _body("form", AnyJson(kinds=("object",), template=PLACEHOLDERS)),
+        "raw": _body("raw", TEMPLATED),
+    },
+)
+
+RETRIES = Obj(
+    "retries", optional={"attempts": Int(minimum=1), "backoff_ms": Int(minimum=0)}
+)
+
+FLAG = Obj("flag", required={"from": TEXT, "type": Str(choices=("boolean", "value"))})
+
+EXECUTION = Tagged(
+    "type",
+    what="execution",
+    variants={
+        "http": _execution(
+            "http",
+            {"url": TEMPLATED},
+            {
+                "method": Str(choices=HTTP_METHODS, any_case=True),
+                "headers": OrNull(MapOf(TEMPLATED)),
+                "params": OrNull(AnyJson(kinds=("object",), template=PLACEHOLDERS)),
+                "auth": OrNull(AUTH),
+                "body": OrNull(BODY),
+                "timeout_ms": TIMEOUT,
+                "retries": OrNull(RETRIES),
+            },
+        ),
+        "cli": _execution(
+            "cli",
+            {"command": TEMPLATED},
+            {
+                "args": OrNull(ArrayOf(TEMPLATED)),
+                "flags": OrNull(MapOf(FLAG)),
+                "cwd": OrNull(TEMPLATED),
+                "timeout_ms": TIMEOUT,
+            },
+        ),
+        "file": _execution("file", {"path": TEMPLATED}, {"enableTemplating": Bool()}),
+        "text": _execution("text", {"text": Str(template=TemplateMode.DIRECTIVES)}, {}),
+        "mcp": _execution("mcp", {"serverName": McpServerName(), "toolName": TEXT}, {}),
+    },
+)
+
+ANNOTATIONS = Obj(
+    "annotations",
+    optional={
+        "title": MAYBE_TEXT,
+        "readOnlyHint": OrNull(Bool()),
+        "destructiveHint": OrNull(Bool()),
+        "idempotentHint": OrNull(Bool()),
+        "openWorldHint": OrNull(Bool()),
+        "audience": OrNull(ArrayOf(Str(choices=("user", "assistant")))),
+    },
+)
+
+TOOL = Obj(
+    "tool",
+    required={"name": Str(non_empty=True), "execution": EXECUTION},
+    optional={
+        "title": MAYBE_TEXT,
+        "description": MAYBE_TEXT,
+        "disabled": Bool(),
+        "annotations": OrNull(ANNOTATIONS),
+        "inputSchema": OrNull(InputSchema()),
+        "tags": STRINGS,
+        "enableAnyPaths": Bool(),
+        "directoryAllowList": STRINGS,
+    },
+)
+
+TOOLSET_REF = ByType(
+    {
+        str: Str(non_empty=True),
+        dict: Obj(
+            "toolset",
+            required={"name": Str(non_empty=True)},
+            optional=FILTERING,
+            rules=(_filter_needs_value,),
+        ),
+    },
+    description="a toolset name or an object",
+    description_plural="toolset names or objects",
+)
+
+MCP_SERVER_CONFIG = Obj(
+    "MCP server config",
+    optional={"expDays": Int(minimum=1), **FILTERING},
+    rules=(_filter_needs_value,),
+)
+STDIO_SERVER = Obj(
+    "STDIO MCP server",
+    required={"command": TEMPLATED},
+    optional={
+        "type": Str(choices=("stdio",)),
+        "args": ArrayOf(TEMPLATED),
+        "env": MapOf(TEMPLATED),
+        "config": MCP_SERVER_CONFIG,
+    },
+)
+HTTP_SERVER = Obj(
+    "HTTP MCP server",
+    required={"type": Str(choices=("http",)), "url": TEMPLATED},
+    optional={"headers": MapOf(TEMPLATED), "config": MCP_SERVER_CONFIG},
+)
+
+
+@dataclass(frozen=True)
+class McpServer(ObjectCheck):
+    """An HTTP server says ``type: http``; a STDIO server gives a ``command``."""
+
+    def check(self, ctx: Context, at: At, value: object) -> None:
+        if not isinstance(value, dict):
+            ctx.type_error(at, self.expected, value)
+        elif value.get("type") == "http":
+            HTTP_SERVER.check(ctx, at, value)
+        elif "command" in value:
+            STDIO_SERVER.check(ctx, at, value)
+        elif "type" in value:
+            ctx.value_error(
+                at.field("type"),
+                "'http' (or give a 'command' for a STDIO server)",
+                value["type"],
+            )
+        else:
+            ctx.error(
+                at,
+                f"'{at.label}' needs a 'command' (STDIO server)"
+                ' or "type": "http" (HTTP server)',
+            )
+
+
+def _needs_something_to_load(ctx: Context, at: At, value: dict[str, object]) -> None:
+    if all(value.get(name) is None for name in ("tools", "toolsets", "mcp_servers")):
+        ctx.error(
+            at,
+            "the schema must define at least one of 'tools', 'toolsets' or 'mcp_servers'",
+        )
+
+
+METADATA = Obj(
+    "metadata",
+    optional={
+        "name": MAYBE_TEXT,
+        "description": MAYBE_TEXT,
+        "version": MAYBE_TEXT,
+        "license": MAYBE_TEXT,
+        "authors": OrNull(STRINGS),
+    },
+    free_form=True,
+)
+_COMMON_ROOT: dict[str, Check] = {"$schema": TEXT, "metadata": OrNull(METADATA)}
+
+MAIN_SCHEMA = Obj(
+    "schema",
+    required={"schemaVersion": SchemaVersion()},
+    optional={
+        **_COMMON_ROOT,
+        "tools": OrNull(ArrayOf(TOOL)),
+        "toolsets": OrNull(ArrayOf(TOOLSET_REF)),
+        "mcp_servers": OrNull(MapOf(McpServer())),
+        "libraryDir": TEXT,
+        "enableAnyPaths": Bool(),
+        "directoryAllowList": STRINGS,
+    },
+    rules=(_needs_something_to_load,),
+)
+
+_IN_TOOLSET_FILE = Forbidden("a toolset file")
+TOOLSET_FILE = Obj(
+    "toolset file",
+    required={"schemaVersion": SchemaVersion(), "tools": ArrayOf(TOOL)},
+    optional={
+        **_COMMON_ROOT,
+        "expiresAt": MAYBE_TEXT,
+        **dict.fromkeys(
+            (
+                "toolsets",
+                "libraryDir",
+                "enableAnyPaths",
+                "directoryAllowList",
+                "mcp_servers",
+            ),
+            _IN_TOOLSET_FILE,
+        ),
+    },
+)

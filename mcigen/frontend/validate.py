@@ -1,0 +1,31 @@
+"""Check a parsed document against the MCI rules, collecting every diagnostic."""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostics
+from .context import At, Context, type_name
+from .rules import MAIN_SCHEMA, TOOLSET_FILE
+from .source import SourceDocument
+
+
+def validate(doc: SourceDocument, *, toolset_file: bool) -> Context:
+    """Validate ``doc`` as a main schema or as a toolset file."""
+    ctx = Context(doc, Diagnostics(), _declared_mcp_servers(doc.data, toolset_file))
+    for duplicate in doc.duplicate_keys:
+        ctx.diagnostics.warning(
+            doc.index_location(duplicate.key, duplicate.pointer),
+            f"duplicate key '{duplicate.name}'; only the last value is used",
+        )
+    root = At("", "schema")
+    if not isinstance(doc.data, dict):
+        ctx.error(root, f"the schema must be an object, got {type_name(doc.data)}")
+    else:
+        (TOOLSET_FILE if toolset_file else MAIN_SCHEMA).check(ctx, root, doc.data)
+    return ctx
+
+
+def _declared_mcp_servers(data: object, toolset_file: bool) -> frozenset[str] | None:
+    if toolset_file:
+        return None
+    servers = data.get("mcp_servers") if isinstance(data, dict) else None
+    return frozenset(servers) if isinstance(servers, dict) else frozenset()

@@ -1,0 +1,154 @@
+"""YAML text -> data and positions, from one composed node graph.
+
+The text is composed once; the safe constructor builds the data (exactly what
+``yaml.safe_load`` returns) and the node marks give the positions.
+"""
+
+from __future__ import annotations
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
+from .pointers import child_pointer
+from .string_offsets import StringSpan, StringStyle
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_STYLES = {
+    None: StringStyle.PLAIN,
+    "'": StringStyle.SINGLE_QUOTED,
+    '"': StringStyle.DOUBLE_QUOTED,
+    "|": StringStyle.LITERAL,
+    ">": StringStyle.FOLDED,
+}
+# Aliases let a few lines describe an exponentially large tree ("billion laughs").
+MAX_EXPANDED_NODES = 1_000_000
+
+
+def read_yaml(text: str) -> ParsedText:
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            return _read(loader)
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as error:
+        raise SourceSyntaxError(_message(error), _index(error)) from None
+    except yaml.reader.ReaderError as error:
+        raise SourceSyntaxError(
+            f"invalid YAML: {error.reason}", error.position
+        ) from None
+    except yaml.YAMLError as error:
+        raise SourceSyntaxError(f"invalid YAML: {error}", 0) from None
+
+
+def _read(loader: yaml.SafeLoader) -> ParsedText:
+    root = loader.get_single_node()
+    if root is None:
+        return ParsedText(None, {"": NodeSpan(0)})
+    _reject_recursive_aliases(root, set(), set())
+    duplicates = _duplicate_keys(root)
+    parsed = ParsedText(loader.construct_document(root))
+    parsed.duplicate_keys = duplicates
+    # Positions are read after construction: merge keys ("<<") are flattened in
+    # place then, so the node graph matches the constructed data.
+    _NodeMapper(loader, parsed).map(root, "", None)
+    return parsed
+
+
+def _message(error: yaml.MarkedYAMLError) -> str:
+    # PyYAML words its errors as a context ("while scanning a quoted scalar")
+    # followed by the problem ("found unexpected end of stream").
+    parts = [part for part in (error.context, error.problem) if part]
+    return "invalid YAML: " + (", ".join(parts) or "malformed document")
+
+
+def _index(error: yaml.MarkedYAMLError) -> int:
+    mark = error.problem_mark or error.context_mark
+    return mark.index if mark is not None else 0
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [child for pair in node.value for child in pair]
+    return []
+
+
+def _reject_recursive_aliases(node: Node, ancestors: set[int], done: set[int]) -> None:
+    ancestors.add(id(node))
+    for child in _children(node):
+        if id(child) in ancestors:
+            raise SourceSyntaxError(
+                "invalid YAML: an alias refers to a node that contains it",
+                child.start_mark.index,
+            )
+        if id(child) not in done:
+            _reject_recursive_aliases(child, ancestors, done)
+    ancestors.discard(id(node))
+    done.add(id(node))
+
+
+def _duplicate_keys(root: Node) -> list[DuplicateKey]:
+    """Keys repeated within one mapping, found before merge keys are flattened."""
+    duplicates: list[DuplicateKey] = []
+    visited: set[int] = set()
+    pending: list[tuple[Node, str]] = [(root, "")]
+    while pending:
+        node, pointer = pending.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, SequenceNode):
+            pending.extend(
+                (item, child_pointer(pointer, i)) for i, item in enumerate(node.value)
+            )
+        elif isinstance(node, MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key, value in node.value:
+                if not isinstance(key, ScalarNode):
+                    continue  # a complex key; PyYAML rejects it when constructing
+                child = child_pointer(pointer, key.value)
+                pending.append((value, child))
+                if key.tag == _MERGE_TAG:
+                    continue
+                identity = (key.tag, key.value)
+                if identity in seen:
+                    duplicates.append(
+                        DuplicateKey(key.value, child, key.start_mark.index)
+                    )
+                seen.add(identity)
+    return sorted(duplicates, key=lambda duplicate: duplicate.key)
+
+
+class _NodeMapper:
+    def __init__(self, loader: yaml.SafeLoader, parsed: ParsedText) -> None:
+        self._loader = loader
+        self._parsed = parsed
+        self._budget = MAX_EXPANDED_NODES
+
+    def map(self, node: Node, pointer: str, key_index: int | None) -> None:
+        self._budget -= 1
+        if self._budget < 0:
+            # An alias node carries its anchor's position, not the alias's, so
+            # the document as a whole is blamed.
+            raise SourceSyntaxError(
+                f"invalid YAML: aliases expand to more than {MAX_EXPANDED_NODES} nodes",
+                0,
+            )
+        start = node.start_mark.index
+        self._parsed.nodes[pointer] = NodeSpan(start, key_index)
+        if isinstance(node, ScalarNode) and node.tag == _STR_TAG:
+            style = _STYLES.get(node.style, StringStyle.PLAIN)
+            self._parsed.strings[pointer] = StringSpan(
+                style, start, node.end_mark.index
+            )
+        elif isinstance(node, SequenceNode):
+            for index, item in enumerate(node.value):
+                self.map(item, child_pointer(pointer, index), None)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                name = self._loader.construct_object(key, deep=True)
+                self.map(value, child_pointer(pointer, name), key.start_mark.index)
