@@ -247,3 +247,26 @@ def test_installed_wheel_finds_its_templates(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "mcigen/templates/group.py.jinja" in names
     assert "mcigen/templates/executors/text.py.jinja" in names
+
+
+def test_kinds_not_compiled_yet_pass_check_but_fail_build_clearly(
+    tmp_path: Path,
+) -> None:
+    document = {
+        "schemaVersion": "1.0",
+        "tools": [
+            {
+                "name": "fetch",
+                "execution": {"type": "http", "url": "http://127.0.0.1/x"},
+            }
+        ],
+    }
+    schema = write_schema(tmp_path, document)
+    assert run_mcigen("check", schema).returncode == 0
+    result = run_mcigen("build", schema, "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert (
+        f"{schema}:4:5: error: tool 'fetch': 'http' tools cannot be compiled"
+        in result.stderr
+    )
+    assert not (tmp_path / "out").exists()

@@ -46,6 +46,8 @@ class Context:
     mcp_server_names: frozenset[str] | None = None
     """Servers a main schema declares; None in a toolset file (no cross-check)."""
     templates: dict[str, Template] = field(default_factory=dict)
+    template_texts: dict[str, str] = field(default_factory=dict)
+    """The string each parsed template came from, for locating positions inside it."""
 
     def error(self, at: At, message: str, *, on_key: bool = False) -> None:
         self.diagnostics.error(self._where(at, on_key), message)
@@ -67,6 +69,7 @@ class Context:
             self.diagnostics.error(where, error.message)
             return
         self.templates[at.pointer] = template
+        self.template_texts[at.pointer] = text
 
     def _where(self, at: At, on_key: bool) -> Location:
         if on_key:

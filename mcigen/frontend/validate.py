@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostics
 from .context import At, Context, type_name
+from .placeholder_refs import check_placeholder_references
 from .rules import MAIN_SCHEMA, TOOLSET_FILE
 from .source import SourceDocument
 
@@ -21,6 +22,7 @@ def validate(doc: SourceDocument, *, toolset_file: bool) -> Context:
         ctx.error(root, f"the schema must be an object, got {type_name(doc.data)}")
     else:
         (TOOLSET_FILE if toolset_file else MAIN_SCHEMA).check(ctx, root, doc.data)
+        check_placeholder_references(ctx)
     return ctx
 
 

@@ -1,0 +1,60 @@
+"""Warnings for placeholders that refer to something that cannot exist.
+
+A root other than ``props``, ``input`` or ``env`` never resolves, and neither does a
+property the tool's inputSchema does not declare (undeclared properties are dropped
+before templating, in mci-py and here alike). Both still run (the placeholder fails
+or falls back at call time), so they are warnings, located at the path in the string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..runtime.template_ast import PathRef
+from .context import Context
+
+ROOTS = ("props", "input", "env")
+_TOOL_POINTER = re.compile(r"^/tools/(\d+)/")
+
+
+def check_placeholder_references(ctx: Context) -> None:
+    tools = ctx.doc.data.get("tools") if isinstance(ctx.doc.data, dict) else None
+    for pointer, template in ctx.templates.items():
+        match = _TOOL_POINTER.match(pointer)
+        if not match or not isinstance(tools, list):
+            continue
+        declared = _declared_properties(tools[int(match.group(1))])
+        text = ctx.template_texts[pointer]
+        for placeholder in template.placeholders:
+            for alternative in placeholder.alternatives:
+                if not isinstance(alternative, PathRef):
+                    continue
+                problem = _problem(alternative, declared)
+                if problem:
+                    where = ctx.doc.string_location(pointer, text, alternative.offset)
+                    ctx.diagnostics.warning(
+                        where, f"'{{{{{placeholder.source}}}}}': {problem}"
+                    )
+
+
+def _declared_properties(tool: Any) -> frozenset[str] | None:
+    """The property names a tool declares, or None when it takes any properties."""
+    schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return (
+        frozenset(properties) if isinstance(properties, dict) and properties else None
+    )
+
+
+def _problem(path: PathRef, declared: frozenset[str] | None) -> str | None:
+    if path.root not in ROOTS:
+        return f"'{path.root}' is not one of {', '.join(ROOTS)}, so '{path}' never resolves"
+    if path.root != "env" and declared is not None and len(path.parts) > 1:
+        name = path.parts[1]
+        if name not in declared:
+            return (
+                f"property '{name}' is not declared in the inputSchema; undeclared "
+                f"properties are dropped, so '{path}' never resolves"
+            )
+    return None
