@@ -21,8 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     if not schema.is_file():
         print(f"mcigen: error: no such schema file: {schema}", file=sys.stderr)
         return EXIT_USAGE
-    command: int = args.run(args, schema)
-    return command
+    exit_code: int = args.run(args, schema)
+    return exit_code
 
 
 def _parser() -> argparse.ArgumentParser:

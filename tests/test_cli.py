@@ -270,3 +270,40 @@ def test_kinds_not_compiled_yet_pass_check_but_fail_build_clearly(
         in result.stderr
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
+    tmp_path: Path,
+) -> None:
+    local = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/Thing"}},
+        "$defs": {
+            "Thing": {"type": "object", "properties": {"n": {"type": "integer"}}}
+        },
+    }
+    remote = {
+        "type": "object",
+        "properties": {"a": {"$ref": "https://example.com/s.json"}},
+    }
+    good = write_schema(
+        tmp_path, schema_of(text_tool("local", "{{props.a}}", inputSchema=local))
+    )
+    assert run_mcigen("build", good, "-o", tmp_path / "refpkg").returncode == 0
+    assert (
+        "class LocalInputThing(BaseModel):"
+        in (tmp_path / "refpkg/tools/main.py").read_text()
+    )
+    bad = write_schema(
+        tmp_path,
+        schema_of(
+            text_tool("local", "x", inputSchema=local),
+            text_tool("remote", "x", inputSchema=remote),
+        ),
+    )
+    result = run_mcigen("build", bad, "-o", tmp_path / "badpkg")
+    assert result.returncode == 1
+    assert (
+        f"{bad}:29:5: error: tool 'remote': no input model can be generated from its "
+        "inputSchema: unsupported $ref 'https://example.com/s.json'" in result.stderr
+    )

@@ -40,7 +40,12 @@ def emit(package: ir.Package, name: str) -> tuple[dict[str, bytes], Diagnostics]
     try:
         models = generate_models(package.tools)
     except ModelGenerationError as error:
-        diagnostics.error(package.tools[0].tool.location, f"input models: {error}")
+        culprit = error.tool or package.tools[0]
+        diagnostics.error(
+            culprit.tool.location,
+            f"tool '{culprit.tool.name}': no input model can be generated from its "
+            f"inputSchema: {error}",
+        )
         return {}, diagnostics
     source = _schema_label(package.schema.source)
     files: dict[str, str] = {}

@@ -31,7 +31,11 @@ class GroupModels:
 
 
 class ModelGenerationError(Exception):
-    """datamodel-code-generator rejected an input schema."""
+    """An input schema that no model can be generated from; ``tool`` is its tool."""
+
+    def __init__(self, message: str, tool: ir.PlannedTool | None = None) -> None:
+        super().__init__(message)
+        self.tool = tool
 
 
 def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
@@ -41,9 +45,25 @@ def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
         return {}
     definitions: dict[str, Any] = {}
     for planned in with_models:
-        definitions.update(_definitions_of(planned))
-    source = _run_codegen({"$defs": definitions})
+        try:
+            definitions.update(_definitions_of(planned))
+        except ModelGenerationError as error:
+            raise ModelGenerationError(str(error), planned) from None
+    try:
+        source = _run_codegen({"$defs": definitions})
+    except ModelGenerationError as error:
+        raise ModelGenerationError(str(error), _culprit(with_models)) from None
     return _split_by_group(source, with_models)
+
+
+def _culprit(tools: list[ir.PlannedTool]) -> ir.PlannedTool | None:
+    """The first tool whose schema fails on its own (only run after a batch failed)."""
+    for planned in tools:
+        try:
+            _run_codegen({"$defs": _definitions_of(planned)})
+        except ModelGenerationError:
+            return planned
+    return None
 
 
 def _definitions_of(planned: ir.PlannedTool) -> dict[str, Any]:
