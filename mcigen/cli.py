@@ -11,6 +11,7 @@ from .ir import execution_kind
 from .output import OutputError, diff_package, write_package
 from .pipeline import compile_schema, plan_schema
 from .runtime.table import format_table
+from .runtime.template_parser import WHITESPACE_MODES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -41,14 +42,26 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compare with DIR instead of writing; exit 1 if different",
     )
+    _whitespace_option(build)
     build.set_defaults(run=_build)
     check = commands.add_parser("check", help="report every problem in SCHEMA")
     check.add_argument("schema", metavar="SCHEMA")
+    _whitespace_option(check)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     listing.add_argument("schema", metavar="SCHEMA")
     listing.set_defaults(run=_list)
     return parser
+
+
+def _whitespace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--whitespace",
+        choices=WHITESPACE_MODES,
+        default="compat",
+        help="directive whitespace: 'compat' keeps mci-py's output, 'trim' drops "
+        "lines holding only a directive",
+    )
 
 
 def _report(diagnostics: Diagnostics) -> None:
@@ -65,7 +78,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    files, diagnostics = compile_schema(schema, name)
+    files, diagnostics = compile_schema(schema, name, args.whitespace)
     _report(diagnostics)
     if files is None:
         return EXIT_ERRORS
@@ -82,7 +95,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
 
 
 def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema)
+    package, diagnostics = plan_schema(schema, args.whitespace)
     _report(diagnostics)
     return EXIT_OK if package is not None else EXIT_ERRORS
 

@@ -11,9 +11,13 @@ from .frontend import load_schema
 from .planner import plan
 
 
-def plan_schema(path: Path) -> tuple[ir.Package | None, Diagnostics]:
+def plan_schema(
+    path: Path, whitespace: str = "compat"
+) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
-    schema, diagnostics = load_schema(path, display_name=str(path))
+    schema, diagnostics = load_schema(
+        path, display_name=str(path), whitespace=whitespace
+    )
     if schema is None:
         return None, diagnostics
     package, planning = plan(schema)
@@ -22,10 +26,10 @@ def plan_schema(path: Path) -> tuple[ir.Package | None, Diagnostics]:
 
 
 def compile_schema(
-    path: Path, name: str
+    path: Path, name: str, whitespace: str = "compat"
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it."""
-    package, diagnostics = plan_schema(path)
+    package, diagnostics = plan_schema(path, whitespace)
     if package is None:
         return None, diagnostics
     files, emitting = emit(package, name)

@@ -9,6 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcigen.runtime.template_ast import (
+    Branch,
+    Condition,
+    For,
+    Foreach,
+    If,
+    NumberLiteral,
     PathRef,
     Placeholder,
     StringLiteral,
@@ -79,15 +85,107 @@ def test_syntax_errors_point_into_the_template(
     assert (caught.value.message, caught.value.offset) == (message, offset)
 
 
+def test_directives_apply_only_where_asked() -> None:
+    text = "ok @if(props.a) x @endif"
+    assert parse_template(text).nodes == (Text(text),)
+    ok, block = parse_template(text, directives=True).nodes
+    assert ok == Text("ok ")
+    assert block == If(
+        (Branch(Condition(PathRef(("props", "a"), 7)), (Text(" x "),), True),), 3
+    )
+
+
+def test_nested_blocks_and_branch_whitespace_flags() -> None:
+    text = (
+        "@foreach(row in props.rows)@for(i in range(0, props.n))"
+        "@if(row.qty >= 2) a @elseif(i == 'x') b @else c @endif"
+        "@if(i) d @else e @endif@endfor@endforeach"
+    )
+    (foreach,) = parse_template(text, directives=True).nodes
+    assert isinstance(foreach, Foreach) and foreach.var == "row"
+    (for_loop,) = foreach.body
+    assert isinstance(for_loop, For)
+    assert (for_loop.start, for_loop.end) == (
+        NumberLiteral(0),
+        PathRef(("props", "n"), 46),
+    )
+    chain, pair = for_loop.body
+    assert isinstance(chain, If) and isinstance(pair, If)
+    assert [b.strip for b in chain.branches] == [True, True, True]
+    assert chain.branches[0].condition == Condition(
+        PathRef(("row", "qty"), 59), ">=", NumberLiteral(2)
+    )
+    assert chain.branches[1].condition == Condition(
+        PathRef(("i",), 83), "==", StringLiteral("x")
+    )
+    assert [b.strip for b in pair.branches] == [False, True]
+
+
+def test_trim_mode_drops_lines_holding_only_a_directive() -> None:
+    text = "Items:\n  @for(i in range(0, 2))\nItem {{i}}\n  @endfor  \nend"
+    nodes = parse_template(text, directives=True, whitespace="trim").nodes
+    assert nodes[0] == Text("Items:\n")
+    assert isinstance(nodes[1], For) and nodes[1].body[0] == Text("Item ")
+    assert nodes[1].body[2] == Text("\n")
+    assert nodes[2] == Text("end")
+    for branch_strip in (
+        b.strip
+        for n in parse_template(
+            "@if(a)x@endif", directives=True, whitespace="trim"
+        ).nodes
+        for b in n.branches
+    ):
+        assert branch_strip is False
+
+
 @pytest.mark.parametrize(
-    "directive", ["@if(props.a)", "@for(i in range(0, 2))", "@foreach(x in props.l)"]
+    "text",
+    [
+        "a@endif b",
+        "@endfor",
+        "@else",
+        "x@elseif(a)",
+        "@if x",
+        "@for x",
+        "mail@elsewhere.org",
+        "{{",
+        "@foreachx(y)",
+    ],
 )
-def test_directives_are_reported_where_they_apply(directive: str) -> None:
-    text = f"ok {directive} x @endif"
+def test_directive_words_that_are_not_directives_stay_text(text: str) -> None:
+    assert parse_template(text, directives=True).nodes == (Text(text),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "offset"),
+    [
+        ("ab @if(props.a) x", "'@if' is never closed with '@endif'", 3),
+        (
+            "@for(i in props.l)x@endfor",
+            "malformed '@for': expected '@for(name in range(start, end))'",
+            5,
+        ),
+        (
+            "@for(i in range(0, 'a'))x@endfor",
+            "'@for' range bounds must be integers or paths",
+            19,
+        ),
+        (
+            "@foreach(x of props.l)y@endforeach",
+            "malformed '@foreach': expected '@foreach(name in path)'",
+            9,
+        ),
+        ("@if(props.a == )x@endif", "missing operand in condition", 15),
+        ("@if('x')y@endif", "a condition without an operator must be a path", 4),
+        ("@if(a)x@else y@else z@endif", "'@else' after '@else'", 14),
+        ("@if(a)x@else y@elseif(b)z@endif", "'@elseif' after '@else'", 14),
+        ("@if(props.a == 'x", "directive header is missing its closing ')'", 3),
+    ],
+)
+def test_directive_syntax_errors(text: str, message: str, offset: int) -> None:
     with pytest.raises(TemplateSyntaxError) as caught:
         parse_template(text, directives=True)
-    assert caught.value.offset == 3
-    assert parse_template(text).nodes == (Text(text),)
+    assert (caught.value.message, caught.value.offset) == (message, offset)
 
 
 _MCI_PY_PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 _STDLIB = frozenset(sys.stdlib_module_names)
 
 
-def _name_key(name: str) -> tuple[int, str]:
+def _name_key(imported: str) -> tuple[int, str]:
     # ruff's order-by-type: CONSTANTS, then Classes, then everything else.
+    name = imported.split(" as ")[0]
     if name.isupper() and len(name) > 1:
         return (0, name)
     return (1, name) if name[:1].isupper() else (2, name)

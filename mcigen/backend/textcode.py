@@ -1,9 +1,14 @@
 """Compile template ASTs into Python source: no template is parsed at call time.
 
-A placeholder whose value is known to be present (a declared property that is
-required or has a default) becomes a plain ``props["x"]``; any other becomes a call
-of the runtime's ``first`` with the alternatives as constant tuples. The text is then
-one f-string over those values.
+A template of text and placeholders becomes one f-string over the placeholder
+values; one with directives becomes straight-line Python (``for``, ``if``) appending
+to a list. A placeholder whose value is known to be present (a declared property
+that is required or has a default) reads ``props["x"]`` directly; any other calls the
+runtime's ``first`` with its alternatives as constant tuples. Loop variables are
+bound in ``context`` so that every lookup sees them, innermost first.
+
+The generated code follows ``mcigen.runtime.template_render`` exactly; a test holds
+the two to the same output.
 """
 
 from __future__ import annotations
@@ -11,67 +16,233 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..runtime.template_ast import PathRef, Placeholder, StringLiteral, Template, Text
+from ..runtime.template_ast import (
+    Branch,
+    Condition,
+    For,
+    Foreach,
+    If,
+    Node,
+    NumberLiteral,
+    Operand,
+    PathRef,
+    Placeholder,
+    StringLiteral,
+    Template,
+    Text,
+)
 
 _PROPS_ROOTS = ("props", "input")
 
 
 @dataclass
 class CompiledText:
-    """Statements binding each placeholder's value, and the expression of the text."""
+    """Statements computing the text, the expression of the text, and the runtime
+    helpers the statements call (by their names in ``mcigen.runtime.lookup``)."""
 
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
     needs_context: bool = False
+    helpers: set[str] = field(default_factory=set)
 
 
-def compile_text(
-    template: Template, present: frozenset[str], prefix: str = "value"
-) -> CompiledText:
-    compiled = CompiledText()
-    pieces: list[str] = []
-    for node in template.nodes:
-        if isinstance(node, Text):
-            pieces.append(_escape_fstring(node.value))
-            continue
-        variable = f"{prefix}_{len(compiled.statements)}"
-        expression = _direct_access(node, present)
-        if expression is None:
-            compiled.needs_context = True
-            expression = _lookup_call(node)
-        compiled.statements.append(f"{variable} = {expression}")
-        pieces.append("{" + variable + "}")
-    if not compiled.statements:
-        compiled.expression = json.dumps(
-            "".join(n.value for n in template.nodes if isinstance(n, Text)),
-            ensure_ascii=False,
+def compile_text(template: Template, present: frozenset[str]) -> CompiledText:
+    return _Compiler(present).compile(template)
+
+
+def _literal(value: object) -> str:
+    return (
+        json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
+    )
+
+
+def _parts(path: PathRef) -> str:
+    items = [_literal(p) for p in path.parts]
+    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+class _Compiler:
+    def __init__(self, present: frozenset[str]) -> None:
+        self.present = present
+        self.result = CompiledText()
+        self.counter = 0
+        self.scope: dict[str, str] = {}
+        """Loop variables in scope: name -> the kind of loop binding it ("for"/"foreach")."""
+
+    def compile(self, template: Template) -> CompiledText:
+        if not template.has_directives:
+            self._fstring(template.nodes)
+        else:
+            lines: list[str] = ["out: list[str] = []"]
+            self._nodes(template.nodes, "out", lines, 0, wrap=False)
+            self.result.statements = lines
+            self.result.expression = '"".join(out)'
+        return self.result
+
+    def _name(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}_{self.counter}"
+
+    def _use(self, helper: str) -> str:
+        self.result.helpers.add(helper)
+        self.result.needs_context = True
+        return f"_{helper}"
+
+    # -- text and placeholders -------------------------------------------------
+
+    def _fstring(self, nodes: tuple[Node, ...]) -> None:
+        pieces: list[str] = []
+        for node in nodes:
+            if isinstance(node, Text):
+                pieces.append(_escape_fstring(node.value))
+            else:
+                assert isinstance(node, Placeholder)
+                variable = self._name("value")
+                self.result.statements.append(f"{variable} = {self._value(node)}")
+                pieces.append("{" + variable + "}")
+        if self.result.statements:
+            self.result.expression = 'f"' + "".join(pieces) + '"'
+        else:
+            text = "".join(n.value for n in nodes if isinstance(n, Text))
+            self.result.expression = _literal(text)
+
+    def _value(self, node: Placeholder) -> str:
+        """An expression for the placeholder's value (not yet a string)."""
+        alternative = node.alternatives[0]
+        if isinstance(alternative, StringLiteral):
+            return _literal(alternative.value)
+        parts = alternative.parts
+        if (
+            len(parts) == 2
+            and parts[0] in _PROPS_ROOTS
+            and parts[0] not in self.scope
+            and parts[1] in self.present
+        ):
+            return f"props[{_literal(parts[1])}]"
+        alternatives = ", ".join(
+            _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
+            for a in node.alternatives
         )
-    else:
-        compiled.expression = 'f"' + "".join(pieces) + '"'
-    return compiled
+        trailing = "," if len(node.alternatives) == 1 else ""
+        first = self._use("first")
+        return f"{first}(context, {_literal(node.source)}, ({alternatives}{trailing}))"
+
+    # -- blocks ----------------------------------------------------------------
+
+    def _nodes(
+        self,
+        nodes: tuple[Node, ...],
+        target: str,
+        lines: list[str],
+        depth: int,
+        wrap: bool,
+    ) -> None:
+        pad = "    " * depth
+        for node in nodes:
+            if isinstance(node, Text):
+                lines.append(f"{pad}{target}.append({_literal(node.value)})")
+            elif isinstance(node, Placeholder):
+                value = f"str({self._value(node)})"
+                if wrap:
+                    value = f"{self._use('Value')}({value})"
+                lines.append(f"{pad}{target}.append({value})")
+            elif isinstance(node, If):
+                self._if(node, target, lines, depth, wrap)
+            else:
+                self._loop(node, target, lines, depth, wrap)
+
+    def _if(
+        self, node: If, target: str, lines: list[str], depth: int, wrap: bool
+    ) -> None:
+        pad = "    " * depth
+        for index, branch in enumerate(node.branches):
+            if branch.condition is None:
+                lines.append(f"{pad}else:")
+            else:
+                keyword = "if" if index == 0 else "elif"
+                lines.append(f"{pad}{keyword} {self._condition(branch.condition)}:")
+            before = len(lines)
+            self._branch(branch, target, lines, depth + 1, wrap)
+            if len(lines) == before:
+                lines.append(f"{pad}    pass")
+
+    def _branch(
+        self, branch: Branch, target: str, lines: list[str], depth: int, wrap: bool
+    ) -> None:
+        if not branch.strip:
+            self._nodes(branch.body, target, lines, depth, wrap)
+            return
+        body = _strip_static(branch.body)
+        if body is not None:
+            self._nodes(body, target, lines, depth, wrap)
+            return
+        pieces = self._name("pieces")
+        lines.append(f"{'    ' * depth}{pieces}: list[str] = []")
+        self._nodes(branch.body, pieces, lines, depth, wrap=True)
+        lines.append(
+            f"{'    ' * depth}{target}.append({self._use('strip_text')}({pieces}))"
+        )
+
+    def _condition(self, condition: Condition) -> str:
+        if condition.op is None or condition.right is None:
+            assert isinstance(condition.left, PathRef)
+            return f"{self._use('truthy')}(context, {_parts(condition.left)})"
+        left, right = self._operand(condition.left), self._operand(condition.right)
+        return f"{self._use('compare')}({left}, {_literal(condition.op)}, {right})"
+
+    def _operand(self, operand: Operand) -> str:
+        if isinstance(operand, PathRef):
+            return f"{self._use('operand')}(context, {_parts(operand)})"
+        return _literal(operand.value)
+
+    def _loop(
+        self, node: For | Foreach, target: str, lines: list[str], depth: int, wrap: bool
+    ) -> None:
+        pad = "    " * depth
+        item, saved = self._name("item"), self._name("saved")
+        var = _literal(node.var)
+        lines.append(f"{pad}{saved} = context.get({var}, {self._use('UNBOUND')})")
+        if isinstance(node, For):
+            source = f"range({self._bound(node.start)}, {self._bound(node.end)})"
+        else:
+            source = f"{self._use('foreach_items')}(context, {_parts(node.path)})"
+        lines.append(f"{pad}for {item} in {source}:")
+        lines.append(f"{pad}    context[{var}] = {item}")
+        outer = self.scope.get(node.var)
+        self.scope[node.var] = type(node).__name__
+        self._nodes(node.body, target, lines, depth + 1, wrap)
+        if outer is None:
+            del self.scope[node.var]
+        else:
+            self.scope[node.var] = outer
+        lines.append(f"{pad}{self._use('restore')}(context, {var}, {saved})")
+
+    def _bound(self, bound: NumberLiteral | PathRef) -> str:
+        if isinstance(bound, PathRef):
+            return f"{self._use('range_bound')}(context, {_parts(bound)})"
+        return repr(bound.value)
 
 
-def _direct_access(node: Placeholder, present: frozenset[str]) -> str | None:
-    alternative = node.alternatives[0]
-    if isinstance(alternative, StringLiteral):
-        return json.dumps(alternative.value, ensure_ascii=False)
-    parts = alternative.parts
-    if len(parts) == 2 and parts[0] in _PROPS_ROOTS and parts[1] in present:
-        return f"props[{json.dumps(parts[1], ensure_ascii=False)}]"
-    return None
-
-
-def _lookup_call(node: Placeholder) -> str:
-    alternatives = ", ".join(_alternative_constant(a) for a in node.alternatives)
-    source = json.dumps(node.source, ensure_ascii=False)
-    return f"_first(context, {source}, ({alternatives}{',' if len(node.alternatives) == 1 else ''}))"
-
-
-def _alternative_constant(alternative: PathRef | StringLiteral) -> str:
-    if isinstance(alternative, StringLiteral):
-        return json.dumps(alternative.value, ensure_ascii=False)
-    parts = [json.dumps(p, ensure_ascii=False) for p in alternative.parts]
-    return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+def _strip_static(body: tuple[Node, ...]) -> tuple[Node, ...] | None:
+    """``body`` with the whitespace around it stripped at build time, or None when
+    that depends on what a loop or a nested block renders."""
+    nodes = list(body)
+    while nodes and isinstance(nodes[0], Text):
+        text = nodes[0].value.lstrip()
+        if text:
+            nodes[0] = Text(text)
+            break
+        nodes.pop(0)
+    while nodes and isinstance(nodes[-1], Text):
+        text = nodes[-1].value.rstrip()
+        if text:
+            nodes[-1] = Text(text)
+            break
+        nodes.pop()
+    for edge in (nodes[:1], nodes[-1:]):
+        if edge and isinstance(edge[0], If | For | Foreach):
+            return None
+    return tuple(nodes)
 
 
 def _escape_fstring(text: str) -> str:

@@ -62,10 +62,10 @@ def tool_view(planned: ir.PlannedTool) -> ToolView:
         if view.text.statements:
             view.imports.add((".._runtime.results", "error_result as _error_result"))
             view.imports.add(
-                (".._runtime.lookup", "PlaceholderError as _PlaceholderError")
+                (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError")
             )
-        if view.text.needs_context:
-            view.imports.add((".._runtime.lookup", "first as _first"))
+        for helper in view.text.helpers:
+            view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
     return view
 
 

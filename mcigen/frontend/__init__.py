@@ -20,11 +20,16 @@ __all__ = ["load_schema"]
 
 
 def load_schema(
-    path: Path, *, display_name: str | None = None, toolset_file: bool = False
+    path: Path,
+    *,
+    display_name: str | None = None,
+    toolset_file: bool = False,
+    whitespace: str = "compat",
 ) -> tuple[ir.Schema | None, Diagnostics]:
     """Load the schema at ``path``, or with ``toolset_file`` a toolset file.
 
-    ``display_name`` is the file name diagnostics print (default: ``str(path)``).
+    ``display_name`` is the file name diagnostics print (default: ``str(path)``);
+    ``whitespace`` is the mode directive templates are parsed in ("compat" or "trim").
     Diagnostics come back in file order.
     """
     file = str(path) if display_name is None else display_name
@@ -32,7 +37,7 @@ def load_schema(
     if doc is None:
         return None, diagnostics
     try:
-        ctx = validate(doc, toolset_file=toolset_file)
+        ctx = validate(doc, toolset_file=toolset_file, whitespace=whitespace)
     except RecursionError:
         diagnostics.error(Location(file, 1, 1), "schema file is nested too deeply")
         return None, diagnostics

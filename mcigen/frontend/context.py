@@ -47,6 +47,8 @@ class Context:
     """Servers a main schema declares; None in a toolset file (no cross-check)."""
     templates: dict[str, Template] = field(default_factory=dict)
     template_texts: dict[str, str] = field(default_factory=dict)
+    whitespace: str = "compat"
+    """How directive templates treat whitespace: "compat" (mci-py's) or "trim"."""
     """The string each parsed template came from, for locating positions inside it."""
 
     def error(self, at: At, message: str, *, on_key: bool = False) -> None:
@@ -63,7 +65,11 @@ class Context:
 
     def parse_template(self, at: At, text: str, mode: TemplateMode) -> None:
         try:
-            template = parse_template(text, directives=mode is TemplateMode.DIRECTIVES)
+            template = parse_template(
+                text,
+                directives=mode is TemplateMode.DIRECTIVES,
+                whitespace=self.whitespace,
+            )
         except TemplateSyntaxError as error:
             where = self.doc.string_location(at.pointer, text, error.offset)
             self.diagnostics.error(where, error.message)

@@ -1,9 +1,10 @@
-"""Warnings for placeholders that refer to something that cannot exist.
+"""Warnings for template paths that refer to something that cannot exist.
 
-A root other than ``props``, ``input`` or ``env`` never resolves, and neither does a
-property the tool's inputSchema does not declare (undeclared properties are dropped
-before templating, in mci-py and here alike). Both still run (the placeholder fails
-or falls back at call time), so they are warnings, located at the path in the string.
+A root other than ``props``, ``input``, ``env`` or a loop variable in scope never
+resolves, and neither does a property the tool's inputSchema does not declare
+(undeclared properties are dropped before templating, in mci-py and here alike).
+Both still run (the lookup fails, falls back, or compares as text at call time), so
+they are warnings, located at the path in the string.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..runtime.template_ast import PathRef
+from ..runtime.template_ast import PathRef, references
 from .context import Context
 
 ROOTS = ("props", "input", "env")
@@ -26,16 +27,13 @@ def check_placeholder_references(ctx: Context) -> None:
             continue
         declared = _declared_properties(tools[int(match.group(1))])
         text = ctx.template_texts[pointer]
-        for placeholder in template.placeholders:
-            for alternative in placeholder.alternatives:
-                if not isinstance(alternative, PathRef):
-                    continue
-                problem = _problem(alternative, declared)
-                if problem:
-                    where = ctx.doc.string_location(pointer, text, alternative.offset)
-                    ctx.diagnostics.warning(
-                        where, f"'{{{{{placeholder.source}}}}}': {problem}"
-                    )
+        for reference in references(template.nodes):
+            if reference.path.root in reference.bound:
+                continue
+            problem = _problem(reference.path, declared)
+            if problem:
+                where = ctx.doc.string_location(pointer, text, reference.path.offset)
+                ctx.diagnostics.warning(where, f"'{reference.label}': {problem}")
 
 
 def _declared_properties(tool: Any) -> frozenset[str] | None:

@@ -9,9 +9,12 @@ from .rules import MAIN_SCHEMA, TOOLSET_FILE
 from .source import SourceDocument
 
 
-def validate(doc: SourceDocument, *, toolset_file: bool) -> Context:
+def validate(
+    doc: SourceDocument, *, toolset_file: bool, whitespace: str = "compat"
+) -> Context:
     """Validate ``doc`` as a main schema or as a toolset file."""
-    ctx = Context(doc, Diagnostics(), _declared_mcp_servers(doc.data, toolset_file))
+    servers = _declared_mcp_servers(doc.data, toolset_file)
+    ctx = Context(doc, Diagnostics(), servers, whitespace=whitespace)
     for duplicate in doc.duplicate_keys:
         ctx.diagnostics.warning(
             doc.index_location(duplicate.key, duplicate.pointer),
