@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -69,3 +71,122 @@ def test_row4_unresolvable_placeholder_is_a_build_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "error: invalid path 'props..a' in placeholder" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+# Template defects of mci-py 1.2: (tool, template, props, env, mci-py's text, ours).
+# An mci-py text starting with "ERROR: " is an isError result with that message.
+SECRET = {"SECRET": "hunter2"}
+ROWS = {"rows": [{"name": "a", "qty": 1}, {"name": "b", "qty": 5}]}
+TEMPLATE_DEFECTS = [
+    (
+        "nested_for",
+        "@for(i in range(0, 2))@for(j in range(0, 2)){{i}}{{j}} @endfor@endfor",
+        {},
+        {},
+        "ERROR: Failed to resolve placeholder '{{j}}': Could not resolve any alternative. "
+        "Tried: j. Errors: j: Path 'j' not found in context (missing 'j')",
+        "00 01 10 11 ",
+    ),
+    (
+        "nested_foreach",
+        "@foreach(row in props.grid)[@foreach(c in row){{c}}@endforeach]@endforeach",
+        {"grid": [[1, 2], [3]]},
+        {},
+        "ERROR: Failed to resolve placeholder '{{c}}': Could not resolve any alternative. "
+        "Tried: c. Errors: c: Path 'c' not found in context (missing 'c')",
+        "[12][3]",
+    ),
+    (
+        "nested_if",
+        "@if(props.n)A@if(props.missing)B@endif C@endif",
+        {"n": 1},
+        {},
+        "A@if(props.missing)B C@endif",
+        "A C",
+    ),
+    (
+        "loop_variable_in_condition",
+        "@foreach(r in props.rows)@if(r.qty > 2){{r.name}}@endif@endforeach",
+        ROWS,
+        {},
+        "ERROR: Cannot compare types 'str' and 'int' with '>'",
+        "b",
+    ),
+    (
+        "else_after_elseif",
+        "@if(props.n > 10)big@elseif(props.n > 7)mid@else small@endif",
+        {"n": 5},
+        {},
+        "",
+        "small",
+    ),
+    (
+        "values_are_data",
+        "@foreach(x in props.notes)[{{x}}]@endforeach",
+        {"notes": ["{{env.SECRET}}", "@if(props.n)leak@endif"], "n": 1},
+        SECRET,
+        "[hunter2][leak]",
+        "[{{env.SECRET}}][@if(props.n)leak@endif]",
+    ),
+    (
+        "loop_variable_in_fallback",
+        "@for(i in range(0, 2)){{ i | 'none' }}@endfor",
+        {},
+        {},
+        "nonenone",
+        "01",
+    ),
+    (
+        "deep_path_into_loop_item",
+        "@foreach(x in props.d){{x.key}}={{x.deep}}@endforeach",
+        {"d": {"k": {"deep": 1}}},
+        {},
+        "ERROR: Failed to resolve placeholder '{{x.deep}}': Could not resolve any "
+        "alternative. Tried: x.deep. Errors: x.deep: Path 'x.deep' not found in context "
+        "(missing 'x')",
+        "k=1",
+    ),
+    (
+        "else_inside_a_word",
+        "@if(props.n)mail me@elsewhere.org@endif",
+        {"n": 1},
+        {},
+        "mail me",
+        "mail me@elsewhere.org",
+    ),
+    (
+        "parenthesis_in_quotes",
+        '@if(props.mail == "x)")yes@else no@endif',
+        {"mail": "x)"},
+        {},
+        "no",
+        "yes",
+    ),
+]
+
+
+def test_template_defects_show_both_outputs(tmp_path: Path) -> None:
+    """Each row of COMPATIBILITY.md's template section: mci-py's output, then ours."""
+    document = schema_of(
+        *(text_tool(name, text) for name, text, *_ in TEMPLATE_DEFECTS)
+    )
+    schema = write_schema(tmp_path, document)
+    calls = [
+        {"tool": row[0], "props": row[2], "env": row[3]} for row in TEMPLATE_DEFECTS
+    ]
+    theirs = run_oracle(schema, calls)
+    assert run_mcigen("build", schema, "-o", tmp_path / "defects").returncode == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        invokers = importlib.import_module("defects.tools.main").INVOKERS
+        for (name, _, props, env, mci_py, ours), oracle in zip(
+            TEMPLATE_DEFECTS, theirs, strict=True
+        ):
+            result = oracle["result"]
+            shown = ("ERROR: " if result["isError"] else "") + result["content"][0][
+                "text"
+            ]
+            assert shown == mci_py, name
+            assert invokers[name](props, env).text == ours, name
+    finally:
+        sys.path.remove(str(tmp_path))

@@ -175,6 +175,15 @@ CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
     ],
 }
 
+# incidentDigest uses a loop variable in a condition, which mci-py cannot do
+# (COMPATIBILITY.md); tests/test_compatibility.py shows both outputs.
+CASES["incident_digest"] = [
+    ("healthBoard", {"services": {"api": "ok", "db": "degraded"}}, {}),
+    ("healthBoard", {"services": {}, "threshold_ms": 99.5}, {}),
+    ("retryPlan", {"job": "sync", "attempts": 4}, {}),
+    ("retryPlan", {"job": "sync", "attempts": 9, "mode": "manual"}, {}),
+]
+
 SCHEMAS = {
     "text_example": ROOT
     / "tests"
@@ -185,6 +194,7 @@ SCHEMAS = {
     "greetings": ROOT / "examples" / "greetings.mci.yaml",
     "support_replies": ROOT / "examples" / "support_replies.mci.json",
     "release_notes": ROOT / "examples" / "release_notes.mci.json",
+    "incident_digest": ROOT / "examples" / "incident_digest.mci.yaml",
 }
 
 

@@ -129,10 +129,12 @@ def test_each_templated_string_is_parsed_once_in_its_mode(
 ) -> None:
     parsed: dict[str, bool] = {}
 
-    def spy(text: str, *, directives: bool = False) -> Template:
+    def spy(
+        text: str, *, directives: bool = False, whitespace: str = "compat"
+    ) -> Template:
         assert text not in parsed, f"{text!r} parsed twice"
         parsed[text] = directives
-        return parse_template(text, directives=directives)
+        return parse_template(text, directives=directives, whitespace=whitespace)
 
     monkeypatch.setattr(context_module, "parse_template", spy)
     document = {

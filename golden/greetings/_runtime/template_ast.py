@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -22,12 +23,18 @@ class PathRef:
 
 @dataclass(frozen=True, slots=True)
 class StringLiteral:
-    """A quoted fallback, ``'text'`` or ```text```."""
+    """A quoted value: ``'text'`` or ```text``` in placeholders, ``"text"`` too in conditions."""
 
     value: str
 
 
+@dataclass(frozen=True, slots=True)
+class NumberLiteral:
+    value: int | float
+
+
 Alternative = PathRef | StringLiteral
+Operand = PathRef | StringLiteral | NumberLiteral
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +54,56 @@ class Text:
     value: str
 
 
-Node = Text | Placeholder
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """``left`` alone is a truthiness test; otherwise ``left op right``."""
+
+    left: Operand
+    op: str | None = None
+    right: Operand | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One arm of an ``@if``; ``condition`` is None for ``@else``.
+
+    ``strip``: the arm's text is stripped of surrounding whitespace before it is
+    used (mci-py's whitespace rules, in ``compat`` mode); values are never stripped.
+    """
+
+    condition: Condition | None
+    body: tuple[Node, ...]
+    strip: bool
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    branches: tuple[Branch, ...]
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """``@for(var in range(start, end))``; bounds are integers or paths to integers."""
+
+    var: str
+    start: NumberLiteral | PathRef
+    end: NumberLiteral | PathRef
+    body: tuple[Node, ...]
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Foreach:
+    """``@foreach(var in path)`` over a list (items) or a dict (values, ``var.key`` the key)."""
+
+    var: str
+    path: PathRef
+    body: tuple[Node, ...]
+    offset: int
+
+
+Node = Text | Placeholder | If | For | Foreach
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +111,47 @@ class Template:
     nodes: tuple[Node, ...]
 
     @property
-    def placeholders(self) -> tuple[Placeholder, ...]:
-        return tuple(n for n in self.nodes if isinstance(n, Placeholder))
+    def has_directives(self) -> bool:
+        return any(isinstance(n, If | For | Foreach) for n in self.nodes)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A path a template reads, with the loop variables bound where it stands."""
+
+    path: PathRef
+    bound: frozenset[str]
+    label: str
+    """How messages name the construct: ``{{a | b}}``, ``@foreach(x in a)``, ``@if(a)``."""
+
+
+def references(
+    nodes: tuple[Node, ...], bound: frozenset[str] = frozenset()
+) -> Iterator[Reference]:
+    """Every path the nodes read, in template order."""
+    for node in nodes:
+        if isinstance(node, Placeholder):
+            for alternative in node.alternatives:
+                if isinstance(alternative, PathRef):
+                    yield Reference(alternative, bound, "{{" + node.source + "}}")
+        elif isinstance(node, For):
+            for bound_value in (node.start, node.end):
+                if isinstance(bound_value, PathRef):
+                    yield Reference(
+                        bound_value, bound, f"@for({node.var} in range(...))"
+                    )
+            yield from references(node.body, bound | {node.var})
+        elif isinstance(node, Foreach):
+            yield Reference(node.path, bound, f"@foreach({node.var} in {node.path})")
+            yield from references(node.body, bound | {node.var})
+        elif isinstance(node, If):
+            for branch in node.branches:
+                condition = branch.condition
+                if condition is not None:
+                    for operand in (condition.left, condition.right):
+                        if isinstance(operand, PathRef):
+                            yield Reference(operand, bound, "@if condition")
+                yield from references(branch.body, bound)
 
 
 class TemplateSyntaxError(ValueError):

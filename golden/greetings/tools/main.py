@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictStr
 
-from .._runtime.lookup import PlaceholderError as _PlaceholderError
+from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import first as _first
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -38,14 +38,14 @@ def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["language"]
-        value_1 = props["name"]
-        value_2 = _first(
+        value_1 = props["language"]
+        value_2 = props["name"]
+        value_3 = _first(
             context, "env.TEAM_NAME | 'the team'", (("env", "TEAM_NAME"), "the team")
         )
-    except _PlaceholderError as error:
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result(f"[{value_0}] Hello, {value_1}! Welcome to {value_2}.")
+    return _text_result(f"[{value_1}] Hello, {value_2}! Welcome to {value_3}.")
 
 
 def greet(*, name: str, language: Literal["en", "de", "fr"] = "en") -> ToolResult:
@@ -86,15 +86,15 @@ def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         props["sender"] = raw["sender"]
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["name"]
-        value_1 = _first(
+        value_1 = props["name"]
+        value_2 = _first(
             context,
             "props.sender | env.BOT_NAME | 'your friendly bot'",
             (("props", "sender"), ("env", "BOT_NAME"), "your friendly bot"),
         )
-    except _PlaceholderError as error:
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result(f"Goodbye, {value_0}. It was a pleasure.\n-- {value_1}")
+    return _text_result(f"Goodbye, {value_1}. It was a pleasure.\n-- {value_2}")
 
 
 def farewell(*, name: str, sender: str | None = None) -> ToolResult:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
-from .._runtime.lookup import PlaceholderError as _PlaceholderError
+from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import first as _first
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -49,14 +49,14 @@ def _invoke_commit_message(
     props["breaking"] = raw.get("breaking", False)
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["type"]
-        value_1 = _first(context, "props.scope | 'core'", (("props", "scope"), "core"))
-        value_2 = props["subject"]
-        value_3 = props["breaking"]
-    except _PlaceholderError as error:
+        value_1 = props["type"]
+        value_2 = _first(context, "props.scope | 'core'", (("props", "scope"), "core"))
+        value_3 = props["subject"]
+        value_4 = props["breaking"]
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(
-        f"{value_0}({value_1}): {value_2}\n\nBreaking change: {value_3}"
+        f"{value_1}({value_2}): {value_3}\n\nBreaking change: {value_4}"
     )
 
 
@@ -120,19 +120,19 @@ def _invoke_changelog_entry(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["version"]
-        value_1 = props["class"]
-        value_2 = props["summary"]
-        value_3 = _first(
+        value_1 = props["version"]
+        value_2 = props["class"]
+        value_3 = props["summary"]
+        value_4 = _first(
             context,
             "env.REPO_URL | 'https://example.invalid/repo'",
             (("env", "REPO_URL"), "https://example.invalid/repo"),
         )
-        value_4 = props["pull-request"]
-    except _PlaceholderError as error:
+        value_5 = props["pull-request"]
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(
-        f"- [{value_0}] {value_1}: {value_2} ({value_3}/pull/{value_4})"
+        f"- [{value_1}] {value_2}: {value_3} ({value_4}/pull/{value_5})"
     )
 
 
@@ -194,15 +194,15 @@ def _invoke_announce(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
     props: dict[str, Any] = dict(raw)
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = _first(
+        value_1 = _first(
             context,
             "props.product | env.PRODUCT_NAME | 'Our product'",
             (("props", "product"), ("env", "PRODUCT_NAME"), "Our product"),
         )
-        value_1 = _first(context, "props.version", (("props", "version"),))
-    except _PlaceholderError as error:
+        value_2 = _first(context, "props.version", (("props", "version"),))
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result(f"{value_0} {value_1} is out!")
+    return _text_result(f"{value_1} {value_2} is out!")
 
 
 def announce(**props: Any) -> ToolResult:

@@ -1,7 +1,9 @@
-"""Placeholder resolution at call time, with mci-py's error messages.
+"""Value lookup at call time, with mci-py's error messages.
 
-Generated code calls :func:`first` for a placeholder whose value is not known to be
-present; a path is a tuple of keys, a fallback literal is a plain string.
+Compiled templates and the runtime renderer share these helpers: a path is a tuple
+of keys, a fallback literal a plain string. Loop variables live in the same context
+mapping as ``props``, ``env`` and ``input``; a variable iterating a dict is bound to
+an :class:`Entry`, whose ``key`` is the key and whose value stands for it elsewhere.
 """
 
 from __future__ import annotations
@@ -10,7 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 
-class PlaceholderError(Exception):
+class TemplateRuntimeError(Exception):
+    """A template that cannot be rendered with the values given; the message is the result."""
+
+
+class PlaceholderError(TemplateRuntimeError):
     """A placeholder none of whose alternatives resolved."""
 
 
@@ -18,12 +24,27 @@ class _PathError(Exception):
     pass
 
 
+class Entry:
+    """One member of a dict being iterated by ``@foreach``."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: Any, value: Any) -> None:
+        self.key = key
+        self.value = value
+
+
 def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
     """The value at ``parts`` in ``context``; ``context["env"]`` may be any mapping."""
     current: Any = context
     for index, part in enumerate(parts):
+        if isinstance(current, Entry):
+            if part == "key":
+                current = current.key
+                continue
+            current = current.value
         if not isinstance(current, dict) and not (
-            index == 1 and parts[0] == "env" and isinstance(current, Mapping)
+            index <= 1 and isinstance(current, Mapping)
         ):
             where = ".".join(parts[:index])
             raise _PathError(f"Cannot access '{part}' on non-dict value at '{where}'")
@@ -31,7 +52,7 @@ def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
             path = ".".join(parts)
             raise _PathError(f"Path '{path}' not found in context (missing '{part}')")
         current = current[part]
-    return current
+    return current.value if isinstance(current, Entry) else current
 
 
 def first(
@@ -55,3 +76,108 @@ def first(
         f"Failed to resolve placeholder '{{{{{source}}}}}': Could not resolve any "
         f"alternative. Tried: {tried}. Errors: {'; '.join(errors)}"
     )
+
+
+def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
+    """What ``@foreach`` iterates: a list's items, or a dict's members as entries."""
+    try:
+        items = resolve_path(context, parts)
+    except _PathError as error:
+        raise TemplateRuntimeError(
+            f"Failed to resolve foreach path '{'.'.join(parts)}': {error}"
+        ) from None
+    if isinstance(items, list):
+        return items
+    if isinstance(items, dict):
+        return [Entry(key, value) for key, value in items.items()]
+    raise TemplateRuntimeError(
+        f"@foreach requires an array or object, got {type(items).__name__}"
+    )
+
+
+def range_bound(context: Mapping[str, Any], parts: tuple[str, ...]) -> int:
+    """An ``@for`` bound given as a path: it must hold an integer."""
+    try:
+        value = resolve_path(context, parts)
+    except _PathError as error:
+        raise TemplateRuntimeError(
+            f"Failed to resolve @for bound '{'.'.join(parts)}': {error}"
+        ) from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TemplateRuntimeError(
+            f"@for range bounds must be integers, got {type(value).__name__}"
+        )
+    return value
+
+
+def operand(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """A path in a condition: its value, or (as in mci-py) its own text when it has none."""
+    try:
+        return resolve_path(context, parts)
+    except _PathError:
+        return ".".join(parts)
+
+
+def truthy(context: Mapping[str, Any], parts: tuple[str, ...]) -> bool:
+    """``@if(path)``: the value's truth; a path that does not resolve is false."""
+    try:
+        return bool(resolve_path(context, parts))
+    except _PathError:
+        return False
+
+
+def compare(left: Any, operator: str, right: Any) -> bool:
+    """``left operator right`` as mci-py evaluates it; ordering needs two numbers."""
+    if operator == "==":
+        return bool(left == right)
+    if operator == "!=":
+        return bool(left != right)
+    if not (isinstance(left, int | float) and isinstance(right, int | float)):
+        raise TemplateRuntimeError(
+            f"Cannot compare types '{type(left).__name__}' and "
+            f"'{type(right).__name__}' with '{operator}'"
+        )
+    if operator == ">":
+        return left > right
+    if operator == "<":
+        return left < right
+    if operator == ">=":
+        return left >= right
+    return left <= right
+
+
+UNBOUND: Any = object()
+"""What a loop variable's name was bound to before the loop, when nothing was."""
+
+
+def restore(context: dict[str, Any], name: str, saved: Any) -> None:
+    """Undo a loop's binding of ``name`` once the loop is over."""
+    if saved is UNBOUND:
+        context.pop(name, None)
+    else:
+        context[name] = saved
+
+
+class Value(str):
+    """Text that came from a value: whitespace stripping of ``@if`` bodies stops at it."""
+
+    __slots__ = ()
+
+
+def strip_text(pieces: list[str]) -> str:
+    """Join ``pieces``, stripping surrounding whitespace from the template's own text
+    but never from a :class:`Value` (nor from anything beyond one)."""
+    stripped = list(pieces)
+    index = 0
+    while index < len(stripped) and not isinstance(stripped[index], Value):
+        stripped[index] = stripped[index].lstrip()
+        if stripped[index]:
+            break
+        index += 1
+    index = len(stripped) - 1
+    while index >= 0 and not isinstance(stripped[index], Value):
+        stripped[index] = stripped[index].rstrip()
+        if stripped[index]:
+            break
+        index -= 1
+    return "".join(stripped)

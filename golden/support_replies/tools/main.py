@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictFloat, StrictInt, StrictStr
 
-from .._runtime.lookup import PlaceholderError as _PlaceholderError
+from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import first as _first
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -58,19 +58,19 @@ def _invoke_acknowledge_ticket(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["customer"]
-        value_1 = _first(
+        value_1 = props["customer"]
+        value_2 = _first(
             context,
             "env.SUPPORT_TEAM | 'Support'",
             (("env", "SUPPORT_TEAM"), "Support"),
         )
-        value_2 = props["ticket_id"]
-        value_3 = props["priority"]
-        value_4 = props["response_hours"]
-    except _PlaceholderError as error:
+        value_3 = props["ticket_id"]
+        value_4 = props["priority"]
+        value_5 = props["response_hours"]
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(
-        f"Hi {value_0},\n\nthanks for contacting {value_1}. Ticket #{value_2} ({value_3} priority) is in our queue; expect an answer within {value_4} hours."
+        f"Hi {value_1},\n\nthanks for contacting {value_2}. Ticket #{value_3} ({value_4} priority) is in our queue; expect an answer within {value_5} hours."
     )
 
 
@@ -139,8 +139,8 @@ def _invoke_escalation_note(
         props["labels"] = raw["labels"]
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["ticket_id"]
-        value_1 = _first(
+        value_1 = props["ticket_id"]
+        value_2 = _first(
             context,
             "env.ONCALL_ENGINEER | env.ONCALL_TEAM | 'the on-call rotation'",
             (
@@ -149,14 +149,14 @@ def _invoke_escalation_note(
                 "the on-call rotation",
             ),
         )
-        value_2 = props["reason"]
-        value_3 = _first(
+        value_3 = props["reason"]
+        value_4 = _first(
             context, "props.labels | 'none'", (("props", "labels"), "none")
         )
-    except _PlaceholderError as error:
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(
-        f"Escalating #{value_0} to {value_1}: {value_2} (labels: {value_3})"
+        f"Escalating #{value_1} to {value_2}: {value_3} (labels: {value_4})"
     )
 
 
@@ -208,19 +208,19 @@ def _invoke_refund_notice(raw: Mapping[str, Any], env: Mapping[str, str]) -> Too
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_0 = props["customer"]
-        value_1 = props["amount"]
-        value_2 = props["currency"]
-        value_3 = _first(context, "props.order.id", (("props", "order", "id"),))
-        value_4 = _first(
+        value_1 = props["customer"]
+        value_2 = props["amount"]
+        value_3 = props["currency"]
+        value_4 = _first(context, "props.order.id", (("props", "order", "id"),))
+        value_5 = _first(
             context,
             "props.order.placed | 'recently'",
             (("props", "order", "placed"), "recently"),
         )
-    except _PlaceholderError as error:
+    except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(
-        f"Dear {value_0}, we refunded {value_1} {value_2} for order {value_3} (placed {value_4})."
+        f"Dear {value_1}, we refunded {value_2} {value_3} for order {value_4} (placed {value_5})."
     )
 
 
