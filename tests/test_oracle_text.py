@@ -181,7 +181,7 @@ CASES["incident_digest"] = [
     ("healthBoard", {"services": {"api": "ok", "db": "degraded"}}, {}),
     ("healthBoard", {"services": {}, "threshold_ms": 99.5}, {}),
     ("retryPlan", {"job": "sync", "attempts": 4}, {}),
-    ("retryPlan", {"job": "sync", "attempts": 9, "mode": "manual"}, {}),
+    ("retryPlan", {"job": "sync", "attempts": 2, "mode": "manual"}, {}),
 ]
 
 SCHEMAS = {

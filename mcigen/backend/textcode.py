@@ -179,9 +179,8 @@ class _Compiler:
         pieces = self._name("pieces")
         lines.append(f"{'    ' * depth}{pieces}: list[str] = []")
         self._nodes(branch.body, pieces, lines, depth, wrap=True)
-        lines.append(
-            f"{'    ' * depth}{target}.append({self._use('strip_text')}({pieces}))"
-        )
+        strip = self._use("strip_pieces")
+        lines.append(f"{'    ' * depth}{target}.extend({strip}({pieces}))")
 
     def _condition(self, condition: Condition) -> str:
         if condition.op is None or condition.right is None:

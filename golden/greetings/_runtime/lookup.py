@@ -164,9 +164,9 @@ class Value(str):
     __slots__ = ()
 
 
-def strip_text(pieces: list[str]) -> str:
-    """Join ``pieces``, stripping surrounding whitespace from the template's own text
-    but never from a :class:`Value` (nor from anything beyond one)."""
+def strip_pieces(pieces: list[str]) -> list[str]:
+    """``pieces`` without the whitespace around them that belongs to the template's
+    own text; a :class:`Value` is never stripped, nor anything beyond one."""
     stripped = list(pieces)
     index = 0
     while index < len(stripped) and not isinstance(stripped[index], Value):
@@ -180,4 +180,4 @@ def strip_text(pieces: list[str]) -> str:
         if stripped[index]:
             break
         index -= 1
-    return "".join(stripped)
+    return stripped

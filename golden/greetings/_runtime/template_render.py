@@ -17,7 +17,7 @@ from .lookup import (
     operand,
     range_bound,
     restore,
-    strip_text,
+    strip_pieces,
     truthy,
 )
 from .template_ast import (
@@ -81,7 +81,7 @@ def _render_if(node: If, context: dict[str, Any], out: list[str]) -> None:
             if branch.strip:
                 body: list[str] = []
                 _render_nodes(branch.body, context, body)
-                out.append(strip_text(body))
+                out.extend(strip_pieces(body))
             else:
                 _render_nodes(branch.body, context, out)
             return

@@ -93,6 +93,8 @@ class _Parser:
         self.trim = trim
         self.root: list[Node] = []
         self.stack: list[_Block] = []
+        # (searched from, found): nothing searched yet, so "from" is past the end.
+        self._directive_at: tuple[int, re.Match[str] | None] = (len(text) + 1, None)
 
     @property
     def nodes(self) -> list[Node]:
@@ -134,7 +136,7 @@ class _Parser:
         placeholder = self._next_placeholder(pos)
         search_from = pos
         while self.directives:
-            directive = _DIRECTIVE.search(self.text, search_from)
+            directive = self._search_directive(search_from)
             if directive is None or (
                 placeholder and placeholder[0] < directive.start()
             ):
@@ -152,6 +154,17 @@ class _Parser:
                 return directive.start(), header_end, (keyword, content, header_end)
             search_from = directive.start() + 1  # no "(": plain text, as in mci-py
         return placeholder
+
+    def _search_directive(self, pos: int) -> re.Match[str] | None:
+        """The next directive keyword at or after ``pos``; remembers the last search so
+        that scanning placeholder by placeholder does not rescan the rest of the text.
+        """
+        searched_from, found = self._directive_at
+        if searched_from <= pos and (found is None or found.start() >= pos):
+            return found
+        found = _DIRECTIVE.search(self.text, pos)
+        self._directive_at = (pos, found)
+        return found
 
     def _next_placeholder(self, pos: int) -> tuple[int, int, Placeholder] | None:
         text = self.text
