@@ -203,3 +203,28 @@ def test_placeholder_spans_agree_with_mci_py_regex(text: str) -> None:
     assert ours == [m.group(1).strip() for m in _MCI_PY_PLACEHOLDER.finditer(text)]
     rebuilt = "".join(n.value if isinstance(n, Text) else "" for n in template.nodes)
     assert rebuilt == _MCI_PY_PLACEHOLDER.sub("", text)
+
+
+def test_json_native_placeholders_are_whole_strings() -> None:
+    from mcigen.runtime.lookup import TemplateRuntimeError, native
+    from mcigen.runtime.template_parser import parse_native
+
+    node = parse_native("{!! props.n !!}")
+    assert node is not None and node.alternatives == (PathRef(("props", "n"), 4),)
+    for text in (
+        " {!!props.n!!}",
+        "{!!props.n!!} ",
+        "a{!!props.n!!}",
+        "{!! !!}",
+        "{{props.n}}",
+    ):
+        assert parse_native(text) is None, text
+    context = {"props": {"n": [1, {"a": True}], "z": None}}
+    assert native(context, "{!! props.n !!}", (("props", "n"),)) == [1, {"a": True}]
+    assert native(context, "{!!props.z!!}", (("props", "z"),)) is None
+    with pytest.raises(TemplateRuntimeError) as caught:
+        native(context, "{!! props.q !!}", (("props", "q"),))
+    assert str(caught.value) == (
+        "Failed to resolve JSON-native placeholder '{!! props.q !!}': "
+        "Path 'props.q' not found in context (missing 'q')"
+    )

@@ -78,6 +78,25 @@ def first(
     )
 
 
+def native(
+    context: Mapping[str, Any],
+    raw: str,
+    alternatives: tuple[tuple[str, ...] | str, ...],
+) -> Any:
+    """The value of a JSON-native ``{!! path !!}`` string (``raw``), type and all."""
+    errors: list[str] = []
+    for alternative in alternatives:
+        if isinstance(alternative, str):
+            return alternative
+        try:
+            return resolve_path(context, alternative)
+        except _PathError as error:
+            errors.append(str(error))
+    raise TemplateRuntimeError(
+        f"Failed to resolve JSON-native placeholder '{raw}': {'; '.join(errors)}"
+    )
+
+
 def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
     """What ``@foreach`` iterates: a list's items, or a dict's members as entries."""
     try:
