@@ -55,46 +55,49 @@ def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
     return current.value if isinstance(current, Entry) else current
 
 
-def first(
-    context: Mapping[str, Any],
-    source: str,
-    alternatives: tuple[tuple[str, ...] | str, ...],
-) -> Any:
-    """The first alternative that resolves; a ``str`` alternative is a literal."""
+_NOTHING: Any = object()
+
+Alternatives = tuple[tuple[str, ...] | str, ...]
+
+
+def _first_of(
+    context: Mapping[str, Any], alternatives: Alternatives
+) -> tuple[Any, list[str]]:
+    """The first alternative's value (``_NOTHING`` if none resolves) and the errors met."""
     errors: list[str] = []
     for alternative in alternatives:
         if isinstance(alternative, str):
-            return alternative
+            return alternative, errors
         try:
-            return resolve_path(context, alternative)
+            return resolve_path(context, alternative), errors
         except _PathError as error:
             errors.append(f"{'.'.join(alternative)}: {error}")
-    tried = ", ".join(
-        alt if isinstance(alt, str) else ".".join(alt) for alt in alternatives
-    )
-    raise PlaceholderError(
-        f"Failed to resolve placeholder '{{{{{source}}}}}': Could not resolve any "
-        f"alternative. Tried: {tried}. Errors: {'; '.join(errors)}"
-    )
+    return _NOTHING, errors
 
 
-def native(
-    context: Mapping[str, Any],
-    raw: str,
-    alternatives: tuple[tuple[str, ...] | str, ...],
-) -> Any:
+def first(context: Mapping[str, Any], source: str, alternatives: Alternatives) -> Any:
+    """The first alternative that resolves; a ``str`` alternative is a literal."""
+    value, errors = _first_of(context, alternatives)
+    if value is _NOTHING:
+        tried = ", ".join(
+            alt if isinstance(alt, str) else ".".join(alt) for alt in alternatives
+        )
+        raise PlaceholderError(
+            f"Failed to resolve placeholder '{{{{{source}}}}}': Could not resolve any "
+            f"alternative. Tried: {tried}. Errors: {'; '.join(errors)}"
+        )
+    return value
+
+
+def native(context: Mapping[str, Any], raw: str, alternatives: Alternatives) -> Any:
     """The value of a JSON-native ``{!! path !!}`` string (``raw``), type and all."""
-    errors: list[str] = []
-    for alternative in alternatives:
-        if isinstance(alternative, str):
-            return alternative
-        try:
-            return resolve_path(context, alternative)
-        except _PathError as error:
-            errors.append(str(error))
-    raise TemplateRuntimeError(
-        f"Failed to resolve JSON-native placeholder '{raw}': {'; '.join(errors)}"
-    )
+    value, errors = _first_of(context, alternatives)
+    if value is _NOTHING:
+        reasons = "; ".join(error.split(": ", 1)[1] for error in errors)
+        raise TemplateRuntimeError(
+            f"Failed to resolve JSON-native placeholder '{raw}': {reasons}"
+        )
+    return value
 
 
 def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
