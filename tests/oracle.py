@@ -2,10 +2,15 @@
 
 mci-py 1.2 needs ``mcp<2`` (it says so nowhere), so it cannot share the test environment; the venv is
 created once under ``.cache/oracle`` and reused by later runs.
+
+Two ways in: :func:`run_oracle` starts a process for one batch of calls;
+:class:`OracleSession` (or the shared :func:`oracle_session`) keeps one process alive
+for many requests, so that mci-py's slow import is paid once.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import subprocess
 import sys
@@ -48,3 +53,116 @@ def run_oracle(schema: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]
         raise RuntimeError("the mci-py oracle failed")
     answers: list[dict[str, Any]] = json.loads(done.stdout)
     return answers
+
+
+class OracleError(RuntimeError):
+    """The persistent oracle process failed or did not understand a request."""
+
+
+class OracleSession:
+    """One long-lived mci-py process answering requests one at a time.
+
+    Importing mci-py costs ~0.6 s; a session pays it once, however many calls follow.
+    Every call still runs through a fresh ``MCIClient`` inside the driver.
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[str] | None = subprocess.Popen(
+            [str(oracle_python()), str(DRIVER), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # mci-py's own complaints go straight to the test's stderr
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        process = self._process
+        if process is None or process.poll() is not None:
+            raise OracleError("the mci-py oracle process is not running")
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        line = process.stdout.readline()
+        if not line:
+            raise OracleError(
+                f"the mci-py oracle exited (code {process.wait()}) without answering"
+            )
+        answer: dict[str, Any] = json.loads(line)
+        if "protocol_error" in answer:
+            raise OracleError(answer["protocol_error"])
+        return answer
+
+    def call(
+        self,
+        schema: Path | str,
+        tool: str,
+        props: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """mci-py's answer to one call: {"result": ...} or {"exception": ...}."""
+        return self._ask(
+            {
+                "op": "call",
+                "schema": str(schema),
+                "tool": tool,
+                "props": props or {},
+                "env": env or {},
+            }
+        )
+
+    def batch(
+        self, schema: Path | str, calls: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Like :func:`run_oracle`, without starting a process."""
+        answers: list[dict[str, Any]] = self._ask(
+            {"op": "batch", "schema": str(schema), "calls": calls}
+        )["answers"]
+        return answers
+
+    def render(
+        self,
+        text: str,
+        props: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """mci-py's answer for a text tool whose text is ``text`` (no inputSchema)."""
+        return self._ask(
+            {"op": "render", "text": text, "props": props or {}, "env": env or {}}
+        )
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+
+    def __enter__(self) -> OracleSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+_shared: OracleSession | None = None
+
+
+def oracle_session() -> OracleSession:
+    """The process-wide shared session, started on first use, closed at exit."""
+    global _shared
+    if (
+        _shared is None
+        or _shared._process is None
+        or _shared._process.poll() is not None
+    ):
+        _shared = OracleSession()
+        atexit.register(_shared.close)
+    return _shared
