@@ -78,7 +78,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    files, diagnostics = compile_schema(schema, name, args.whitespace)
+    files, diagnostics = compile_schema(schema, out_dir, name, args.whitespace)
     _report(diagnostics)
     if files is None:
         return EXIT_ERRORS

@@ -105,6 +105,14 @@ class PathPolicy:
 
 
 @dataclass(frozen=True)
+class EffectivePathPolicy:
+    """What a tool may touch once tool and schema settings are merged."""
+
+    enable_any_paths: bool
+    directory_allow_list: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Tool:
     name: str
     description: str | None
@@ -169,6 +177,18 @@ class PlannedTool:
     group: str
     parameters: tuple[Parameter, ...] | None = field(default=None)
     """None when the tool takes ``**props`` (no inputSchema properties)."""
+    path_policy: EffectivePathPolicy = EffectivePathPolicy(False, ())
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How to emit: the import name, where the schema's directory is seen from the
+    package directory (relative, so output has no absolute paths), the whitespace mode.
+    """
+
+    name: str
+    schema_dir: str = "."
+    whitespace: str = "compat"
 
 
 @dataclass(frozen=True)

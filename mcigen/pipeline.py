@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from . import ir
@@ -26,12 +27,14 @@ def plan_schema(
 
 
 def compile_schema(
-    path: Path, name: str, whitespace: str = "compat"
+    path: Path, out_dir: Path, name: str, whitespace: str = "compat"
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it."""
     package, diagnostics = plan_schema(path, whitespace)
     if package is None:
         return None, diagnostics
-    files, emitting = emit(package, name)
+    schema_dir = os.path.relpath(path.resolve().parent, out_dir.resolve())
+    options = ir.BuildOptions(name, Path(schema_dir).as_posix(), whitespace)
+    files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
     return (None if diagnostics.has_errors else files), diagnostics

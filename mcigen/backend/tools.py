@@ -36,10 +36,13 @@ class ToolView:
     gather: list[str]
     prologue: list[str]
     text: CompiledText | None = None
+    path: CompiledText | None = None
+    policy: str = ""
+    file_options: str = ""
     imports: set[tuple[str, str]] = field(default_factory=set)
 
 
-def tool_view(planned: ir.PlannedTool) -> ToolView:
+def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
     tool = planned.tool
     parameters = planned.parameters
     view = ToolView(
@@ -64,9 +67,38 @@ def tool_view(planned: ir.PlannedTool) -> ToolView:
             view.imports.add(
                 (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError")
             )
-        for helper in view.text.helpers:
-            view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
+        _add_helpers(view, view.text)
+    elif isinstance(tool.execution, ir.FileExecution):
+        _file_view(view, planned, tool.execution, whitespace)
     return view
+
+
+def _file_view(
+    view: ToolView,
+    planned: ir.PlannedTool,
+    execution: ir.FileExecution,
+    whitespace: str,
+) -> None:
+    view.path = compile_text(execution.path.template, _present(planned.tool))
+    policy = planned.path_policy
+    view.policy = f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
+    view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
+    _add_helpers(view, view.path)
+    view.imports.update(
+        {
+            (".._runtime.results", "text_result as _text_result"),
+            (".._runtime.results", "error_result as _error_result"),
+            (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+            (".._runtime.paths", "PathRefused as _PathRefused"),
+            (".._runtime.paths", "checked_path as _checked_path"),
+            (".._runtime.file_templates", "file_contents as _file_contents"),
+        }
+    )
+
+
+def _add_helpers(view: ToolView, compiled: CompiledText) -> None:
+    for helper in compiled.helpers:
+        view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:

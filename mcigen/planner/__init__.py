@@ -45,9 +45,20 @@ def plan(schema: ir.Schema) -> tuple[ir.Package, Diagnostics]:
                 model_name=f"{class_name(tool.name)}Input",
                 group=MAIN_GROUP,
                 parameters=_parameters(tool, python_name),
+                path_policy=_path_policy(schema, tool),
             )
         )
     return ir.Package(schema=schema, tools=tuple(planned)), diagnostics
+
+
+def _path_policy(schema: ir.Schema, tool: ir.Tool) -> ir.EffectivePathPolicy:
+    """mci-py's merge: any-paths if either level enables it; the tool's allow list if
+    it has a non-empty one, else the schema's."""
+    policy = tool.path_policy
+    return ir.EffectivePathPolicy(
+        bool(policy.enable_any_paths) or schema.enable_any_paths,
+        policy.directory_allow_list or schema.directory_allow_list,
+    )
 
 
 def _parameters(tool: ir.Tool, python_name: str) -> tuple[ir.Parameter, ...] | None:

@@ -19,6 +19,27 @@ _CACHE_LIMIT = 256
 _cache: dict[tuple[str, int, int, str], Template] = {}
 
 
+def file_contents(
+    shown: str, path: str, context: dict[str, Any], templating: bool, whitespace: str
+) -> str:
+    """What a file tool returns: the file at ``path``, rendered when ``templating``.
+
+    Every failure is a :class:`TemplateRuntimeError` whose message (naming the path
+    as the schema's template produced it, ``shown``) is the tool's error result.
+    """
+    if not os.path.exists(path):
+        raise TemplateRuntimeError(f"File not found: {shown}")
+    if not os.path.isfile(path):
+        raise TemplateRuntimeError(f"Path is not a file: {shown}")
+    try:
+        if templating:
+            return render_file(path, context, whitespace)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TemplateRuntimeError(str(error)) from None
+
+
 def render_file(path: str, context: dict[str, Any], whitespace: str = "compat") -> str:
     """The contents of the file at ``path`` rendered with ``context``.
 
