@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -190,3 +192,33 @@ def test_template_defects_show_both_outputs(tmp_path: Path) -> None:
             assert invokers[name](props, env).text == ours, name
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_row16_relative_file_paths_use_the_schema_directory(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "x.txt").write_text("found", "utf-8")
+    document = schema_of(
+        {"name": "doc", "execution": {"type": "file", "path": "./docs/x.txt"}}
+    )
+    schema = write_schema(project, document)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    old = Path.cwd()
+    os.chdir(elsewhere)
+    try:
+        (theirs,) = run_oracle(schema, [{"tool": "doc", "props": {}, "env": {}}])
+    finally:
+        os.chdir(old)
+    assert theirs["result"]["content"][0]["text"] == "File not found: ./docs/x.txt"
+    assert run_mcigen("build", schema, "-o", tmp_path / "out" / "row16").returncode == 0
+    script = "import row16; print(row16.doc().text)"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=elsewhere,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "out")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "found\n"
