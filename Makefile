@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml)
 
-.PHONY: install demo test lint golden clean
+.PHONY: install demo test lint golden bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,8 @@ demo: $(STAMP)
 	  "from greetings import greet; print(greet(name='World', language='de').text)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check mcigen tests
-	$(BIN)/black --check --quiet mcigen tests
+	$(BIN)/ruff check mcigen tests benchmarks
+	$(BIN)/black --check --quiet mcigen tests benchmarks
 	$(BIN)/mypy
 
 test: lint
@@ -34,6 +34,9 @@ golden: $(STAMP)
 	  echo "golden/$$name <- $$schema"; \
 	  $(BIN)/mcigen build $$schema -o golden/$$name || exit 1; \
 	done
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

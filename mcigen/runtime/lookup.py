@@ -34,8 +34,18 @@ class Entry:
         self.value = value
 
 
-def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
-    """The value at ``parts`` in ``context``; ``context["env"]`` may be any mapping."""
+_NOTHING: Any = object()
+
+Alternatives = tuple[tuple[str, ...] | str, ...]
+
+
+def _walk(
+    context: Mapping[str, Any], parts: tuple[str, ...], why: list[str] | None = None
+) -> Any:
+    """The value at ``parts``, or ``_NOTHING`` (and, into ``why``, mci-py's reason).
+
+    Raising nothing makes fallback chains cheap; the reason is only worded on request.
+    """
     current: Any = context
     for index, part in enumerate(parts):
         if isinstance(current, Entry):
@@ -46,32 +56,48 @@ def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
         if not isinstance(current, dict) and not (
             index <= 1 and isinstance(current, Mapping)
         ):
-            where = ".".join(parts[:index])
-            raise _PathError(f"Cannot access '{part}' on non-dict value at '{where}'")
+            if why is not None:
+                where = ".".join(parts[:index])
+                why.append(f"Cannot access '{part}' on non-dict value at '{where}'")
+            return _NOTHING
         if part not in current:
-            path = ".".join(parts)
-            raise _PathError(f"Path '{path}' not found in context (missing '{part}')")
+            if why is not None:
+                path = ".".join(parts)
+                why.append(f"Path '{path}' not found in context (missing '{part}')")
+            return _NOTHING
         current = current[part]
     return current.value if isinstance(current, Entry) else current
 
 
-_NOTHING: Any = object()
+def _failure(context: Mapping[str, Any], parts: tuple[str, ...]) -> str:
+    why: list[str] = []
+    _walk(context, parts, why)
+    return why[0]
 
-Alternatives = tuple[tuple[str, ...] | str, ...]
+
+def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """The value at ``parts`` in ``context``; ``context["env"]`` may be any mapping."""
+    value = _walk(context, parts)
+    if value is _NOTHING:
+        raise _PathError(_failure(context, parts))
+    return value
 
 
 def _first_of(
     context: Mapping[str, Any], alternatives: Alternatives
 ) -> tuple[Any, list[str]]:
-    """The first alternative's value (``_NOTHING`` if none resolves) and the errors met."""
-    errors: list[str] = []
+    """The first alternative's value (``_NOTHING`` if none resolves) and, then, why."""
     for alternative in alternatives:
         if isinstance(alternative, str):
-            return alternative, errors
-        try:
-            return resolve_path(context, alternative), errors
-        except _PathError as error:
-            errors.append(f"{'.'.join(alternative)}: {error}")
+            return alternative, []
+        value = _walk(context, alternative)
+        if value is not _NOTHING:
+            return value, []
+    errors = [
+        f"{'.'.join(alt)}: {_failure(context, alt)}"
+        for alt in alternatives
+        if not isinstance(alt, str)
+    ]
     return _NOTHING, errors
 
 
@@ -134,18 +160,14 @@ def range_bound(context: Mapping[str, Any], parts: tuple[str, ...]) -> int:
 
 def operand(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
     """A path in a condition: its value, or (as in mci-py) its own text when it has none."""
-    try:
-        return resolve_path(context, parts)
-    except _PathError:
-        return ".".join(parts)
+    value = _walk(context, parts)
+    return ".".join(parts) if value is _NOTHING else value
 
 
 def truthy(context: Mapping[str, Any], parts: tuple[str, ...]) -> bool:
     """``@if(path)``: the value's truth; a path that does not resolve is false."""
-    try:
-        return bool(resolve_path(context, parts))
-    except _PathError:
-        return False
+    value = _walk(context, parts)
+    return value is not _NOTHING and bool(value)
 
 
 def compare(left: Any, operator: str, right: Any) -> bool:
