@@ -38,7 +38,7 @@ def render(template: Template, context: dict[str, Any]) -> str:
     """The text of ``template`` for ``context`` (``props``, ``env``, ``input``).
 
     Raises :class:`~.lookup.TemplateRuntimeError` with mci-py's message when a value
-    is missing or a comparison is impossible. ``context`` is restored afterwards.
+    is missing or a comparison is impossible. ``context`` itself is not modified.
     """
     pieces: list[str] = []
     _render_nodes(template.nodes, dict(context), pieces)
