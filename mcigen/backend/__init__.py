@@ -21,7 +21,7 @@ from .models import GroupModels, ModelGenerationError, generate_models
 from .tools import MARKER, ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-SUPPORTED_KINDS = frozenset({"text", "file"})
+SUPPORTED_KINDS = frozenset({"text", "file", "cli"})
 
 
 def emit(
@@ -35,7 +35,7 @@ def emit(
             diagnostics.error(
                 planned.tool.location,
                 f"tool '{planned.tool.name}': '{kind}' tools cannot be compiled by this "
-                "version of mcigen yet (only text and file tools)",
+                "version of mcigen yet (only text, file and cli tools)",
             )
     if diagnostics.has_errors:
         return {}, diagnostics
@@ -100,7 +100,7 @@ def _group_module(
     group: str, views: list[ToolView], models: GroupModels, source: str, schema_dir: str
 ) -> str:
     imports = group_imports(views) | models.imports
-    uses_paths = any(view.kind == "file" for view in views)
+    uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
         imports |= {("pathlib", "Path as _Path")}
     label = "the schema's own tools" if group == "main" else f"group '{group}'"

@@ -43,11 +43,16 @@ class CompiledText:
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
     needs_context: bool = False
+    reads_props: bool = False
     helpers: set[str] = field(default_factory=set)
 
 
-def compile_text(template: Template, present: frozenset[str]) -> CompiledText:
-    return _Compiler(present).compile(template)
+def compile_text(
+    template: Template, present: frozenset[str], prefix: str = "value"
+) -> CompiledText:
+    """``prefix`` names the variables holding placeholder values, so that several
+    templates can be compiled into one function."""
+    return _Compiler(present, prefix).compile(template)
 
 
 def _literal(value: object) -> str:
@@ -62,8 +67,9 @@ def _parts(path: PathRef) -> str:
 
 
 class _Compiler:
-    def __init__(self, present: frozenset[str]) -> None:
+    def __init__(self, present: frozenset[str], prefix: str) -> None:
         self.present = present
+        self.prefix = prefix
         self.result = CompiledText()
         self.counter = 0
         self.scope: dict[str, str] = {}
@@ -97,7 +103,7 @@ class _Compiler:
                 pieces.append(_escape_fstring(node.value))
             else:
                 assert isinstance(node, Placeholder)
-                variable = self._name("value")
+                variable = self._name(self.prefix)
                 self.result.statements.append(f"{variable} = {self._value(node)}")
                 pieces.append("{" + variable + "}")
         if self.result.statements:
@@ -118,6 +124,7 @@ class _Compiler:
             and parts[0] not in self.scope
             and parts[1] in self.present
         ):
+            self.result.reads_props = True
             return f"props[{_literal(parts[1])}]"
         alternatives = ", ".join(
             _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)

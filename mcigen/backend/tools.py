@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ir
+from ..runtime.template_parser import parse_template
 from .pysource import docstring_text, literal
 from .textcode import CompiledText, compile_text
 
@@ -26,6 +27,22 @@ _ALWAYS: frozenset[tuple[str, str]] = frozenset(
 
 
 @dataclass
+class CliFlagView:
+    name: str
+    parts: str
+    kind: str
+
+
+@dataclass
+class CliView:
+    statements: list[str]
+    argv: list[str]
+    flags: list[CliFlagView]
+    cwd: str | None
+    timeout: str
+
+
+@dataclass
 class ToolView:
     kind: str
     python_name: str
@@ -36,7 +53,12 @@ class ToolView:
     gather: list[str]
     prologue: list[str]
     text: CompiledText | None = None
+    needs_context: bool = False
+    compiled: list[CompiledText] = field(default_factory=list)
     path: CompiledText | None = None
+    cli: CliView | None = None
+    awaits: bool = False
+    """Whether the async twin awaits ``_invoke_<name>_async`` (real async I/O)."""
     policy: str = ""
     file_options: str = ""
     imports: set[tuple[str, str]] = field(default_factory=set)
@@ -53,7 +75,7 @@ def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
         parameters=parameters,
         signature=_signature(parameters or ()),
         gather=_gather(parameters or ()),
-        prologue=_prologue(planned),
+        prologue=[],
     )
     if tool.input_schema:
         view.imports.add((".._runtime.validation", "validate_input as _validate_input"))
@@ -61,6 +83,7 @@ def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
         view.imports.add(("typing", "Literal"))
     if isinstance(tool.execution, ir.TextExecution):
         view.text = compile_text(tool.execution.text.template, _present(tool))
+        view.compiled.append(view.text)
         view.imports.add((".._runtime.results", "text_result as _text_result"))
         if view.text.statements:
             view.imports.add((".._runtime.results", "error_result as _error_result"))
@@ -70,7 +93,60 @@ def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
         _add_helpers(view, view.text)
     elif isinstance(tool.execution, ir.FileExecution):
         _file_view(view, planned, tool.execution, whitespace)
+    elif isinstance(tool.execution, ir.CliExecution):
+        _cli_view(view, planned, tool.execution)
+    view.needs_context = view.needs_context or any(
+        c.needs_context for c in view.compiled
+    )
+    needs_props = view.needs_context or any(c.reads_props for c in view.compiled)
+    view.prologue = _prologue(planned, needs_props)
     return view
+
+
+def _cli_view(
+    view: ToolView, planned: ir.PlannedTool, execution: ir.CliExecution
+) -> None:
+    present = _present(planned.tool)
+    statements: list[str] = []
+
+    def compiled(text: str, prefix: str) -> str:
+        code = compile_text(parse_template(text), present, prefix)
+        view.compiled.append(code)
+        statements.extend(code.statements)
+        _add_helpers(view, code)
+        return code.expression
+
+    argv = [compiled(execution.command, "command")]
+    argv += [compiled(arg, f"arg_{i}") for i, arg in enumerate(execution.args)]
+    cwd = compiled(execution.cwd, "cwd") if execution.cwd else None
+    flags = [
+        CliFlagView(
+            json.dumps(flag.name, ensure_ascii=False),
+            repr(tuple(flag.source.split("."))),
+            flag.kind,
+        )
+        for flag in execution.flags
+    ]
+    policy = planned.path_policy
+    view.policy = f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
+    timeout = execution.timeout_ms / 1000 if execution.timeout_ms > 0 else 30.0
+    view.cli = CliView(statements, argv, flags, cwd, repr(timeout))
+    view.needs_context = bool(flags)
+    view.awaits = True
+    view.imports.update(
+        {
+            (".._runtime.results", "error_result as _error_result"),
+            (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+            (".._runtime.paths", "PathRefused as _PathRefused"),
+            (".._runtime.cli_exec", "CliCall as _CliCall"),
+            (".._runtime.cli_exec", "run_cli as _run_cli"),
+            (".._runtime.cli_exec", "run_cli_async as _run_cli_async"),
+        }
+    )
+    if flags:
+        view.imports.add((".._runtime.lookup", "value_or_none as _value_or_none"))
+    if cwd:
+        view.imports.add((".._runtime.paths", "checked_path as _checked_path"))
 
 
 def _file_view(
@@ -80,6 +156,7 @@ def _file_view(
     whitespace: str,
 ) -> None:
     view.path = compile_text(execution.path.template, _present(planned.tool))
+    view.needs_context = True  # the file's own template sees the context
     policy = planned.path_policy
     view.policy = f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
     view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
@@ -120,15 +197,18 @@ def _present(tool: ir.Tool) -> frozenset[str]:
     )
 
 
-def _prologue(planned: ir.PlannedTool) -> list[str]:
-    """Validate ``raw`` and build ``props`` as mci-py does: declared properties only,
-    in schema order, defaults applied, optional ones absent when not given."""
+def _prologue(planned: ir.PlannedTool, needs_props: bool) -> list[str]:
+    """Validate ``raw`` and (when the executor reads it) build ``props`` as mci-py
+    does: declared properties only, in schema order, defaults applied, optional ones
+    absent when not given."""
     tool = planned.tool
     lines = []
     if tool.input_schema:
         lines.append(
             f"_validate_input({planned.model_name}, raw, {json.dumps(tool.name, ensure_ascii=False)})"
         )
+    if not needs_props:
+        return lines
     declared = _declared(tool)
     if not declared:
         return [*lines, "props: dict[str, Any] = dict(raw)"]

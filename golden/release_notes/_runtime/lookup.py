@@ -126,6 +126,12 @@ def native(context: Mapping[str, Any], raw: str, alternatives: Alternatives) -> 
     return value
 
 
+def value_or_none(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """The value at ``parts``, or None when it does not resolve (how cli flags read)."""
+    value = _walk(context, parts)
+    return None if value is _NOTHING else value
+
+
 def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
     """What ``@foreach`` iterates: a list's items, or a dict's members as entries."""
     try:
