@@ -26,6 +26,16 @@ _ALWAYS: frozenset[tuple[str, str]] = frozenset(
 )
 
 
+_PATH_FAILURES: frozenset[tuple[str, str]] = frozenset(
+    {
+        (".._runtime.results", "error_result as _error_result"),
+        (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+        (".._runtime.paths", "PathRefused as _PathRefused"),
+    }
+)
+"""What an executor that templates and checks a path needs to turn failures into results."""
+
+
 @dataclass
 class CliFlagView:
     name: str
@@ -127,17 +137,14 @@ def _cli_view(
         )
         for flag in execution.flags
     ]
-    policy = planned.path_policy
-    view.policy = f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
+    view.policy = _policy_arguments(planned)
     timeout = execution.timeout_ms / 1000 if execution.timeout_ms > 0 else 30.0
     view.cli = CliView(statements, argv, flags, cwd, repr(timeout))
     view.needs_context = bool(flags)
     view.awaits = True
+    view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
-            (".._runtime.results", "error_result as _error_result"),
-            (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
-            (".._runtime.paths", "PathRefused as _PathRefused"),
             (".._runtime.cli_exec", "CliCall as _CliCall"),
             (".._runtime.cli_exec", "run_cli as _run_cli"),
             (".._runtime.cli_exec", "run_cli_async as _run_cli_async"),
@@ -156,21 +163,25 @@ def _file_view(
     whitespace: str,
 ) -> None:
     view.path = compile_text(execution.path.template, _present(planned.tool))
+    view.compiled.append(view.path)
     view.needs_context = True  # the file's own template sees the context
-    policy = planned.path_policy
-    view.policy = f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
+    view.policy = _policy_arguments(planned)
     view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
     _add_helpers(view, view.path)
+    view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
             (".._runtime.results", "text_result as _text_result"),
-            (".._runtime.results", "error_result as _error_result"),
-            (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
-            (".._runtime.paths", "PathRefused as _PathRefused"),
             (".._runtime.paths", "checked_path as _checked_path"),
             (".._runtime.file_templates", "file_contents as _file_contents"),
         }
     )
+
+
+def _policy_arguments(planned: ir.PlannedTool) -> str:
+    """The policy arguments of ``checked_path`` for this tool, as source."""
+    policy = planned.path_policy
+    return f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
 
 
 def _add_helpers(view: ToolView, compiled: CompiledText) -> None:
