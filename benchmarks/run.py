@@ -61,6 +61,10 @@ SCHEMA = {
             },
         },
         {"name": "letter", "execution": {"type": "file", "path": "./letter.txt"}},
+        {
+            "name": "echo",
+            "execution": {"type": "cli", "command": "echo", "args": ["{{props.word}}"]},
+        },
     ],
 }
 
@@ -75,9 +79,11 @@ ROWS = {
             "items": [{"name": "pen", "qty": 2}, {"name": "ink", "qty": 1}],
         },
     ),
+    "cli call (echo)": ("echo", {"word": "hi"}),
 }
 
 BASELINES = {
+    "cli call (echo)": "subprocess.run(['echo', props['word']], capture_output=True)",
     "text call": "f\"Hello {props['name']} from {props.get('team') or os.environ.get('TEAM', 'us')}!\"",
     "text call, loop + condition": (
         "'Items:\\n' + ''.join(f'- {i}\\n' for i in props['items']) + ('many' if props['n'] > 2 else 'few')"
@@ -140,7 +146,7 @@ def main() -> None:
             work,
             f"from benchpkg.tools.main import INVOKERS; import os; f = INVOKERS[{tool!r}]; props = {props!r}",
             "f(props, os.environ)",
-            number,
+            number // 10 if label.startswith("cli") else number,
             repeat,
         )
         theirs = _time(
@@ -156,9 +162,9 @@ def main() -> None:
             baseline = _time(
                 Path(sys.executable),
                 work,
-                f"import os; props = {props!r}",
+                f"import os, subprocess; props = {props!r}",
                 BASELINES[label],
-                number,
+                number // 10 if label.startswith("cli") else number,
                 repeat,
             )
         results.append(
