@@ -39,11 +39,16 @@ def oracle_python() -> Path:
     return python
 
 
-def run_oracle(schema: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """mci-py's answer to each call: {"result": ...} or {"exception": ...}."""
+def run_oracle(
+    schema: Path, calls: list[dict[str, Any]], *, shared_client: bool = False
+) -> list[dict[str, Any]]:
+    """mci-py's answer to each call: {"result": ...} or {"exception": ...}.
+
+    Each call gets a fresh client, unless ``shared_client`` (to show mci-py's state)."""
+    request = {"schema": str(schema), "calls": calls, "shared_client": shared_client}
     done = subprocess.run(
         [str(oracle_python()), str(DRIVER)],
-        input=json.dumps({"schema": str(schema), "calls": calls}),
+        input=json.dumps(request),
         capture_output=True,
         text=True,
         check=False,

@@ -3,8 +3,11 @@ through a fresh MCIClient (mci-py mutates a tool's config on its first call), an
 their results as JSON.
 
 Batch mode (no arguments):
-    stdin: {"schema": PATH, "calls": [{"tool": NAME, "props": {...}, "env": {...}}]}
+    stdin: {"schema": PATH, "calls": [{"tool": NAME, "props": {...}, "env": {...}}],
+            "shared_client": false}
     stdout: [{"result": {...}} | {"exception": "..."}]
+    With "shared_client" every call goes through one client (made with the first
+    call's env), to show what its first call leaves behind.
 
 Persistent mode (``--serve``): one JSON request per stdin line, one JSON answer per
 stdout line, until stdin closes. Requests:
@@ -40,9 +43,15 @@ def execute(schema: str, tool: str, props: Any, env: Any) -> dict[str, Any]:
 
 
 def run_batch(request: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = request["calls"]
+    if not request.get("shared_client") or not calls:
+        return [
+            execute(request["schema"], c["tool"], c["props"], c["env"]) for c in calls
+        ]
+    client = MCIClient(schema_file_path=request["schema"], env_vars=calls[0]["env"])
     return [
-        execute(request["schema"], call["tool"], call["props"], call["env"])
-        for call in request["calls"]
+        {"result": client.execute(c["tool"], c["props"]).result.model_dump(mode="json")}
+        for c in calls
     ]
 
 

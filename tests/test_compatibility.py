@@ -222,3 +222,43 @@ def test_row16_relative_file_paths_use_the_schema_directory(tmp_path: Path) -> N
         check=True,
     )
     assert done.stdout == "found\n"
+
+
+def test_row20_no_state_across_calls(
+    tmp_path: Path, build: Callable[..., ModuleType]
+) -> None:
+    """mci-py templates a file or cli tool's config in place on its first call, so a
+    client's later calls reuse the first call's props; each of our calls starts anew."""
+    (tmp_path / "a.txt").write_text("file a", "utf-8")
+    (tmp_path / "b.txt").write_text("file b", "utf-8")
+    tools = [
+        {"name": "read", "execution": {"type": "file", "path": "./{{props.name}}.txt"}},
+        {
+            "name": "say",
+            "execution": {"type": "cli", "command": "echo", "args": ["{{props.word}}"]},
+        },
+    ]
+    schema = write_schema(tmp_path, schema_of(*tools), "stateful.mci.json")
+    calls = [
+        {"tool": "read", "props": {"name": "a"}, "env": {}},
+        {"tool": "read", "props": {"name": "b"}, "env": {}},
+        {"tool": "say", "props": {"word": "one"}, "env": {}},
+        {"tool": "say", "props": {"word": "two"}, "env": {}},
+    ]
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        theirs = run_oracle(schema, calls, shared_client=True)
+    finally:
+        os.chdir(old)
+    assert [a["result"]["content"][0]["text"] for a in theirs] == [
+        "file a",
+        "file a",
+        "one\n",
+        "one\n",
+    ]
+    build(schema_of(*tools), "stateless")
+    from stateless.tools.main import INVOKERS  # type: ignore[import-not-found]
+
+    ours = [INVOKERS[c["tool"]](c["props"], {}).text for c in calls]
+    assert ours == ["file a", "file b", "one\n", "two\n"]
