@@ -254,10 +254,11 @@ def test_kinds_not_compiled_yet_pass_check_but_fail_build_clearly(
 ) -> None:
     document = {
         "schemaVersion": "1.0",
+        "mcp_servers": {"srv": {"command": "srv-binary"}},
         "tools": [
             {
                 "name": "fetch",
-                "execution": {"type": "http", "url": "http://127.0.0.1/x"},
+                "execution": {"type": "mcp", "serverName": "srv", "toolName": "t"},
             }
         ],
     }
@@ -266,7 +267,7 @@ def test_kinds_not_compiled_yet_pass_check_but_fail_build_clearly(
     result = run_mcigen("build", schema, "-o", tmp_path / "out")
     assert result.returncode == 1
     assert (
-        f"{schema}:4:5: error: tool 'fetch': 'http' tools cannot be compiled"
+        f"{schema}:9:5: error: tool 'fetch': 'mcp' tools cannot be compiled"
         in result.stderr
     )
     assert not (tmp_path / "out").exists()

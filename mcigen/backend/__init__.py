@@ -21,7 +21,7 @@ from .models import GroupModels, ModelGenerationError, generate_models
 from .tools import MARKER, ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-SUPPORTED_KINDS = frozenset({"text", "file", "cli"})
+SUPPORTED_KINDS = frozenset({"text", "file", "cli", "http"})
 
 
 def emit(
@@ -35,7 +35,7 @@ def emit(
             diagnostics.error(
                 planned.tool.location,
                 f"tool '{planned.tool.name}': '{kind}' tools cannot be compiled by this "
-                "version of mcigen yet (only text, file and cli tools)",
+                "version of mcigen yet (mcp tools come with the planner)",
             )
     if diagnostics.has_errors:
         return {}, diagnostics

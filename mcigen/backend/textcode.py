@@ -31,6 +31,7 @@ from ..runtime.template_ast import (
     Template,
     Text,
 )
+from ..runtime.template_parser import parse_native, parse_template
 
 _PROPS_ROOTS = ("props", "input")
 
@@ -45,6 +46,15 @@ class CompiledText:
     needs_context: bool = False
     reads_props: bool = False
     helpers: set[str] = field(default_factory=set)
+
+
+def compile_structure(
+    value: object, present: frozenset[str], prefix: str
+) -> CompiledText:
+    """Compile a JSON value (params, headers, a body) whose strings take placeholders."""
+    compiler = _Compiler(present, prefix)
+    compiler.result.expression = compiler.structure(value)
+    return compiler.result
 
 
 def compile_text(
@@ -77,7 +87,7 @@ class _Compiler:
 
     def compile(self, template: Template) -> CompiledText:
         if not template.has_directives:
-            self._fstring(template.nodes)
+            self.result.expression = self._fstring(template.nodes)
         else:
             lines: list[str] = ["out: list[str] = []"]
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
@@ -96,7 +106,8 @@ class _Compiler:
 
     # -- text and placeholders -------------------------------------------------
 
-    def _fstring(self, nodes: tuple[Node, ...]) -> None:
+    def _fstring(self, nodes: tuple[Node, ...]) -> str:
+        """An f-string over the placeholders (bound to variables first), or a literal."""
         pieces: list[str] = []
         for node in nodes:
             if isinstance(node, Text):
@@ -106,11 +117,31 @@ class _Compiler:
                 variable = self._name(self.prefix)
                 self.result.statements.append(f"{variable} = {self._value(node)}")
                 pieces.append("{" + variable + "}")
-        if self.result.statements:
-            self.result.expression = 'f"' + "".join(pieces) + '"'
-        else:
-            text = "".join(n.value for n in nodes if isinstance(n, Text))
-            self.result.expression = _literal(text)
+        if any(isinstance(n, Placeholder) for n in nodes):
+            return 'f"' + "".join(pieces) + '"'
+        return _literal("".join(n.value for n in nodes if isinstance(n, Text)))
+
+    def structure(self, value: object) -> str:
+        """An expression building a JSON value whose strings are templates; a string
+        that is exactly ``{!! path !!}`` becomes the native value at the path."""
+        if isinstance(value, dict):
+            items = ", ".join(
+                f"{_literal(k)}: {self.structure(v)}" for k, v in value.items()
+            )
+            return "{" + items + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join(self.structure(v) for v in value) + "]"
+        if not isinstance(value, str):
+            return repr(value)
+        native = parse_native(value)
+        if native is not None:
+            alternatives = ", ".join(
+                _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
+                for a in native.alternatives
+            )
+            trailing = "," if len(native.alternatives) == 1 else ""
+            return f"{self._use('native')}(context, {_literal(value)}, ({alternatives}{trailing}))"
+        return self._fstring(parse_template(value).nodes)
 
     def _value(self, node: Placeholder) -> str:
         """An expression for the placeholder's value (not yet a string)."""

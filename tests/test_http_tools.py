@@ -1,0 +1,367 @@
+"""HTTP tools against a real server on 127.0.0.1: requests as mci-py builds them,
+auth (OAuth2 tokens cached), retries, response mapping, refusals and redaction."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import run_mcigen
+from .http_server import PNG, LoopbackServer
+from .oracle import run_oracle
+
+ENV = {
+    "API_KEY": "k3y-secret",
+    "TOKEN": "bearer-secret",
+    "XENV": "x",
+    "CLIENT_SECRET": "s3cret-value",
+}
+
+
+def _tools(base: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": "getItem",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "verbose": {"type": "boolean"},
+                },
+                "required": ["id"],
+            },
+            "execution": {
+                "type": "http",
+                "url": base + "/items/{{props.id}}",
+                "headers": {
+                    "Accept": "application/json",
+                    "X-Env": "{{env.XENV | 'none'}}",
+                },
+                "params": {
+                    "verbose": "{!! props.verbose !!}",
+                    "tags": ["a", "b"],
+                    "skip": None,
+                },
+                "auth": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "key",
+                    "value": "{{env.API_KEY}}",
+                },
+            },
+        },
+        {
+            "name": "postJson",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+            },
+            "execution": {
+                "type": "http",
+                "method": "POST",
+                "url": base + "/echo",
+                "body": {
+                    "type": "json",
+                    "content": {
+                        "title": "{{props.title}}",
+                        "n": "{!! props.n !!}",
+                        "fixed": [1, True, None],
+                    },
+                },
+                "auth": {"type": "bearer", "token": "{{env.TOKEN}}"},
+            },
+        },
+        {
+            "name": "postForm",
+            "execution": {
+                "type": "http",
+                "method": "PUT",
+                "url": base + "/form",
+                "body": {
+                    "type": "form",
+                    "content": {"a": "{{props.a}}", "list": ["x", "y"]},
+                },
+                "auth": {
+                    "type": "basic",
+                    "username": "ann",
+                    "password": "{{env.TOKEN}}",
+                },
+            },
+        },
+        {
+            "name": "postRaw",
+            "execution": {
+                "type": "http",
+                "method": "POST",
+                "url": base + "/raw",
+                "headers": {"Content-Type": "application/x-custom"},
+                "body": {"type": "raw", "content": "line {{props.a}}"},
+            },
+        },
+        {"name": "text", "execution": {"type": "http", "url": base + "/text"}},
+        {"name": "image", "execution": {"type": "http", "url": base + "/image"}},
+        {
+            "name": "status",
+            "execution": {"type": "http", "url": base + "/status/{{props.code}}"},
+        },
+        {
+            "name": "leaky404",
+            "execution": {
+                "type": "http",
+                "url": base + "/status/404",
+                "auth": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "key",
+                    "value": "{{env.API_KEY}}",
+                },
+            },
+        },
+        {
+            "name": "flaky",
+            "execution": {
+                "type": "http",
+                "url": base + "/flaky",
+                "params": {"key": "{{props.key}}", "fail": "{{props.fail}}"},
+                "retries": {"attempts": 3, "backoff_ms": 5},
+            },
+        },
+        {
+            "name": "oauth",
+            "execution": {
+                "type": "http",
+                "url": base + "/protected",
+                "auth": {
+                    "type": "oauth2",
+                    "flow": "clientCredentials",
+                    "tokenUrl": base + "/token",
+                    "clientId": "cid",
+                    "clientSecret": "{{env.CLIENT_SECRET}}",
+                    "scopes": ["read", "write"],
+                },
+            },
+        },
+        {
+            "name": "header",
+            "execution": {
+                "type": "http",
+                "url": base + "/echo",
+                "headers": {"X-Env": "{{props.v}}"},
+            },
+        },
+        {
+            "name": "refused",
+            "execution": {
+                "type": "http",
+                "url": "http://127.0.0.1:9/{{env.API_KEY}}",
+                "timeout_ms": 2000,
+            },
+        },
+        {
+            "name": "slow",
+            "execution": {"type": "http", "url": base + "/slow", "timeout_ms": 300},
+        },
+    ]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LoopbackServer]:
+    running = LoopbackServer()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def schema(server: LoopbackServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("http")
+    path = directory / "http.mci.json"
+    path.write_text(
+        json.dumps({"schemaVersion": "1.0", "tools": _tools(server.base)}), "utf-8"
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def invokers(schema: Path) -> Iterator[dict[str, Any]]:
+    out = schema.parent / "build" / "httppkg"
+    result = run_mcigen("build", schema, "-o", out)
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(out.parent))
+    module = importlib.import_module("httppkg.tools.main")
+    yield module.INVOKERS
+    sys.path.remove(str(out.parent))
+
+
+def _call(
+    invokers: dict[str, Any],
+    tool: str,
+    props: dict[str, Any],
+    env: dict[str, str] = ENV,
+) -> Any:
+    return invokers[tool](props, env)
+
+
+def test_get_with_params_native_values_and_api_key(invokers: dict[str, Any]) -> None:
+    result = _call(invokers, "getItem", {"id": 7, "verbose": True})
+    assert result.isError is False
+    echo = json.loads(result.text)
+    assert echo["path"] == "/items/7"
+    assert echo["query"] == "verbose=True&tags=a&tags=b&key=k3y-secret"
+    assert echo["x_env"] == "x"
+    assert result.text == json.dumps(echo, indent=2)
+    assert result.metadata["status_code"] == 200
+    assert isinstance(result.metadata["response_time_ms"], int)
+
+
+def test_bodies_and_auth_headers(invokers: dict[str, Any]) -> None:
+    posted = json.loads(_call(invokers, "postJson", {"title": "hi", "n": 3}).text)
+    assert posted["body"] == '{"title": "hi", "n": 3, "fixed": [1, true, null]}'
+    assert posted["content_type"] == "application/json"
+    assert posted["authorization"] == "Bearer bearer-secret"
+    form = json.loads(_call(invokers, "postForm", {"a": "b c"}).text)
+    assert (form["method"], form["body"]) == ("PUT", "a=b+c&list=x&list=y")
+    assert form["content_type"] == "application/x-www-form-urlencoded"
+    assert (
+        form["authorization"]
+        == "Basic " + base64.b64encode(b"ann:bearer-secret").decode()
+    )
+    raw = json.loads(_call(invokers, "postRaw", {"a": "1"}).text)
+    assert (raw["body"], raw["content_type"]) == ("line 1", "application/x-custom")
+
+
+def test_text_and_image_responses(invokers: dict[str, Any]) -> None:
+    assert _call(invokers, "text", {}).text == "plain text é"
+    image = _call(invokers, "image", {})
+    assert image.model_dump()["content"] == [
+        {
+            "type": "image",
+            "data": base64.b64encode(PNG).decode(),
+            "mimeType": "image/png",
+        }
+    ]
+
+
+def test_error_status_keeps_status_code(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    result = _call(invokers, "status", {"code": 404})
+    assert (result.isError, result.text) == (
+        True,
+        f"404 Client Error: Not Found for url: {server.base}/status/404",
+    )
+    assert result.metadata["status_code"] == 404
+    assert _call(invokers, "status", {"code": 502}).text.startswith(
+        "502 Server Error: Bad Gateway"
+    )
+
+
+def test_secrets_never_appear_in_messages(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    leaky = _call(invokers, "leaky404", {})
+    assert (
+        leaky.text
+        == f"404 Client Error: Not Found for url: {server.base}/status/404?key=***"
+    )
+    refused = _call(invokers, "refused", {})
+    assert refused.isError and "k3y-secret" not in refused.text
+    assert refused.text.startswith("HTTP request failed: ConnectError")
+
+
+def test_retries_on_5xx_with_backoff(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    recovered = _call(invokers, "flaky", {"key": "r1", "fail": "2"})
+    assert (recovered.isError, json.loads(recovered.text)) == (False, {"attempt": 3})
+    exhausted = _call(invokers, "flaky", {"key": "r2", "fail": "5"})
+    assert (exhausted.isError, exhausted.text) == (True, "Server error: 503")
+    assert exhausted.metadata["status_code"] == 503
+    assert server.flaky["r2"] == 3
+
+
+def test_oauth2_token_is_fetched_once_and_cached(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    before = server.hits["/token"]
+    first = json.loads(_call(invokers, "oauth", {}).text)
+    second = json.loads(_call(invokers, "oauth", {}).text)
+    assert first["authorization"] == second["authorization"]
+    assert first["authorization"].startswith("Bearer tok-")
+    assert server.hits["/token"] == before + 1
+    denied = _call(invokers, "oauth", {}, {**ENV, "CLIENT_SECRET": "wrong-secret-x"})
+    assert denied.isError is False  # the cached token still serves the same client
+
+
+def test_header_with_line_break_is_refused_unsent(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    before = server.hits["/echo"]
+    result = _call(invokers, "header", {"v": "a\r\nX-Injected: 1"})
+    assert (result.isError, result.text) == (
+        True,
+        "Header 'X-Env' contains a line break; the request was not sent",
+    )
+    assert server.hits["/echo"] == before
+
+
+def test_timeout_is_an_error_result(invokers: dict[str, Any]) -> None:
+    result = _call(invokers, "slow", {})
+    assert result.isError and result.text.startswith("HTTP request failed: ReadTimeout")
+
+
+def test_async_twins_share_the_server(
+    invokers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    package = importlib.import_module("httppkg")
+
+    async def both() -> list[Any]:
+        return list(
+            await asyncio.gather(
+                package.get_item_async(id=1, verbose=True), package.text_async()
+            )
+        )
+
+    item, text = asyncio.run(both())
+    assert json.loads(item.text)["path"] == "/items/1"
+    assert text.text == "plain text é"
+
+
+def test_http_tools_match_mci_py(invokers: dict[str, Any], schema: Path) -> None:
+    calls = [
+        ("getItem", {"id": 7, "verbose": False}),
+        ("postJson", {"title": "hi", "n": 3}),
+        ("postForm", {"a": "b c"}),
+        ("text", {}),
+        ("image", {}),
+        ("status", {"code": 404}),
+    ]
+    theirs = run_oracle(schema, [{"tool": t, "props": p, "env": ENV} for t, p in calls])
+    for (tool, props), oracle in zip(calls, theirs, strict=True):
+        ours = _call(invokers, tool, props).model_dump(mode="json")
+        expected = oracle["result"]
+        if expected["isError"]:
+            # mci-py drops the status code of an error response (COMPATIBILITY.md).
+            assert ours["content"] == expected["content"], tool
+            continue
+        for dump in (ours, expected):
+            dump["metadata"].pop("response_time_ms")
+        if tool in ("postJson", "postForm"):  # the server echoes request details
+            mine, other = json.loads(ours["content"][0]["text"]), json.loads(
+                expected["content"][0]["text"]
+            )
+            assert (
+                mine["body"] == other["body"]
+                and mine["authorization"] == other["authorization"]
+            ), tool
+            continue
+        assert ours == expected, tool
