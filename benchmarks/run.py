@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.http_server import LoopbackServer  # noqa: E402
 from tests.oracle import oracle_python  # noqa: E402
 
 BLOCK = (
@@ -80,9 +81,11 @@ ROWS = {
         },
     ),
     "cli call (echo)": ("echo", {"word": "hi"}),
+    "http call (loopback, keep-alive)": ("fetch", {}),
 }
 
 BASELINES = {
+    "http call (loopback, keep-alive)": "client.get(props['url'])",
     "cli call (echo)": "subprocess.run(['echo', props['word']], capture_output=True)",
     "text call": "f\"Hello {props['name']} from {props.get('team') or os.environ.get('TEAM', 'us')}!\"",
     "text call, loop + condition": (
@@ -125,7 +128,12 @@ def main() -> None:
     while len(letter) < 10_000:
         letter += BLOCK + "lorem ipsum dolor sit amet " * 6 + "\n"
     (work / "letter.txt").write_text(letter, "utf-8")
-    (work / "bench.mci.json").write_text(json.dumps(SCHEMA), "utf-8")
+    server = LoopbackServer()
+    schema = json.loads(json.dumps(SCHEMA))
+    schema["tools"].append(
+        {"name": "fetch", "execution": {"type": "http", "url": server.base + "/text"}}
+    )
+    (work / "bench.mci.json").write_text(json.dumps(schema), "utf-8")
     subprocess.run(
         [
             sys.executable,
@@ -162,7 +170,8 @@ def main() -> None:
             baseline = _time(
                 Path(sys.executable),
                 work,
-                f"import os, subprocess; props = {props!r}",
+                "import os, subprocess, httpx; client = httpx.Client(); "
+                f"props = {{**{props!r}, 'url': {server.base + '/text'!r}}}",
                 BASELINES[label],
                 number // 10 if label.startswith("cli") else number,
                 repeat,
@@ -178,6 +187,7 @@ def main() -> None:
                 "vs_baseline": ours[0] / baseline[0] if baseline else None,
             }
         )
+    server.stop()
     machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
     print(f"machine: {machine}; medians of {repeat} runs")
     print(
