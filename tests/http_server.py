@@ -61,6 +61,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"attempt": self.server.flaky[key]}, 200 if ok else 503)
         elif parts.path == "/token":
             form = parse_qs(body)
+            self.server.token_forms.append(form)
             if form.get("client_secret") != ["s3cret-value"]:
                 self._json({"error": "invalid_client"}, 401)
             else:
@@ -97,6 +98,7 @@ class LoopbackServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.hits: Counter[str] = Counter()
+        self.token_forms: list[dict[str, list[str]]] = []
         self.flaky: Counter[str] = Counter()
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()

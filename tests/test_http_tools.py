@@ -8,6 +8,7 @@ import base64
 import importlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,18 @@ def _tools(base: str) -> list[dict[str, Any]]:
                     "clientSecret": "{{env.CLIENT_SECRET}}",
                     "scopes": ["read", "write"],
                 },
+            },
+        },
+        {
+            "name": "head",
+            "execution": {"type": "http", "method": "HEAD", "url": base + "/anything"},
+        },
+        {
+            "name": "unreachable",
+            "execution": {
+                "type": "http",
+                "url": "http://127.0.0.1:9/x",
+                "retries": {"attempts": 3, "backoff_ms": 100},
             },
         },
         {
@@ -296,6 +309,12 @@ def test_oauth2_token_is_fetched_once_and_cached(
     assert first["authorization"] == second["authorization"]
     assert first["authorization"].startswith("Bearer tok-")
     assert server.hits["/token"] == before + 1
+    assert server.token_forms[-1] == {
+        "grant_type": ["client_credentials"],
+        "client_id": ["cid"],
+        "client_secret": ["s3cret-value"],
+        "scope": ["read write"],
+    }
     denied = _call(invokers, "oauth", {}, {**ENV, "CLIENT_SECRET": "wrong-secret-x"})
     assert denied.isError is False  # the cached token still serves the same client
 
@@ -365,3 +384,20 @@ def test_http_tools_match_mci_py(invokers: dict[str, Any], schema: Path) -> None
             ), tool
             continue
         assert ours == expected, tool
+
+
+def test_head_requests_and_retried_connection_errors(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    before = server.hits["/anything"]
+    head = _call(invokers, "head", {})
+    assert (head.isError, head.text, head.metadata["status_code"]) == (False, "", 200)
+    assert server.hits["/anything"] == before + 1
+    started = time.monotonic()
+    failed = _call(invokers, "unreachable", {})
+    assert failed.isError and failed.text.startswith(
+        "HTTP request failed: ConnectError"
+    )
+    assert (
+        time.monotonic() - started >= 0.3
+    )  # waited 100 ms, then 200 ms, between attempts
