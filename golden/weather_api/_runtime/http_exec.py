@@ -15,6 +15,7 @@ import json
 import threading
 import time
 import weakref
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
@@ -171,11 +172,7 @@ def _async_client() -> httpx.AsyncClient:
 
 
 class _Failed(Exception):
-    """A failure whose message is the tool's error result."""
-
-    def __init__(self, message: str, metadata: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.metadata = metadata
+    """A failure (of the OAuth2 token request) whose message is the tool's error result."""
 
 
 def _token_request(oauth: OAuth2) -> dict[str, Any]:
@@ -221,65 +218,83 @@ def _authorize(call: HttpCall, token: str) -> list[tuple[str, str]]:
 # -- sending -------------------------------------------------------------------
 
 
-def send(call: HttpCall) -> ToolResult:
-    client = _sync_client()
+# The exchange is written once, as a generator that yields what to do (send a request,
+# wait) and receives the response; the sync and async senders only perform the I/O.
+_Step = tuple[str, Any]
+_Exchange = Generator[_Step, httpx.Response | None, ToolResult]
+
+
+def _exchange(call: HttpCall) -> _Exchange:
     started = time.perf_counter()
     try:
         headers = call.headers
         if call.oauth2 is not None:
             token = _cached_token(call.oauth2)
             if token is None:
-                token = _store_token(
-                    call.oauth2, client.request(**_token_request(call.oauth2))
-                )
-            headers = _authorize(call, token)
-        response: httpx.Response | None = None
-        for attempt in range(call.attempts):
-            try:
-                response = client.request(**_request(call, headers))
-                if response.status_code < 500:
-                    break
-            except httpx.TransportError:
-                if attempt == call.attempts - 1:
-                    raise
-            if attempt < call.attempts - 1:
-                time.sleep(call.backoff_ms * 2**attempt / 1000)
-        assert response is not None
-        return _finish(call, response, started)
-    except _Failed as failure:
-        return error_result(_redact(call, str(failure)), failure.metadata)
-    except httpx.HTTPError as error:
-        return error_result(_redact(call, _transport_message(error)))
-
-
-async def send_async(call: HttpCall) -> ToolResult:
-    client = _async_client()
-    started = time.perf_counter()
-    try:
-        headers = call.headers
-        if call.oauth2 is not None:
-            token = _cached_token(call.oauth2)
-            if token is None:
-                reply = await client.request(**_token_request(call.oauth2))
+                reply = yield ("request", _token_request(call.oauth2))
+                assert reply is not None
                 token = _store_token(call.oauth2, reply)
             headers = _authorize(call, token)
         response: httpx.Response | None = None
         for attempt in range(call.attempts):
             try:
-                response = await client.request(**_request(call, headers))
+                response = yield ("request", _request(call, headers))
+                assert response is not None
                 if response.status_code < 500:
                     break
             except httpx.TransportError:
                 if attempt == call.attempts - 1:
                     raise
             if attempt < call.attempts - 1:
-                await asyncio.sleep(call.backoff_ms * 2**attempt / 1000)
+                yield ("sleep", call.backoff_ms * 2**attempt / 1000)
         assert response is not None
         return _finish(call, response, started)
     except _Failed as failure:
-        return error_result(_redact(call, str(failure)), failure.metadata)
+        return error_result(_redact(call, str(failure)))
     except httpx.HTTPError as error:
         return error_result(_redact(call, _transport_message(error)))
+
+
+def send(call: HttpCall) -> ToolResult:
+    client = _sync_client()
+    exchange = _exchange(call)
+    reply: httpx.Response | None = None
+    error: httpx.HTTPError | None = None
+    while True:
+        try:
+            action, argument = exchange.throw(error) if error else exchange.send(reply)
+        except StopIteration as done:
+            result: ToolResult = done.value
+            return result
+        reply, error = None, None
+        if action == "sleep":
+            time.sleep(argument)
+            continue
+        try:
+            reply = client.request(**argument)
+        except httpx.HTTPError as failure:
+            error = failure
+
+
+async def send_async(call: HttpCall) -> ToolResult:
+    client = _async_client()
+    exchange = _exchange(call)
+    reply: httpx.Response | None = None
+    error: httpx.HTTPError | None = None
+    while True:
+        try:
+            action, argument = exchange.throw(error) if error else exchange.send(reply)
+        except StopIteration as done:
+            result: ToolResult = done.value
+            return result
+        reply, error = None, None
+        if action == "sleep":
+            await asyncio.sleep(argument)
+            continue
+        try:
+            reply = await client.request(**argument)
+        except httpx.HTTPError as failure:
+            error = failure
 
 
 def _request(call: HttpCall, headers: list[tuple[str, str]]) -> dict[str, Any]:
