@@ -308,3 +308,31 @@ def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
         f"{bad}:29:5: error: tool 'remote': no input model can be generated from its "
         "inputSchema: unsupported $ref 'https://example.com/s.json'" in result.stderr
     )
+
+
+def test_template_errors_point_into_the_schema_string(tmp_path: Path) -> None:
+    schema = tmp_path / "t.mci.yaml"
+    schema.write_text(
+        'schemaVersion: "1.0"\n'
+        "tools:\n"
+        "  - name: report\n"
+        "    execution:\n"
+        "      type: text\n"
+        "      text: |\n"
+        "        Totals\n"
+        "        @foreach(row in props.rows)\n"
+        "          - {{row.name}}: @if(row.qty > ) many @endif\n"
+        "        @endforeach\n"
+        "        @if(props.done) closed\n",
+        "utf-8",
+    )
+    result = run_mcigen("check", schema)
+    assert result.returncode == 1
+    assert f"{schema}:9:41: error: missing operand in condition" in result.stderr
+    schema.write_text(
+        schema.read_text().replace("row.qty > )", "row.qty > 2)"), "utf-8"
+    )
+    unclosed = run_mcigen("check", schema)
+    assert (
+        f"{schema}:11:9: error: '@if' is never closed with '@endif'" in unclosed.stderr
+    )
