@@ -24,16 +24,18 @@ class CliCall:
     timeout_s: float
 
 
+_SPAWN: dict[str, Any] = {
+    "stdin": subprocess.DEVNULL,
+    "stdout": subprocess.PIPE,
+    "stderr": subprocess.PIPE,
+    "start_new_session": True,  # its own process group, so a timeout kills children too
+}
+"""How both runners start a command: no input, output captured, in a new session."""
+
+
 def run_cli(call: CliCall) -> ToolResult:
     try:
-        process = subprocess.Popen(
-            call.argv,
-            cwd=call.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        process = subprocess.Popen(call.argv, cwd=call.cwd, **_SPAWN)
     except OSError as error:
         return error_result(str(error))
     # A timer kills the group: communicate(timeout=...) would poll for the exit with
@@ -59,12 +61,7 @@ def _expire(pid: int, fired: threading.Event) -> None:
 async def run_cli_async(call: CliCall) -> ToolResult:
     try:
         process = await asyncio.create_subprocess_exec(
-            *call.argv,
-            cwd=call.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
+            *call.argv, cwd=call.cwd, **_SPAWN
         )
     except OSError as error:
         return error_result(str(error))
