@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -43,6 +44,21 @@ def text_tool(name: str, text: str, **fields: Any) -> dict[str, Any]:
 
 def schema_of(*tools: dict[str, Any]) -> dict[str, Any]:
     return {"schemaVersion": "1.0", "tools": list(tools)}
+
+
+@contextmanager
+def built_package(schema: Path, out_dir: Path) -> Iterator[ModuleType]:
+    """Build ``schema`` into ``out_dir`` with the real command, import the package, and
+    forget it (sys.path and sys.modules) afterwards."""
+    result = run_mcigen("build", schema, "-o", out_dir)
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(out_dir.parent))
+    try:
+        yield importlib.import_module(out_dir.name)
+    finally:
+        sys.path.remove(str(out_dir.parent))
+        for module in [m for m in sys.modules if m.split(".")[0] == out_dir.name]:
+            del sys.modules[module]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import run_mcigen
+from .conftest import built_package
 from .oracle import run_oracle
 
 PY = sys.executable
@@ -102,14 +102,10 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def package(project: Path, tmp_path: Path) -> Iterator[ModuleType]:
-    out = tmp_path / "build" / "clipkg_tools"
-    result = run_mcigen("build", project / "cli.mci.json", "-o", out)
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(out.parent))
-    yield importlib.import_module("clipkg_tools")
-    sys.path.remove(str(out.parent))
-    for name in [m for m in sys.modules if m.split(".")[0] == "clipkg_tools"]:
-        del sys.modules[name]
+    with built_package(
+        project / "cli.mci.json", tmp_path / "build" / "clipkg_tools"
+    ) as package:
+        yield package
 
 
 def test_args_flags_and_cwd_relative_to_the_schema(

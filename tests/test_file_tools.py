@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import run_mcigen
+from .conftest import built_package, run_mcigen
 from .oracle import run_oracle
 
 TOOLS: list[dict[str, Any]] = [
@@ -81,14 +81,10 @@ def tree(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def package(tree: Path, tmp_path: Path) -> Iterator[ModuleType]:
-    out = tmp_path / "build" / "filepkg"
-    result = run_mcigen("build", tree / "files.mci.json", "-o", out)
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(out.parent))
-    yield importlib.import_module("filepkg")
-    sys.path.remove(str(out.parent))
-    for name in [m for m in sys.modules if m.split(".")[0] == "filepkg"]:
-        del sys.modules[name]
+    with built_package(
+        tree / "files.mci.json", tmp_path / "build" / "filepkg"
+    ) as package:
+        yield package
 
 
 def _text(package: ModuleType, tool: str, **props: Any) -> tuple[bool, str]:
