@@ -124,6 +124,9 @@ class Tool:
     path_policy: PathPolicy
     location: Location
     toolset: str | None = None
+    """The toolset or MCP server the tool came from; None for the schema's own."""
+    origin: str = "schema"
+    """Where the tool was defined: "schema", "toolset" or "mcp" (a server's cache)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,8 @@ class Schema:
     library_dir: str = "./mci"
     enable_any_paths: bool = False
     directory_allow_list: tuple[str, ...] = ()
+    expires_at: str | None = None
+    """A toolset file's ``expiresAt`` (MCP caches)."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from . import ir
 from .backend import emit
 from .diagnostics import Diagnostics
 from .frontend import load_schema
-from .planner import plan
+from .planner import PlanOptions, plan
 
 
 def plan_schema(
@@ -21,7 +21,7 @@ def plan_schema(
     )
     if schema is None:
         return None, diagnostics
-    package, planning = plan(schema)
+    package, planning = plan(schema, PlanOptions(path, whitespace))
     diagnostics.extend(planning.items)
     return (None if diagnostics.has_errors else package), diagnostics
 

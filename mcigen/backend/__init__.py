@@ -57,7 +57,7 @@ def emit(
     for group, members in sorted(groups.items()):
         views = [tool_view(planned, options.whitespace) for planned in members]
         files[f"tools/{group}.py"] = _group_module(
-            group,
+            _group_label(members[0].tool),
             views,
             models.get(group, GroupModels(frozenset(), "")),
             source,
@@ -96,14 +96,21 @@ def emit(
     return dict(sorted(output.items())), diagnostics
 
 
+def _group_label(tool: ir.Tool) -> str:
+    if tool.origin == "mcp":
+        return f"MCP server '{tool.toolset}'"
+    if tool.origin == "toolset":
+        return f"toolset '{tool.toolset}'"
+    return "the schema's own tools"
+
+
 def _group_module(
-    group: str, views: list[ToolView], models: GroupModels, source: str, schema_dir: str
+    label: str, views: list[ToolView], models: GroupModels, source: str, schema_dir: str
 ) -> str:
     imports = group_imports(views) | models.imports
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
         imports |= {("pathlib", "Path as _Path")}
-    label = "the schema's own tools" if group == "main" else f"group '{group}'"
     return render(
         "group.py.jinja",
         {

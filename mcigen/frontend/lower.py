@@ -61,6 +61,7 @@ class _Lowering:
             library_dir=root.get("libraryDir", "./mci"),
             enable_any_paths=root.get("enableAnyPaths", False),
             directory_allow_list=tuple(allow_list or ()),
+            expires_at=root.get("expiresAt"),
         )
 
     def tool(self, raw: JsonObject, pointer: str) -> ir.Tool:

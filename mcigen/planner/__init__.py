@@ -1,31 +1,45 @@
 """The planner: turns a lowered schema into the package to emit.
 
-It drops disabled tools, gives every tool its Python function, model and group
-names, derives keyword parameters from the input schema, and reports collisions.
-Toolset and MCP resolution will hang off the same entry point.
+It pulls in the tools of toolsets and MCP servers, drops disabled tools, gives every
+tool its Python function, model and group names, derives keyword parameters from
+the input schema, and reports clashes.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
 from .annotations import annotation, optional
-from .names import class_name, function_name, parameter_name, unique
+from .names import class_name, function_name, module_name, parameter_name, unique
+from .toolsets import load_toolsets
 
 MAIN_GROUP = "main"
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def plan(schema: ir.Schema) -> tuple[ir.Package, Diagnostics]:
+@dataclass(frozen=True)
+class PlanOptions:
+    """Where the schema lives (toolsets and MCP caches are found from there) and how
+    its templates are parsed."""
+
+    schema_path: Path
+    whitespace: str = "compat"
+
+
+def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnostics]:
     """The planned package and the planner's diagnostics (errors mean: do not emit)."""
     diagnostics = Diagnostics()
+    loaded = load_toolsets(schema, options.schema_path, options.whitespace, diagnostics)
+    tools = [tool for tool in (*schema.tools, *loaded) if not tool.disabled]
+    tools = _unique_tool_names(tools, diagnostics)
+    groups = _Groups()
     owners: dict[str, ir.Tool] = {}
     planned: list[ir.PlannedTool] = []
-    for tool in schema.tools:
-        if tool.disabled:
-            continue
+    for tool in tools:
         python_name = function_name(tool.name)
         names = (python_name, f"{python_name}_async")
         clash = next((n for n in names if n in owners), None)
@@ -43,12 +57,52 @@ def plan(schema: ir.Schema) -> tuple[ir.Package, Diagnostics]:
                 tool=tool,
                 python_name=python_name,
                 model_name=f"{class_name(tool.name)}Input",
-                group=MAIN_GROUP,
+                group=groups.of(tool),
                 parameters=_parameters(tool, python_name),
                 path_policy=_path_policy(schema, tool),
             )
         )
     return ir.Package(schema=schema, tools=tuple(planned)), diagnostics
+
+
+def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[ir.Tool]:
+    """The tools with the first of each name kept; every later one is an error,
+    unless it is the same definition pulled in twice (a toolset referenced twice)."""
+    first: dict[str, ir.Tool] = {}
+    for tool in tools:
+        other = first.setdefault(tool.name, tool)
+        if other.location != tool.location:
+            diagnostics.error(
+                tool.location,
+                f"tool '{tool.name}'{_from(tool)} is also defined at {other.location}"
+                f"{_from(other)}; tool names must be unique",
+            )
+    return list(first.values())
+
+
+def _from(tool: ir.Tool) -> str:
+    if tool.origin == "schema":
+        return ""
+    kind = "MCP server" if tool.origin == "mcp" else "toolset"
+    return f" (from {kind} '{tool.toolset}')"
+
+
+class _Groups:
+    """Module names under ``tools/``: ``main`` for the schema's own tools,
+    ``toolset_<name>`` per toolset and ``mcp_<name>`` per MCP server."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, str | None], str] = {}
+        self._taken = {MAIN_GROUP}
+
+    def of(self, tool: ir.Tool) -> str:
+        if tool.origin == "schema":
+            return MAIN_GROUP
+        key = (tool.origin, tool.toolset)
+        if key not in self._names:
+            base = f"{tool.origin}_{module_name(tool.toolset or '')}"
+            self._names[key] = unique(base, self._taken)
+        return self._names[key]
 
 
 def _path_policy(schema: ir.Schema, tool: ir.Tool) -> ir.EffectivePathPolicy:
