@@ -32,7 +32,7 @@ golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \
 	  name=$$(basename $$schema | sed -E 's/\.mci\.(json|ya?ml)$$//'); \
 	  echo "golden/$$name <- $$schema"; \
-	  $(BIN)/mcigen build $$schema -o golden/$$name || exit 1; \
+	  $(BIN)/mcigen build $$schema -o golden/$$name --offline || exit 1; \
 	done
 
 bench: $(STAMP)

@@ -10,6 +10,7 @@ from .diagnostics import Diagnostics
 from .ir import execution_kind
 from .output import OutputError, diff_package, write_package
 from .pipeline import compile_schema, plan_schema
+from .planner import McpMode
 from .runtime.table import format_table
 from .runtime.template_parser import WHITESPACE_MODES
 
@@ -43,15 +44,37 @@ def _parser() -> argparse.ArgumentParser:
         help="compare with DIR instead of writing; exit 1 if different",
     )
     _whitespace_option(build)
+    _mcp_options(build)
     build.set_defaults(run=_build)
     check = commands.add_parser("check", help="report every problem in SCHEMA")
     check.add_argument("schema", metavar="SCHEMA")
     _whitespace_option(check)
+    _mcp_options(check)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     listing.add_argument("schema", metavar="SCHEMA")
+    _mcp_options(listing)
     listing.set_defaults(run=_list)
     return parser
+
+
+def _mcp_options(parser: argparse.ArgumentParser) -> None:
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument(
+        "--offline",
+        dest="mcp_mode",
+        action="store_const",
+        const=McpMode.OFFLINE,
+        default=McpMode.CACHE,
+        help="never connect to MCP servers: use their caches, even expired ones",
+    )
+    modes.add_argument(
+        "--refresh",
+        dest="mcp_mode",
+        action="store_const",
+        const=McpMode.REFRESH,
+        help="fetch every MCP server's tools again and rewrite its cache",
+    )
 
 
 def _whitespace_option(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +101,9 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    files, diagnostics = compile_schema(schema, out_dir, name, args.whitespace)
+    files, diagnostics = compile_schema(
+        schema, out_dir, name, args.whitespace, args.mcp_mode
+    )
     _report(diagnostics)
     if files is None:
         return EXIT_ERRORS
@@ -95,13 +120,13 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
 
 
 def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, args.whitespace)
+    package, diagnostics = plan_schema(schema, args.whitespace, args.mcp_mode)
     _report(diagnostics)
     return EXIT_OK if package is not None else EXIT_ERRORS
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema)
+    package, diagnostics = plan_schema(schema, mcp_mode=args.mcp_mode)
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS

@@ -9,11 +9,11 @@ from . import ir
 from .backend import emit
 from .diagnostics import Diagnostics
 from .frontend import load_schema
-from .planner import PlanOptions, plan
+from .planner import McpMode, PlanOptions, plan
 
 
 def plan_schema(
-    path: Path, whitespace: str = "compat"
+    path: Path, whitespace: str = "compat", mcp_mode: McpMode = McpMode.CACHE
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
     schema, diagnostics = load_schema(
@@ -21,16 +21,20 @@ def plan_schema(
     )
     if schema is None:
         return None, diagnostics
-    package, planning = plan(schema, PlanOptions(path, whitespace))
+    package, planning = plan(schema, PlanOptions(path, whitespace, mcp_mode))
     diagnostics.extend(planning.items)
     return (None if diagnostics.has_errors else package), diagnostics
 
 
 def compile_schema(
-    path: Path, out_dir: Path, name: str, whitespace: str = "compat"
+    path: Path,
+    out_dir: Path,
+    name: str,
+    whitespace: str = "compat",
+    mcp_mode: McpMode = McpMode.CACHE,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it."""
-    package, diagnostics = plan_schema(path, whitespace)
+    package, diagnostics = plan_schema(path, whitespace, mcp_mode)
     if package is None:
         return None, diagnostics
     schema_dir = os.path.relpath(path.resolve().parent, out_dir.resolve())

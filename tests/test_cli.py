@@ -249,30 +249,6 @@ def test_installed_wheel_finds_its_templates(tmp_path: Path) -> None:
     assert "mcigen/templates/executors/text.py.jinja" in names
 
 
-def test_kinds_not_compiled_yet_pass_check_but_fail_build_clearly(
-    tmp_path: Path,
-) -> None:
-    document = {
-        "schemaVersion": "1.0",
-        "mcp_servers": {"srv": {"command": "srv-binary"}},
-        "tools": [
-            {
-                "name": "fetch",
-                "execution": {"type": "mcp", "serverName": "srv", "toolName": "t"},
-            }
-        ],
-    }
-    schema = write_schema(tmp_path, document)
-    assert run_mcigen("check", schema).returncode == 0
-    result = run_mcigen("build", schema, "-o", tmp_path / "out")
-    assert result.returncode == 1
-    assert (
-        f"{schema}:9:5: error: tool 'fetch': 'mcp' tools cannot be compiled"
-        in result.stderr
-    )
-    assert not (tmp_path / "out").exists()
-
-
 def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
     tmp_path: Path,
 ) -> None:

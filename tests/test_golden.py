@@ -33,7 +33,9 @@ def test_every_example_has_golden_output() -> None:
 
 @pytest.mark.parametrize("schema", EXAMPLES, ids=lambda p: p.name)
 def test_example_rebuilds_to_its_golden_output(schema: Path) -> None:
-    result = run_mcigen("build", schema, "-o", _golden_dir(schema), "--check")
+    result = run_mcigen(
+        "build", schema, "-o", _golden_dir(schema), "--check", "--offline"
+    )
     assert (
         result.returncode == 0
     ), f"golden is stale; run `make golden`\n{result.stdout}"

@@ -17,11 +17,11 @@ from ..diagnostics import Diagnostics
 from .formatting import format_python
 from .imports import import_block
 from .jinja import render
+from .mcp_views import server_functions, server_view
 from .models import GroupModels, ModelGenerationError, generate_models
 from .tools import MARKER, ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-SUPPORTED_KINDS = frozenset({"text", "file", "cli", "http"})
 
 
 def emit(
@@ -29,16 +29,6 @@ def emit(
 ) -> tuple[dict[str, bytes], Diagnostics]:
     """Every file of the package, keyed by its path relative to the package directory."""
     diagnostics = Diagnostics()
-    for planned in package.tools:
-        kind = ir.execution_kind(planned.tool.execution)
-        if kind not in SUPPORTED_KINDS:
-            diagnostics.error(
-                planned.tool.location,
-                f"tool '{planned.tool.name}': '{kind}' tools cannot be compiled by this "
-                "version of mcigen yet (mcp tools come with the planner)",
-            )
-    if diagnostics.has_errors:
-        return {}, diagnostics
     try:
         models = generate_models(package.tools)
     except ModelGenerationError as error:
@@ -54,8 +44,13 @@ def emit(
     groups: dict[str, list[ir.PlannedTool]] = {}
     for planned in package.tools:
         groups.setdefault(planned.group, []).append(planned)
+    functions = server_functions(package.schema.mcp_servers)
+    servers = {
+        server.name: server_view(server, functions[server.name])
+        for server in package.schema.mcp_servers
+    }
     for group, members in sorted(groups.items()):
-        views = [tool_view(planned, options.whitespace) for planned in members]
+        views = [tool_view(p, options.whitespace, servers) for p in members]
         files[f"tools/{group}.py"] = _group_module(
             _group_label(members[0].tool),
             views,
@@ -111,6 +106,7 @@ def _group_module(
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
         imports |= {("pathlib", "Path as _Path")}
+    servers = {v.mcp.server.function: v.mcp.server for v in views if v.mcp}
     return render(
         "group.py.jinja",
         {
@@ -119,6 +115,7 @@ def _group_module(
             "imports": import_block(imports),
             "models": [models.body] if models.body else [],
             "tools": views,
+            "servers": [servers[name] for name in sorted(servers)],
             "schema_dir": json.dumps(schema_dir) if uses_paths else None,
         },
     )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ir
 from ..runtime.template_ast import references
 from ..runtime.template_parser import parse_native, parse_template
+from .mcp_views import McpServerView, McpToolView
 from .pysource import docstring_text, literal
 from .textcode import CompiledText, compile_structure, compile_text
 
@@ -86,6 +88,7 @@ class ToolView:
     path: CompiledText | None = None
     cli: CliView | None = None
     http: HttpView | None = None
+    mcp: McpToolView | None = None
     awaits: bool = False
     """Whether the async twin awaits ``_invoke_<name>_async`` (real async I/O)."""
     policy: str = ""
@@ -93,7 +96,12 @@ class ToolView:
     imports: set[tuple[str, str]] = field(default_factory=set)
 
 
-def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
+def tool_view(
+    planned: ir.PlannedTool,
+    whitespace: str,
+    mcp_servers: Mapping[str, McpServerView] | None = None,
+) -> ToolView:
+    """``mcp_servers``: the server functions of the package, by server name."""
     tool = planned.tool
     parameters = planned.parameters
     view = ToolView(
@@ -126,10 +134,16 @@ def tool_view(planned: ir.PlannedTool, whitespace: str) -> ToolView:
         _cli_view(view, planned, tool.execution)
     elif isinstance(tool.execution, ir.HttpExecution):
         _http_view(view, planned, tool.execution)
+    elif isinstance(tool.execution, ir.McpExecution):
+        _mcp_view(view, tool.execution, mcp_servers or {})
     view.needs_context = view.needs_context or any(
         c.needs_context for c in view.compiled
     )
-    needs_props = view.needs_context or any(c.reads_props for c in view.compiled)
+    needs_props = (
+        view.needs_context
+        or view.mcp is not None
+        or any(c.reads_props for c in view.compiled)
+    )
     view.prologue = _prologue(planned, needs_props)
     return view
 
@@ -237,6 +251,30 @@ def _http_view(
             (".._runtime.http_exec", "send_async as _send_async"),
         }
     )
+
+
+def _mcp_view(
+    view: ToolView, execution: ir.McpExecution, servers: Mapping[str, McpServerView]
+) -> None:
+    server = servers[execution.server_name]
+    view.mcp = McpToolView(server, json.dumps(execution.tool_name, ensure_ascii=False))
+    view.awaits = True
+    view.imports.update(
+        {
+            (".._runtime.mcp_exec", "McpServerParams as _McpServerParams"),
+            (".._runtime.mcp_exec", "call_mcp_tool as _call_mcp_tool"),
+            (".._runtime.mcp_exec", "call_mcp_tool_async as _call_mcp_tool_async"),
+        }
+    )
+    for helper in server.helpers:
+        view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
+    if server.can_fail:
+        view.imports.update(
+            {
+                (".._runtime.results", "error_result as _error_result"),
+                (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+            }
+        )
 
 
 def _env_paths(value: object) -> list[tuple[str, ...]]:

@@ -80,7 +80,7 @@ class McpServerName(Check):
         TEXT.check(ctx, at, value)
         known = ctx.mcp_server_names
         if isinstance(value, str) and known is not None and value not in known:
-            ctx.warning(at, f"MCP server '{value}' is not defined in 'mcp_servers'")
+            ctx.error(at, f"MCP server '{value}' is not defined in 'mcp_servers'")
 
 
 def _filter_needs_value(ctx: Context, at: At, value: dict[str, object]) -> None:

@@ -14,8 +14,11 @@ from typing import Any
 from .. import ir
 from ..diagnostics import Diagnostics
 from .annotations import annotation, optional
+from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
-from .toolsets import load_toolsets
+from .toolsets import library_path, load_toolsets
+
+__all__ = ["MAIN_GROUP", "McpMode", "PlanOptions", "plan"]
 
 MAIN_GROUP = "main"
 _SCALARS = (str, int, float, bool, type(None))
@@ -28,13 +31,20 @@ class PlanOptions:
 
     schema_path: Path
     whitespace: str = "compat"
+    mcp_mode: McpMode = McpMode.CACHE
 
 
 def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnostics]:
     """The planned package and the planner's diagnostics (errors mean: do not emit)."""
     diagnostics = Diagnostics()
-    loaded = load_toolsets(schema, options.schema_path, options.whitespace, diagnostics)
-    tools = [tool for tool in (*schema.tools, *loaded) if not tool.disabled]
+    library = library_path(options.schema_path, schema)
+    from_toolsets = load_toolsets(schema, library, options.whitespace, diagnostics)
+    from_servers = load_mcp_tools(
+        schema, library, options.mcp_mode, options.whitespace, diagnostics
+    )
+    every = (*schema.tools, *from_toolsets, *from_servers)
+    tools = [tool for tool in every if not tool.disabled]
+    _check_servers_declared(schema, tools, diagnostics)
     tools = _unique_tool_names(tools, diagnostics)
     groups = _Groups()
     owners: dict[str, ir.Tool] = {}
@@ -78,6 +88,26 @@ def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[i
                 f"{_from(other)}; tool names must be unique",
             )
     return list(first.values())
+
+
+def _check_servers_declared(
+    schema: ir.Schema, tools: list[ir.Tool], diagnostics: Diagnostics
+) -> None:
+    """MCP tools of toolset files must call a server of the main schema (the
+    frontend checks the schema's own tools where their ``serverName`` is)."""
+    declared = {server.name for server in schema.mcp_servers}
+    for tool in tools:
+        execution = tool.execution
+        if (
+            tool.origin != "schema"
+            and isinstance(execution, ir.McpExecution)
+            and execution.server_name not in declared
+        ):
+            diagnostics.error(
+                tool.location,
+                f"tool '{tool.name}' calls MCP server '{execution.server_name}', "
+                "which the schema's 'mcp_servers' does not define",
+            )
 
 
 def _from(tool: ir.Tool) -> str:

@@ -28,12 +28,11 @@ def library_path(schema_path: Path, schema: ir.Schema) -> Path:
 
 
 def load_toolsets(
-    schema: ir.Schema, schema_path: Path, whitespace: str, diagnostics: Diagnostics
+    schema: ir.Schema, library: Path, whitespace: str, diagnostics: Diagnostics
 ) -> list[ir.Tool]:
     """The tools of every toolset the schema references, filtered, in reference order."""
     if not schema.toolsets:
         return []
-    library = library_path(schema_path, schema)
     if not library.is_dir():
         diagnostics.error(
             schema.toolsets[0].location,

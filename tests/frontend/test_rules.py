@@ -604,7 +604,7 @@ FILE_TEXT_MCP = [
     case(
         "mcp-server-not-declared",
         tool_schema({"type": "mcp", "serverName": "nowhere", "toolName": "echo"}),
-        warning("nowhere", "MCP server 'nowhere' is not defined in 'mcp_servers'"),
+        error("nowhere", "MCP server 'nowhere' is not defined in 'mcp_servers'"),
     ),
     case(
         "mcp-server-declared",

@@ -1,0 +1,73 @@
+"""Templates read from files at call time: parsed once per file version, then rendered.
+
+The parse cache is keyed by (path, mtime, size), so an edited file is parsed again
+and an unchanged one never is. A file whose template cannot be parsed gives an error
+naming the file, line and column.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .lookup import TemplateRuntimeError
+from .template_ast import Template, TemplateSyntaxError
+from .template_parser import parse_template
+from .template_render import render
+
+_CACHE_LIMIT = 256
+_cache: dict[tuple[str, int, int, str], Template] = {}
+
+
+def file_contents(
+    shown: str, path: str, context: dict[str, Any], templating: bool, whitespace: str
+) -> str:
+    """What a file tool returns: the file at ``path``, rendered when ``templating``.
+
+    Every failure is a :class:`TemplateRuntimeError` whose message (naming the path
+    as the schema's template produced it, ``shown``) is the tool's error result.
+    """
+    if not os.path.exists(path):
+        raise TemplateRuntimeError(f"File not found: {shown}")
+    if not os.path.isfile(path):
+        raise TemplateRuntimeError(f"Path is not a file: {shown}")
+    try:
+        if templating:
+            return render_file(path, context, whitespace)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TemplateRuntimeError(str(error)) from None
+
+
+def render_file(path: str, context: dict[str, Any], whitespace: str = "compat") -> str:
+    """The contents of the file at ``path`` rendered with ``context``.
+
+    Raises :class:`OSError` when the file cannot be read, :class:`UnicodeDecodeError`
+    when it is not UTF-8, and :class:`TemplateRuntimeError` when its template is
+    malformed or cannot be rendered with these values.
+    """
+    return render(load_file_template(path, whitespace), context)
+
+
+def load_file_template(path: str, whitespace: str = "compat") -> Template:
+    status = os.stat(path)
+    key = (path, status.st_mtime_ns, status.st_size, whitespace)
+    template = _cache.get(key)
+    if template is None:
+        with open(
+            path, encoding="utf-8"
+        ) as handle:  # universal newlines, as mci-py reads
+            text = handle.read()
+        try:
+            template = parse_template(text, directives=True, whitespace=whitespace)
+        except TemplateSyntaxError as error:
+            line = text.count("\n", 0, error.offset) + 1
+            column = error.offset - (text.rfind("\n", 0, error.offset) + 1) + 1
+            raise TemplateRuntimeError(
+                f"{path}:{line}:{column}: {error.message}"
+            ) from None
+        if len(_cache) >= _CACHE_LIMIT:
+            del _cache[next(iter(_cache))]
+        _cache[key] = template
+    return template

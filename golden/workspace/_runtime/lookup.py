@@ -1,0 +1,233 @@
+"""Value lookup at call time, with mci-py's error messages.
+
+Compiled templates and the runtime renderer share these helpers: a path is a tuple
+of keys, a fallback literal a plain string. Loop variables live in the same context
+mapping as ``props``, ``env`` and ``input``; a variable iterating a dict is bound to
+an :class:`Entry`, whose ``key`` is the key and whose value stands for it elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class TemplateRuntimeError(Exception):
+    """A template that cannot be rendered with the values given; the message is the result."""
+
+
+class PlaceholderError(TemplateRuntimeError):
+    """A placeholder none of whose alternatives resolved."""
+
+
+class _PathError(Exception):
+    pass
+
+
+class Entry:
+    """One member of a dict being iterated by ``@foreach``."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: Any, value: Any) -> None:
+        self.key = key
+        self.value = value
+
+
+_NOTHING: Any = object()
+
+Alternatives = tuple[tuple[str, ...] | str, ...]
+
+
+def _walk(
+    context: Mapping[str, Any], parts: tuple[str, ...], why: list[str] | None = None
+) -> Any:
+    """The value at ``parts``, or ``_NOTHING`` (and, into ``why``, mci-py's reason).
+
+    Raising nothing makes fallback chains cheap; the reason is only worded on request.
+    """
+    current: Any = context
+    for index, part in enumerate(parts):
+        if isinstance(current, Entry):
+            if part == "key":
+                current = current.key
+                continue
+            current = current.value
+        if not isinstance(current, dict) and not (
+            index <= 1 and isinstance(current, Mapping)
+        ):
+            if why is not None:
+                where = ".".join(parts[:index])
+                why.append(f"Cannot access '{part}' on non-dict value at '{where}'")
+            return _NOTHING
+        if part not in current:
+            if why is not None:
+                path = ".".join(parts)
+                why.append(f"Path '{path}' not found in context (missing '{part}')")
+            return _NOTHING
+        current = current[part]
+    return current.value if isinstance(current, Entry) else current
+
+
+def _failure(context: Mapping[str, Any], parts: tuple[str, ...]) -> str:
+    why: list[str] = []
+    _walk(context, parts, why)
+    return why[0]
+
+
+def resolve_path(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """The value at ``parts`` in ``context``; ``context["env"]`` may be any mapping."""
+    value = _walk(context, parts)
+    if value is _NOTHING:
+        raise _PathError(_failure(context, parts))
+    return value
+
+
+def _first_of(
+    context: Mapping[str, Any], alternatives: Alternatives
+) -> tuple[Any, list[str]]:
+    """The first alternative's value (``_NOTHING`` if none resolves) and, then, why."""
+    for alternative in alternatives:
+        if isinstance(alternative, str):
+            return alternative, []
+        value = _walk(context, alternative)
+        if value is not _NOTHING:
+            return value, []
+    errors = [
+        f"{'.'.join(alt)}: {_failure(context, alt)}"
+        for alt in alternatives
+        if not isinstance(alt, str)
+    ]
+    return _NOTHING, errors
+
+
+def first(context: Mapping[str, Any], source: str, alternatives: Alternatives) -> Any:
+    """The first alternative that resolves; a ``str`` alternative is a literal."""
+    value, errors = _first_of(context, alternatives)
+    if value is _NOTHING:
+        tried = ", ".join(
+            alt if isinstance(alt, str) else ".".join(alt) for alt in alternatives
+        )
+        raise PlaceholderError(
+            f"Failed to resolve placeholder '{{{{{source}}}}}': Could not resolve any "
+            f"alternative. Tried: {tried}. Errors: {'; '.join(errors)}"
+        )
+    return value
+
+
+def native(context: Mapping[str, Any], raw: str, alternatives: Alternatives) -> Any:
+    """The value of a JSON-native ``{!! path !!}`` string (``raw``), type and all."""
+    value, errors = _first_of(context, alternatives)
+    if value is _NOTHING:
+        reasons = "; ".join(error.split(": ", 1)[1] for error in errors)
+        raise TemplateRuntimeError(
+            f"Failed to resolve JSON-native placeholder '{raw}': {reasons}"
+        )
+    return value
+
+
+def value_or_none(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """The value at ``parts``, or None when it does not resolve (how cli flags read)."""
+    value = _walk(context, parts)
+    return None if value is _NOTHING else value
+
+
+def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
+    """What ``@foreach`` iterates: a list's items, or a dict's members as entries."""
+    try:
+        items = resolve_path(context, parts)
+    except _PathError as error:
+        raise TemplateRuntimeError(
+            f"Failed to resolve foreach path '{'.'.join(parts)}': {error}"
+        ) from None
+    if isinstance(items, list):
+        return items
+    if isinstance(items, dict):
+        return [Entry(key, value) for key, value in items.items()]
+    raise TemplateRuntimeError(
+        f"@foreach requires an array or object, got {type(items).__name__}"
+    )
+
+
+def range_bound(context: Mapping[str, Any], parts: tuple[str, ...]) -> int:
+    """An ``@for`` bound given as a path: it must hold an integer."""
+    try:
+        value = resolve_path(context, parts)
+    except _PathError as error:
+        raise TemplateRuntimeError(
+            f"Failed to resolve @for bound '{'.'.join(parts)}': {error}"
+        ) from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TemplateRuntimeError(
+            f"@for range bounds must be integers, got {type(value).__name__}"
+        )
+    return value
+
+
+def operand(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
+    """A path in a condition: its value, or (as in mci-py) its own text when it has none."""
+    value = _walk(context, parts)
+    return ".".join(parts) if value is _NOTHING else value
+
+
+def truthy(context: Mapping[str, Any], parts: tuple[str, ...]) -> bool:
+    """``@if(path)``: the value's truth; a path that does not resolve is false."""
+    value = _walk(context, parts)
+    return value is not _NOTHING and bool(value)
+
+
+def compare(left: Any, operator: str, right: Any) -> bool:
+    """``left operator right`` as mci-py evaluates it; ordering needs two numbers."""
+    if operator == "==":
+        return bool(left == right)
+    if operator == "!=":
+        return bool(left != right)
+    if not (isinstance(left, int | float) and isinstance(right, int | float)):
+        raise TemplateRuntimeError(
+            f"Cannot compare types '{type(left).__name__}' and "
+            f"'{type(right).__name__}' with '{operator}'"
+        )
+    if operator == ">":
+        return left > right
+    if operator == "<":
+        return left < right
+    if operator == ">=":
+        return left >= right
+    return left <= right
+
+
+UNBOUND: Any = object()
+"""What a loop variable's name was bound to before the loop, when nothing was."""
+
+
+def restore(context: dict[str, Any], name: str, saved: Any) -> None:
+    """Undo a loop's binding of ``name`` once the loop is over."""
+    if saved is UNBOUND:
+        context.pop(name, None)
+    else:
+        context[name] = saved
+
+
+class Value(str):
+    """Text that came from a value: whitespace stripping of ``@if`` bodies stops at it."""
+
+    __slots__ = ()
+
+
+def strip_pieces(pieces: list[str]) -> list[str]:
+    """``pieces`` without the whitespace around them that belongs to the template's
+    own text; a :class:`Value` is never stripped, nor anything beyond one."""
+    stripped = list(pieces)
+    index = 0
+    while index < len(stripped) and not isinstance(stripped[index], Value):
+        stripped[index] = stripped[index].lstrip()
+        if stripped[index]:
+            break
+        index += 1
+    index = len(stripped) - 1
+    while index >= 0 and not isinstance(stripped[index], Value):
+        stripped[index] = stripped[index].rstrip()
+        if stripped[index]:
+            break
+        index -= 1
+    return stripped

@@ -1,0 +1,16 @@
+"""Plain-text tables for command-line listings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns two spaces apart, no trailing spaces."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) for cell, width in zip(row, widths, strict=True)
+        ).rstrip()
+        for row in rows
+    )

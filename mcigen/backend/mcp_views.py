@@ -1,0 +1,97 @@
+"""What the templates need for MCP tools and the servers they call.
+
+A server's settings stay templates in the generated code: each server becomes a
+function from the run-time environment to ``McpServerParams``, so nothing from the
+build environment is written into the package.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..planner.names import module_name, unique
+from ..runtime.template_parser import parse_template
+from .textcode import CompiledText, compile_text
+
+
+@dataclass
+class McpServerView:
+    """The generated function that resolves one server's settings."""
+
+    function: str
+    statements: list[str]
+    arguments: list[str]
+    needs_context: bool
+    helpers: set[str] = field(default_factory=set)
+
+    @property
+    def can_fail(self) -> bool:
+        """Whether resolving may raise (a placeholder without a value)."""
+        return bool(self.statements) or self.needs_context
+
+
+@dataclass(frozen=True)
+class McpToolView:
+    server: McpServerView
+    tool_name: str
+    """The tool's name on the server, as a Python literal."""
+
+
+def server_functions(servers: Iterable[ir.McpServer]) -> dict[str, str]:
+    """A private function name per server, distinct even when names differ only in
+    characters Python names cannot hold."""
+    taken: set[str] = set()
+    return {
+        server.name: unique(f"_mcp_server_{module_name(server.name)}", taken)
+        for server in sorted(servers, key=lambda s: s.name)
+    }
+
+
+def server_view(server: ir.McpServer, function: str) -> McpServerView:
+    config = server.config
+    compiled: list[CompiledText] = []
+
+    def value(text: str, prefix: str) -> str:
+        code = compile_text(parse_template(text), frozenset(), prefix)
+        compiled.append(code)
+        return code.expression
+
+    def pairs(key: str) -> str:
+        mapping: dict[str, str] = config.get(key) or {}
+        items = [
+            f"({json.dumps(name, ensure_ascii=False)}, {value(text, f'{key}_{i}')})"
+            for i, (name, text) in enumerate(mapping.items())
+        ]
+        return _tuple(items)
+
+    arguments = [json.dumps(server.name, ensure_ascii=False)]
+    if config.get("type") == "http":
+        arguments += [
+            f"url={value(config['url'], 'url')}",
+            f"headers={pairs('headers')}",
+        ]
+    else:
+        args = [
+            value(arg, f"arg_{i}") for i, arg in enumerate(config.get("args") or ())
+        ]
+        arguments += [
+            f"command={value(config['command'], 'command')}",
+            f"args={_tuple(args)}",
+            f"env={pairs('env')}",
+        ]
+    return McpServerView(
+        function,
+        [statement for code in compiled for statement in code.statements],
+        arguments,
+        any(code.needs_context for code in compiled),
+        {helper for code in compiled for helper in code.helpers},
+    )
+
+
+def _tuple(items: list[str]) -> str:
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"

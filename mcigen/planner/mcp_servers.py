@@ -1,0 +1,254 @@
+"""MCP servers: their tools come from ``{libraryDir}/mcp/{server}.mci.json``, the cache
+mci-py also reads and writes, or from the server itself when the cache is missing
+or expired.
+
+The cache is a toolset file with an ``expiresAt`` date; it is written in mci-py's
+format, byte for byte, so that both tools share one cache. Server settings may use
+``{{env.VAR}}``: they are resolved from the build environment for fetching only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from datetime import UTC, date, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from .. import ir
+from ..diagnostics import Diagnostics
+from ..frontend import load_schema
+from ..runtime.lookup import TemplateRuntimeError
+from ..runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
+from ..runtime.template_parser import parse_template
+from ..runtime.template_render import render
+from .filters import apply_filter
+
+DEFAULT_EXPIRY_DAYS = 30
+
+_HINT_TAGS = (
+    ("readOnlyHint", "IsReadOnly"),
+    ("destructiveHint", "IsDestructive"),
+    ("idempotentHint", "IsIdempotent"),
+    ("openWorldHint", "IsOpenWorld"),
+)
+_ANNOTATION_KEYS = ("title", *(hint for hint, _ in _HINT_TAGS))
+_AUDIENCES = ("user", "assistant")
+
+
+class McpMode(StrEnum):
+    """When the planner talks to MCP servers."""
+
+    CACHE = "cache"
+    """Fetch only when a server's cache is missing or expired."""
+    OFFLINE = "offline"
+    """Never: a missing cache is an error, an expired one is used with a warning."""
+    REFRESH = "refresh"
+    """Always fetch, and rewrite the cache."""
+
+
+def cache_path(library: Path, server: str) -> Path:
+    return library / "mcp" / f"{server}.mci.json"
+
+
+def load_mcp_tools(
+    schema: ir.Schema,
+    library: Path,
+    mode: McpMode,
+    whitespace: str,
+    diagnostics: Diagnostics,
+) -> list[ir.Tool]:
+    """The tools of every MCP server of the schema, filtered as its config says."""
+    tools: list[ir.Tool] = []
+    for server in schema.mcp_servers:
+        fetcher = _ServerTools(server, cache_path(library, server.name), whitespace)
+        found = fetcher.tools(mode, schema.schema_version, diagnostics)
+        config = server.config.get("config") or {}
+        kept = apply_filter(
+            found,
+            config.get("filter"),
+            config.get("filterValue"),
+            server.location,
+            diagnostics,
+        )
+        tools.extend(
+            dataclasses.replace(tool, toolset=server.name, origin="mcp")
+            for tool in kept
+        )
+    return tools
+
+
+@dataclasses.dataclass
+class _ServerTools:
+    server: ir.McpServer
+    cache: Path
+    whitespace: str
+
+    def tools(
+        self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
+    ) -> list[ir.Tool]:
+        name = self.server.name
+        cached = None if mode is McpMode.REFRESH else self._cached(mode, diagnostics)
+        if cached is not None and _fresh(cached):
+            return list(cached.tools)
+        if mode is McpMode.OFFLINE:
+            return self._stale(
+                cached,
+                diagnostics,
+                f"the cached tools of MCP server '{name}' in {self.cache} "
+                f"{_expiry_phrase(cached)}; using them anyway (--offline)",
+                f"MCP server '{name}' has no cached tools at {self.cache}; "
+                "build once without --offline to fetch them",
+            )
+        try:
+            document = self._fetch(schema_version)
+        except (McpConnectionError, TemplateRuntimeError) as error:
+            return self._stale(
+                cached,
+                diagnostics,
+                f"cannot refresh the tools of MCP server '{name}' ({error}); "
+                f"using the expired cache {self.cache}",
+                f"cannot fetch the tools of MCP server '{name}': {error}",
+            )
+        _write_atomically(self.cache, json.dumps(document, indent=2))
+        written, found = load_schema(
+            self.cache, toolset_file=True, whitespace=self.whitespace
+        )
+        diagnostics.extend(found.items)
+        return [] if written is None else list(written.tools)
+
+    def _stale(
+        self,
+        cached: ir.Schema | None,
+        diagnostics: Diagnostics,
+        warning: str,
+        error: str,
+    ) -> list[ir.Tool]:
+        """The tools of a cache that is not fresh, with a warning, when there is one;
+        otherwise none, and an error."""
+        if cached is None:
+            diagnostics.error(self.server.location, error)
+            return []
+        diagnostics.warning(self.server.location, warning)
+        return list(cached.tools)
+
+    def _cached(self, mode: McpMode, diagnostics: Diagnostics) -> ir.Schema | None:
+        """The cache, when it exists and reads cleanly. An unreadable cache is an
+        error offline, and otherwise a warning before it is fetched again."""
+        if not self.cache.is_file():
+            return None
+        cached, found = load_schema(
+            self.cache, toolset_file=True, whitespace=self.whitespace
+        )
+        if cached is not None or mode is McpMode.OFFLINE:
+            diagnostics.extend(found.items)
+        else:
+            diagnostics.warning(
+                self.server.location,
+                f"the cache {self.cache} of MCP server '{self.server.name}' has "
+                "errors; fetching the tools again",
+            )
+        return cached
+
+    def _fetch(self, schema_version: str) -> dict[str, Any]:
+        listed = list_mcp_tools(_build_time_params(self.server))
+        expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
+        name = self.server.name
+        return {
+            "schemaVersion": schema_version,
+            "metadata": {"name": name, "description": f"MCP server: {name}"},
+            "tools": [_cache_entry(name, tool) for tool in listed],
+            "expiresAt": expires.isoformat(),
+        }
+
+
+def _fresh(cached: ir.Schema) -> bool:
+    """mci-py's rule: usable while the expiry date is after today (UTC); a cache
+    without a readable date counts as expired."""
+    expires = _expiry_date(cached)
+    return expires is not None and expires > datetime.now(UTC).date()
+
+
+def _expiry_date(cached: ir.Schema) -> date | None:
+    try:
+        return datetime.fromisoformat(cached.expires_at or "").date()
+    except ValueError:
+        return None
+
+
+def _expiry_phrase(cached: ir.Schema | None) -> str:
+    expires = None if cached is None else _expiry_date(cached)
+    return "have no expiry date" if expires is None else f"expired on {expires}"
+
+
+def _expiry_days(server: ir.McpServer) -> int:
+    config = server.config.get("config") or {}
+    days = config.get("expDays")
+    return days if isinstance(days, int) else DEFAULT_EXPIRY_DAYS
+
+
+def _build_time_params(server: ir.McpServer) -> McpServerParams:
+    """The server's settings with ``{{env.X}}`` taken from the build environment."""
+    context: dict[str, Any] = {"env": dict(os.environ)}
+
+    def resolve(text: str) -> str:
+        return render(parse_template(text), context)
+
+    config = server.config
+    pairs = {
+        key: tuple((k, resolve(v)) for k, v in (config.get(key) or {}).items())
+        for key in ("env", "headers")
+    }
+    if config.get("type") == "http":
+        return McpServerParams(
+            server.name, url=resolve(config["url"]), headers=pairs["headers"]
+        )
+    return McpServerParams(
+        server.name,
+        command=resolve(config["command"]),
+        args=tuple(resolve(arg) for arg in config.get("args") or ()),
+        env=pairs["env"],
+    )
+
+
+def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
+    """One tool of the cache, with mci-py's keys in mci-py's order."""
+    wire = listed.get("annotations") or {}
+    annotations = {k: wire[k] for k in _ANNOTATION_KEYS if wire.get(k) is not None}
+    audience = wire.get("audience")
+    if not isinstance(audience, list) or not all(r in _AUDIENCES for r in audience):
+        audience = []
+    if audience:
+        annotations["audience"] = audience
+    tags = [tag for hint, tag in _HINT_TAGS if wire.get(hint)]
+    tags += [f"audience_{role}" for role in audience]
+    entry: dict[str, Any] = {
+        "name": listed["name"],
+        "disabled": False,
+        "annotations": annotations,
+        "description": listed.get("description") or "",
+    }
+    if listed.get("inputSchema") is not None:
+        entry["inputSchema"] = listed["inputSchema"]
+    entry["execution"] = {
+        "type": "mcp",
+        "serverName": server,
+        "toolName": listed["name"],
+    }
+    entry.update({"enableAnyPaths": False, "directoryAllowList": [], "tags": tags})
+    return entry
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
