@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.http_server import LoopbackServer  # noqa: E402
+from tests.mcp_servers import TOY_SERVER  # noqa: E402
 from tests.oracle import oracle_python  # noqa: E402
 
 BLOCK = (
@@ -82,7 +83,12 @@ ROWS = {
     ),
     "cli call (echo)": ("echo", {"word": "hi"}),
     "http call (loopback, keep-alive)": ("fetch", {}),
+    "mcp call (stdio, SDK server)": ("add", {"a": 2, "b": 3}),
 }
+
+SCALE = {"cli": (10, 10), "mcp": (10, 1000)}
+"""Row prefix -> how many times fewer calls (mcigen, mci-py) than a text row makes:
+a subprocess or an MCP round trip costs milliseconds, mci-py's MCP call a second."""
 
 BASELINES = {
     "http call (loopback, keep-alive)": "client.get(props['url'])",
@@ -104,12 +110,54 @@ TIMER = textwrap.dedent("""
     """)
 
 
+MCP_FLOOR = textwrap.dedent("""
+    import asyncio, json, os, statistics, sys, time
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    server, number, repeat = json.loads(sys.argv[1])
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=[server, "stdio"])
+        with open(os.devnull, "w") as quiet:
+            async with stdio_client(params, errlog=quiet) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await session.call_tool("add", {"a": 2, "b": 3})
+                    runs = []
+                    for _ in range(repeat):
+                        start = time.perf_counter()
+                        for _ in range(number):
+                            await session.call_tool("add", {"a": 2, "b": 3})
+                        runs.append((time.perf_counter() - start) / number * 1e6)
+        print(json.dumps([statistics.median(runs), min(runs), max(runs)]))
+
+    asyncio.run(main())
+    """)
+"""The floor of an MCP call: a raw SDK session calling the same server."""
+
+
 def _time(
     python: Path, cwd: Path, setup: str, call: str, number: int, repeat: int
 ) -> list[float]:
     done = subprocess.run(
         [str(python), "-c", TIMER, json.dumps([setup, call, number, repeat])],
         cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures: list[float] = json.loads(done.stdout)
+    return figures
+
+
+def _floor(number: int, repeat: int) -> list[float]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            MCP_FLOOR,
+            json.dumps([str(TOY_SERVER), number, repeat]),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -133,6 +181,13 @@ def main() -> None:
     schema["tools"].append(
         {"name": "fetch", "execution": {"type": "http", "url": server.base + "/text"}}
     )
+    schema["mcp_servers"] = {
+        "toy": {
+            "command": sys.executable,
+            "args": [str(TOY_SERVER), "stdio"],
+            "config": {"filter": "only", "filterValue": "add"},
+        }
+    }
     (work / "bench.mci.json").write_text(json.dumps(schema), "utf-8")
     subprocess.run(
         [
@@ -148,13 +203,19 @@ def main() -> None:
     )
     mci_py = oracle_python()
     results = []
+    groups = {
+        t["name"]: t["group"]
+        for t in json.loads((work / "benchpkg" / "manifest.json").read_text())["tools"]
+    }
     for label, (tool, props) in ROWS.items():
+        ours_scale, theirs_scale = SCALE.get(label.split()[0], (1, 10))
         ours = _time(
             Path(sys.executable),
             work,
-            f"from benchpkg.tools.main import INVOKERS; import os; f = INVOKERS[{tool!r}]; props = {props!r}",
+            f"from benchpkg.tools.{groups[tool]} import INVOKERS; import os; "
+            f"f = INVOKERS[{tool!r}]; props = {props!r}",
             "f(props, os.environ)",
-            number // 10 if label.startswith("cli") else number,
+            max(number // ours_scale, 2),
             repeat,
         )
         theirs = _time(
@@ -162,11 +223,13 @@ def main() -> None:
             work,
             f"from mcipy import MCIClient; c = MCIClient(schema_file_path='bench.mci.json'); props = {props!r}",
             f"c.execute({tool!r}, props)",
-            max(number // 10, 20),
-            repeat,
+            max(number // theirs_scale, 2),
+            repeat if theirs_scale < 1000 else 3,
         )
         baseline = None
-        if label in BASELINES:
+        if label.startswith("mcp"):
+            baseline = _floor(max(number // ours_scale, 2), repeat)
+        elif label in BASELINES:
             baseline = _time(
                 Path(sys.executable),
                 work,

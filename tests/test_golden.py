@@ -76,3 +76,15 @@ def test_golden_output_passes_ruff() -> None:
 def test_golden_output_is_black_formatted() -> None:
     result = _tool("black", "--check", "--quiet", ".")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_package_carries_only_the_runtime_it_uses() -> None:
+    def runtime(package: str) -> set[str]:
+        return {p.stem for p in (GOLDEN / package / "_runtime").glob("*.py")}
+
+    common = {"__init__", "cli", "errors", "lookup", "results", "table", "validation"}
+    assert runtime("greetings") == common
+    assert runtime("workspace") == common | {"mcp_exec"}
+    assert runtime("weather_api") == common | {"http_exec"}
+    assert {"cli_exec", "paths"} <= runtime("repo_tools")
+    assert "mcp_exec" not in runtime("repo_tools")

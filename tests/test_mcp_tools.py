@@ -399,3 +399,17 @@ def test_http_servers_are_called_over_streamable_http(tmp_path: Path) -> None:
             check=False,
         )
         assert ran.stdout.split("\n")[0] == "42 over http", ran.stderr
+
+
+def test_server_tools_that_share_a_python_name_must_be_filtered(
+    tmp_path: Path,
+) -> None:
+    schema = mcp_schema(tmp_path, {"toy": {"command": "unused"}})
+    _write_cache(tmp_path, ["get-env", "get_env"], expires=TODAY + timedelta(days=1))
+    result = run_mcigen("check", schema)
+    assert result.returncode == 1
+    cache = cache_of(tmp_path)
+    assert result.stderr.splitlines()[0] == (
+        f"{cache}:1:131: error: tool 'get_env' and tool 'get-env' (at {cache}:1:36) "
+        "both need the Python name 'get_env'; leave one out with the server's 'filter'"
+    )

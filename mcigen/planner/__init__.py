@@ -58,7 +58,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
             diagnostics.error(
                 tool.location,
                 f"tool '{tool.name}' and tool '{other.name}' (at {other.location}) "
-                f"both need the Python name '{clash}'; rename one",
+                f"both need the Python name '{clash}'; {_remedy(tool, other)}",
             )
             continue
         owners[python_name] = owners[f"{python_name}_async"] = tool
@@ -108,6 +108,13 @@ def _check_servers_declared(
                 f"tool '{tool.name}' calls MCP server '{execution.server_name}', "
                 "which the schema's 'mcp_servers' does not define",
             )
+
+
+def _remedy(*tools: ir.Tool) -> str:
+    """Tools of the schema can be renamed; those of an MCP server can only be left out."""
+    if all(tool.origin == "mcp" for tool in tools):
+        return "leave one out with the server's 'filter'"
+    return "rename one"
 
 
 def _from(tool: ir.Tool) -> str:
