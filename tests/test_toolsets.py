@@ -334,6 +334,7 @@ def test_toolset_tools_are_generated_in_their_own_group_modules(
     assert "Tools: toolset 'text-kit'." in module
     assert "class ShoutInput" in module and "def shout(" in module
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["metadata"] == {}  # a toolset's metadata is never merged
     assert {t["name"]: t["group"] for t in manifest["tools"]} == {
         "own": "main",
         "shout": "toolset_text_kit",
