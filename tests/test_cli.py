@@ -187,41 +187,6 @@ def test_missing_schema_file_is_a_usage_error(tmp_path: Path) -> None:
     assert "no such schema file" in result.stderr
 
 
-def test_generated_package_command_line(tmp_path: Path) -> None:
-    schema = write_schema(tmp_path, GOOD)
-    run_mcigen("build", schema, "-o", tmp_path / "clipkg")
-
-    def package(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "clipkg", *args],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-        )
-
-    listed = package("list")
-    assert listed.returncode == 0
-    assert listed.stdout.splitlines()[1].split()[:5] == [
-        "sayHi",
-        "say_hi",
-        "text",
-        "main",
-        "a,b",
-    ]
-    called = package("call", "sayHi", "--json", '{"who": "Bo"}')
-    assert (called.returncode, called.stdout) == (0, "Hi Bo\n")
-    by_python_name = package("call", "say_hi", "--json", '{"who": "Al"}', "--raw")
-    assert json.loads(by_python_name.stdout)["content"] == [
-        {"type": "text", "text": "Hi Al"}
-    ]
-    invalid = package("call", "sayHi", "--json", '{"who": 1}')
-    assert invalid.returncode == 2
-    assert "who: Input should be a valid string" in invalid.stderr
-    assert "Traceback" not in invalid.stderr
-    unknown = package("call", "nope")
-    assert (unknown.returncode, unknown.stderr) == (2, "error: unknown tool 'nope'\n")
-
-
 def test_installed_wheel_finds_its_templates(tmp_path: Path) -> None:
     """The wheel ships templates/ inside the package, so an installed mcigen builds."""
     wheel_dir = tmp_path / "wheel"

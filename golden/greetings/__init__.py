@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         farewell,
         farewell_async,
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "farewell",
@@ -28,19 +31,22 @@ __all__ = [
     "greet_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "farewell": "main",
-    "farewell_async": "main",
-    "greet": "main",
-    "greet_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "farewell": ".tools.main",
+    "farewell_async": ".tools.main",
+    "greet": ".tools.main",
+    "greet_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

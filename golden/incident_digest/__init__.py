@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         health_board,
         health_board_async,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "health_board",
@@ -32,21 +35,24 @@ __all__ = [
     "retry_plan_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "health_board": "main",
-    "health_board_async": "main",
-    "incident_digest": "main",
-    "incident_digest_async": "main",
-    "retry_plan": "main",
-    "retry_plan_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "health_board": ".tools.main",
+    "health_board_async": ".tools.main",
+    "incident_digest": ".tools.main",
+    "incident_digest_async": ".tools.main",
+    "retry_plan": ".tools.main",
+    "retry_plan_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         announce,
         announce_async,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "announce",
@@ -32,21 +35,24 @@ __all__ = [
     "commit_message_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "announce": "main",
-    "announce_async": "main",
-    "changelog_entry": "main",
-    "changelog_entry_async": "main",
-    "commit_message": "main",
-    "commit_message_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "announce": ".tools.main",
+    "announce_async": ".tools.main",
+    "changelog_entry": ".tools.main",
+    "changelog_entry_async": ".tools.main",
+    "commit_message": ".tools.main",
+    "commit_message_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

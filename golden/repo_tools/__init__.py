@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         count_lines,
         count_lines_async,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "count_lines",
@@ -32,21 +35,24 @@ __all__ = [
     "utc_now_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "count_lines": "main",
-    "count_lines_async": "main",
-    "search_code": "main",
-    "search_code_async": "main",
-    "utc_now": "main",
-    "utc_now_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "count_lines": ".tools.main",
+    "count_lines_async": ".tools.main",
+    "search_code": ".tools.main",
+    "search_code_async": ".tools.main",
+    "utc_now": ".tools.main",
+    "utc_now_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

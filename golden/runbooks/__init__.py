@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         deploy_checklist,
         deploy_checklist_async,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "deploy_checklist",
@@ -32,21 +35,24 @@ __all__ = [
     "runbook_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "deploy_checklist": "main",
-    "deploy_checklist_async": "main",
-    "restart_runbook": "main",
-    "restart_runbook_async": "main",
-    "runbook": "main",
-    "runbook_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "deploy_checklist": ".tools.main",
+    "deploy_checklist_async": ".tools.main",
+    "restart_runbook": ".tools.main",
+    "restart_runbook_async": ".tools.main",
+    "runbook": ".tools.main",
+    "runbook_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         acknowledge_ticket,
         acknowledge_ticket_async,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "acknowledge_ticket",
@@ -32,21 +35,24 @@ __all__ = [
     "refund_notice_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "acknowledge_ticket": "main",
-    "acknowledge_ticket_async": "main",
-    "escalation_note": "main",
-    "escalation_note_async": "main",
-    "refund_notice": "main",
-    "refund_notice_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "acknowledge_ticket": ".tools.main",
+    "acknowledge_ticket_async": ".tools.main",
+    "escalation_note": ".tools.main",
+    "escalation_note_async": ".tools.main",
+    "refund_notice": ".tools.main",
+    "refund_notice_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         get_weather,
         get_weather_async,
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "get_weather",
@@ -28,19 +31,22 @@ __all__ = [
     "post_alert_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "get_weather": "main",
-    "get_weather_async": "main",
-    "post_alert": "main",
-    "post_alert_async": "main",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "get_weather": ".tools.main",
+    "get_weather_async": ".tools.main",
+    "post_alert": ".tools.main",
+    "post_alert_async": ".tools.main",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -12,6 +12,7 @@ from ._runtime.errors import ToolInputError
 from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from .client import Client, MCIClientError
     from .tools.main import (
         standup_prompt,
         standup_prompt_async,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Client",
+    "MCIClientError",
     "ToolInputError",
     "ToolResult",
     "bullet_list",
@@ -62,33 +65,36 @@ __all__ = [
     "write_file_async",
 ]
 
-_GROUPS: dict[str, str] = {
-    "bullet_list": "toolset_formatting",
-    "bullet_list_async": "toolset_formatting",
-    "decision_record": "toolset_notes",
-    "decision_record_async": "toolset_notes",
-    "get_file_info": "mcp_files",
-    "get_file_info_async": "mcp_files",
-    "headline": "toolset_formatting",
-    "headline_async": "toolset_formatting",
-    "list_directory": "mcp_files",
-    "list_directory_async": "mcp_files",
-    "read_text_file": "mcp_files",
-    "read_text_file_async": "mcp_files",
-    "search_files": "mcp_files",
-    "search_files_async": "mcp_files",
-    "standup_prompt": "main",
-    "standup_prompt_async": "main",
-    "write_file": "mcp_files",
-    "write_file_async": "mcp_files",
+_MODULES: dict[str, str] = {
+    "Client": ".client",
+    "MCIClientError": ".client",
+    "bullet_list": ".tools.toolset_formatting",
+    "bullet_list_async": ".tools.toolset_formatting",
+    "decision_record": ".tools.toolset_notes",
+    "decision_record_async": ".tools.toolset_notes",
+    "get_file_info": ".tools.mcp_files",
+    "get_file_info_async": ".tools.mcp_files",
+    "headline": ".tools.toolset_formatting",
+    "headline_async": ".tools.toolset_formatting",
+    "list_directory": ".tools.mcp_files",
+    "list_directory_async": ".tools.mcp_files",
+    "read_text_file": ".tools.mcp_files",
+    "read_text_file_async": ".tools.mcp_files",
+    "search_files": ".tools.mcp_files",
+    "search_files_async": ".tools.mcp_files",
+    "standup_prompt": ".tools.main",
+    "standup_prompt_async": ".tools.main",
+    "write_file": ".tools.mcp_files",
+    "write_file_async": ".tools.mcp_files",
 }
+"""Where each export lives; its module is imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    group = _GROUPS.get(name)
-    if group is None:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

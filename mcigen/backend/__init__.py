@@ -81,6 +81,8 @@ def emit(
     files["models.py"] = render("models.py.jinja", context)
     files["__main__.py"] = render("main.py.jinja", context)
     files["tools/__init__.py"] = render("tools_init.py.jinja", context)
+    for surface in ("client", "meta", "server"):
+        files[f"{surface}.py"] = render(f"{surface}.py.jinja", context)
     output = {path: format_python(text).encode() for path, text in files.items()}
     output["manifest.json"] = _manifest(package, options.name)
     output["py.typed"] = b""
@@ -178,6 +180,7 @@ def _manifest(package: ir.Package, name: str) -> bytes:
             "python_name": p.python_name,
             "type": ir.execution_kind(p.tool.execution),
             "group": p.group,
+            "origin": p.tool.origin,
             "toolset": p.tool.toolset,
             "description": p.tool.description,
             "annotations": p.tool.annotations,

@@ -20,6 +20,7 @@ MARKER = ".mcigen"
 _ALWAYS: frozenset[tuple[str, str]] = frozenset(
     {
         ("__future__", "annotations"),
+        ("collections.abc", "Awaitable"),
         ("collections.abc", "Callable"),
         ("collections.abc", "Mapping"),
         ("os", "environ as _environ"),
@@ -301,6 +302,8 @@ def _file_view(
     view.needs_context = True  # the file's own template sees the context
     view.policy = _policy_arguments(planned)
     view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
+    view.awaits = True  # the async twin reads the file in a worker thread
+    view.imports.add(("asyncio", "to_thread as _to_thread"))
     _add_helpers(view, view.path)
     view.imports.update(_PATH_FAILURES)
     view.imports.update(

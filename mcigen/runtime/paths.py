@@ -9,6 +9,11 @@ list (relative entries are taken against the base directory too).
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
+
+BASE_DIR_OVERRIDE: ContextVar[str | None] = ContextVar("base_dir", default=None)
+"""A base directory that replaces the schema's for the calls made in this context:
+what ``Client(base_dir=...)`` sets around each call."""
 
 
 class PathRefused(Exception):
@@ -19,6 +24,7 @@ def checked_path(
     path: str, base_dir: str, enable_any_paths: bool, allow_list: tuple[str, ...]
 ) -> str:
     """The absolute path ``path`` designates, or :class:`PathRefused` when it is not allowed."""
+    base_dir = BASE_DIR_OVERRIDE.get() or base_dir
     target = os.path.join(base_dir, path)
     if enable_any_paths:
         return target

@@ -19,6 +19,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_until_listening(
+    process: subprocess.Popen[bytes], port: int, timeout: float = 20
+) -> None:
+    """Return once 127.0.0.1:``port`` accepts connections; fail if ``process`` exits
+    first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                stderr = process.stderr.read() if process.stderr else b""
+                raise RuntimeError(f"the server did not start: {stderr!r}") from None
+            time.sleep(0.05)
+
+
 @contextmanager
 def toy_http_server() -> Iterator[str]:
     """Run the toy server over Streamable HTTP on a free port; yields its /mcp URL."""
@@ -29,15 +46,7 @@ def toy_http_server() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the toy HTTP server did not start") from None
-                time.sleep(0.05)
+        wait_until_listening(process, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.kill()

@@ -1,0 +1,904 @@
+"""A broker over the package's tools: three stable meta-tools instead of many.
+
+A model that would drown in a thousand tool definitions sees only ``meta_tree``,
+``meta_desc`` and ``meta_call`` (:data:`META_TOOLS`). It navigates a tree of paths,
+reads the exact input schema of one tool, and calls it::
+
+    broker = Broker(registry("pkg"))
+    broker.tree("/")                       # the direct children of a node
+    broker.desc("/util/ping")              # a tool's schema and example args
+    broker.call("/util/ping", {"n": 1})    # validate, call, (truncate)
+
+The tree
+--------
+- ``/`` is the root. The schema's own tools are leaves directly under it
+  (``/greet``); each toolset is a node ``/<toolset>`` with its tools as leaves
+  (``/util/ping``); MCP servers are nodes ``/mcp/<server>`` under a node ``/mcp``,
+  which exists only when the package has MCP tools.
+- A leaf's name is the tool's MCI name. A ``/`` in a tool, toolset or server name
+  is written ``%2F`` in its path segment, and a ``%`` is written ``%25``; paths are
+  read back with exactly that rule (only ``%2F`` and ``%25`` are decoded, in
+  either case), so every name has one segment and no two names share one.
+- Paths are absolute; a missing leading ``/``, a trailing ``/`` and empty segments
+  (``//``) are ignored: ``util/ping/`` is ``/util/ping``.
+
+Name collisions at the root. Nodes win over leaves: the names at ``/`` are claimed
+first by the ``mcp`` node, then by toolset nodes, then by the schema's own tools.
+A toolset whose name is taken (a toolset called ``mcp`` in a package with MCP
+servers) becomes ``/<name>~toolset``; a schema tool whose name is taken (a tool
+called ``util`` next to a toolset ``util``, or ``mcp`` next to MCP servers) becomes
+the leaf ``/<name>~tool``. If that is taken too, ``~toolset2``, ``~tool2``, ... are
+tried in turn. The layout is computed from every tool of the registry, so a
+broker restricted to a subset (``tools=``) gives each tool the same path.
+
+Ordering. The children of a node are its nodes, then its tools, each kind sorted
+by segment (case-insensitively, ties by code point): independent of the order in
+the schema, and the same on every run.
+
+Answers
+-------
+``tree`` -> ``{"path", "children": [{"path", "type": "node"|"tool", "summary"}]}``.
+``desc`` of a node -> ``{"path", "type": "node", "summary", "children"}``; the
+root's summary is the schema's metadata ``name: description`` (or ``the tools of
+'pkg'``) and it adds ``description`` when the metadata has one; a toolset's is
+``toolset 'x'``, a server's ``MCP server 'x'``.
+``desc`` of a tool -> ``{"path", "type": "tool", "name", "summary", "description",
+"args_schema", "example_args"}`` plus ``annotations`` and ``tags`` when the tool has
+any. ``args_schema`` is the manifest's inputSchema as is (``{"type": "object",
+"properties": {}}`` for none). ``example_args`` holds each property's
+``examples[0]``, else its ``default``, else, if it is required, a placeholder (its
+``const``, its first ``enum`` value, or by type ``""``, ``0``, ``false``, ``[]``,
+and for an object the example of its own properties, by the same rules); the
+schema's own ``examples[0]`` wins over all of that.
+``call`` -> ``{"path", "isError", "content": [content dicts], "metadata"}``.
+Every mistake of the caller (unknown path, a node where a tool is expected or the
+reverse, args that do not match the schema) raises :class:`BrokerError`.
+
+Truncation
+----------
+With ``max_output_chars`` set, a ``call`` answer whose size (``len(json.dumps(answer,
+ensure_ascii=False))``) exceeds it is replaced by the wrapper ``{"truncated": true,
+"original_chars", "max_output_chars", "note", "result"}``, whose own size fits the
+limit whenever that is possible at all; ``result`` is the answer, cut. Its
+structure is kept: ``path`` and ``isError`` are never cut, nor are the keys of a
+content item. Inside ``content`` and ``metadata``:
+
+1. long strings are cut first, down to 100 characters (a tenth of the limit when
+   that is less, but not below 16); a cut string ends in ``… [+N chars]``;
+2. if that is not enough, long lists keep their first items and end in the
+   string ``"… [+N items]"`` (``content`` itself keeps at least one item);
+3. then objects (in metadata and JSON text) keep their first keys and a last key
+   ``"…"`` saying how many were left out;
+4. then strings are cut below that floor;
+
+and each limit is then raised again, keys first, then items, then strings, as far
+as the budget allows. A text item whose text is a JSON object or array (an HTTP
+tool's JSON body) is cut the same way inside that JSON, which is re-serialized
+compactly, so it stays valid JSON. Image and audio data are replaced whole by a
+marker (half a base64 blob is of no use). If even the bare structure does not fit,
+``result`` is the start of the answer's JSON text; under about 180 characters
+``result`` is null (and under about 120 not even that wrapper fits). ``note`` says what was cut and how much. The
+same answer and limit always give the same output.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ToolInputError
+from .registry import Registry, ToolEntry
+from .results import ToolResult
+
+__all__ = ["META_TOOLS", "Broker", "BrokerError"]
+
+_PATH_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "An absolute path in the broker's tree, such as '/' or "
+    "'/toolset/tool', as meta_tree lists it.",
+}
+
+META_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "meta_tree",
+        "description": (
+            "List the direct children of a node of the tool tree: each child's path, "
+            "its type ('node' to browse further with meta_tree, 'tool' to read with "
+            "meta_desc and run with meta_call) and a one-line summary. Start at '/'."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": {**_PATH_PROPERTY, "default": "/"}},
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    },
+    {
+        "name": "meta_desc",
+        "description": (
+            "Describe a path. For a tool: its full description, the exact JSON "
+            "Schema its arguments must match (args_schema) and example_args to start "
+            "from. For a node: its summary and children."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": _PATH_PROPERTY},
+            "required": ["path"],
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    },
+    {
+        "name": "meta_call",
+        "description": (
+            "Run the tool at a path with arguments matching the args_schema that "
+            "meta_desc returned. Returns the tool's content, isError and metadata; "
+            "a very large result comes back truncated, with a note saying what was "
+            "cut."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "path": _PATH_PROPERTY,
+                "args": {
+                    "type": "object",
+                    "description": "The tool's arguments, as an object.",
+                    "default": {},
+                },
+            },
+            "required": ["path"],
+        },
+    },
+]
+"""The three meta-tools as MCP tool definitions (``name``, ``description``,
+``inputSchema``, and ``annotations`` for the two that only read)."""
+
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+_PLACEHOLDERS: dict[str, Any] = {
+    "string": "",
+    "integer": 0,
+    "number": 0,
+    "boolean": False,
+    "array": [],
+    "object": {},
+    "null": None,
+}
+
+
+class BrokerError(ValueError):
+    """A meta-tool was called with a path or arguments it cannot use.
+
+    ``path`` is the path concerned, normalized (None if it was not a string); for
+    invalid arguments ``field`` is the first
+    offending property and ``problems`` every (field, message) pair.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        problems: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = list(problems)
+        self.field = self.problems[0][0] if self.problems else ""
+
+
+@dataclass
+class _Node:
+    path: str
+    summary: str
+    description: str | None = None
+    nodes: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+
+
+def _segment(name: str) -> str:
+    return name.replace("%", "%25").replace("/", "%2F")
+
+
+_ESCAPE = re.compile(r"%(25|2[Ff])")
+
+
+def _normalize(path: object) -> str:
+    if not isinstance(path, str):
+        raise BrokerError(
+            f"path must be a string such as '/', got {type(path).__name__}"
+        )
+    segments = [
+        _segment(_ESCAPE.sub(lambda m: "%" if m[1] == "25" else "/", part))
+        for part in path.split("/")
+        if part
+    ]
+    return "/" + "/".join(segments)
+
+
+def _join(parent: str, segment: str) -> str:
+    return f"{parent.rstrip('/')}/{segment}"
+
+
+def _sort_key(path: str) -> tuple[str, str]:
+    segment = path.rsplit("/", 1)[-1]
+    return segment.casefold(), segment
+
+
+def _claim(name: str, suffix: str, taken: set[str]) -> str:
+    """``name~suffix``, or ``name~suffix2``, ... whichever is free; records it."""
+    candidate, counter = f"{name}~{suffix}", 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{name}~{suffix}{counter}"
+    taken.add(candidate)
+    return candidate
+
+
+class Broker:
+    """``tree``, ``desc`` and ``call`` over the tools of ``registry``.
+
+    ``env`` is the environment the tools see (default: ``os.environ`` as it is at
+    call time); ``tools`` restricts the broker to some of the registry's tools;
+    ``max_output_chars`` turns on truncation of large ``call`` answers.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        env: Mapping[str, str] | None = None,
+        max_output_chars: int | None = None,
+        tools: Sequence[ToolEntry] | None = None,
+    ) -> None:
+        if max_output_chars is not None and (
+            isinstance(max_output_chars, bool)
+            or not isinstance(max_output_chars, int)
+            or max_output_chars < 1
+        ):
+            raise ValueError(
+                f"max_output_chars must be a positive integer, got {max_output_chars!r}"
+            )
+        self.registry = registry
+        self.env = env
+        self.max_output_chars = max_output_chars
+        known = {entry.name for entry in registry.tools}
+        if tools is None:
+            visible = known
+        else:
+            visible = {entry.name for entry in tools}
+            stray = sorted(visible - known)
+            if stray:
+                raise ValueError(
+                    f"not tools of package '{registry.package}': {', '.join(stray)}"
+                )
+        self._nodes: dict[str, _Node] = {}
+        self._tools: dict[str, ToolEntry] = {}
+        self._layout(visible)
+
+    # -- the tree ---------------------------------------------------------------
+
+    def _layout(self, visible: set[str]) -> None:
+        entries = self.registry.tools
+        toolsets = list(
+            dict.fromkeys(e.toolset or "" for e in entries if e.origin == "toolset")
+        )
+        servers = list(
+            dict.fromkeys(e.toolset or "" for e in entries if e.origin == "mcp")
+        )
+        own = [e for e in entries if e.origin not in ("toolset", "mcp")]
+        # Claims at the root: the mcp node, toolset nodes, the schema's tools whose
+        # names are free; then, renamed, the toolsets and tools whose names were not.
+        taken = {"mcp"} if servers else set()
+        segments = {name: _segment(name) for name in toolsets}
+        segments.update((e.name, _segment(e.name)) for e in own)
+        toolset_paths: dict[str, str] = {}
+        tool_paths: dict[str, str] = {}
+        for names, paths in (
+            (toolsets, toolset_paths),
+            ([e.name for e in own], tool_paths),
+        ):
+            for name in names:
+                if segments[name] not in taken:
+                    taken.add(segments[name])
+                    paths[name] = "/" + segments[name]
+        for name in toolsets:
+            if name not in toolset_paths:
+                toolset_paths[name] = "/" + _claim(segments[name], "toolset", taken)
+        for entry in own:
+            if entry.name not in tool_paths:
+                tool_paths[entry.name] = "/" + _claim(
+                    segments[entry.name], "tool", taken
+                )
+        server_paths = {name: _join("/mcp", _segment(name)) for name in servers}
+        for entry in entries:
+            if entry.origin == "toolset":
+                tool_paths[entry.name] = _join(
+                    toolset_paths[entry.toolset or ""], _segment(entry.name)
+                )
+            elif entry.origin == "mcp":
+                tool_paths[entry.name] = _join(
+                    server_paths[entry.toolset or ""], _segment(entry.name)
+                )
+
+        self._nodes["/"] = self._root()
+        for entry in entries:
+            if entry.name not in visible:
+                continue
+            path = tool_paths[entry.name]
+            self._tools[path] = entry
+            parent = path.rsplit("/", 1)[0] or "/"
+            if entry.origin == "toolset":
+                self._node(parent, f"toolset '{entry.toolset}'", "/")
+            elif entry.origin == "mcp":
+                self._node("/mcp", "MCP servers", "/")
+                self._node(parent, f"MCP server '{entry.toolset}'", "/mcp")
+            self._nodes[parent].tools.append(path)
+        for node in self._nodes.values():
+            node.nodes.sort(key=_sort_key)
+            node.tools.sort(key=_sort_key)
+
+    def _root(self) -> _Node:
+        """The root: the schema's metadata name and description, if it has them."""
+        metadata = self.registry.metadata
+        title, description = metadata.get("name"), metadata.get("description")
+        title = title if isinstance(title, str) and title else None
+        description = description if isinstance(description, str) else None
+        if title and description:
+            summary = f"{title}: {description}"
+        else:
+            summary = title or description or f"the tools of '{self.registry.package}'"
+        return _Node("/", summary, description)
+
+    def _node(self, path: str, summary: str, parent: str) -> None:
+        if path not in self._nodes:
+            self._nodes[path] = _Node(path, summary)
+            self._nodes[parent].nodes.append(path)
+
+    def _children(self, node: _Node) -> list[dict[str, Any]]:
+        nodes = [
+            {"path": p, "type": "node", "summary": self._nodes[p].summary}
+            for p in node.nodes
+        ]
+        tools = [
+            {"path": p, "type": "tool", "summary": self._tools[p].summary}
+            for p in node.tools
+        ]
+        return nodes + tools
+
+    def _unknown(self, path: str) -> BrokerError:
+        parent = path.rsplit("/", 1)[0] or "/"
+        while parent not in self._nodes:
+            parent = parent.rsplit("/", 1)[0] or "/"
+        message = f"no node or tool at '{path}'"
+        close = difflib.get_close_matches(path, [*self._nodes, *self._tools], n=1)
+        if close:
+            message += f"; did you mean '{close[0]}'?"
+        else:
+            message += f"; meta_tree('{parent}') lists what is there"
+        return BrokerError(message, path=path)
+
+    def _find_node(self, given: object) -> _Node:
+        path = _normalize(given)
+        node = self._nodes.get(path)
+        if node is not None:
+            return node
+        if path in self._tools:
+            raise BrokerError(
+                f"'{path}' is a tool, not a node: meta_desc describes it and "
+                "meta_call runs it",
+                path=path,
+            )
+        raise self._unknown(path)
+
+    def _find_tool(self, given: object) -> tuple[str, ToolEntry]:
+        path = _normalize(given)
+        entry = self._tools.get(path)
+        if entry is not None:
+            return path, entry
+        if path in self._nodes:
+            raise BrokerError(
+                f"'{path}' is a node, not a tool: meta_tree('{path}') lists its "
+                "children",
+                path=path,
+            )
+        raise self._unknown(path)
+
+    def tree(self, path: str = "/") -> dict[str, Any]:
+        """The direct children of the node at ``path``."""
+        node = self._find_node(path)
+        return {"path": node.path, "children": self._children(node)}
+
+    def desc(self, path: str) -> dict[str, Any]:
+        """A node's summary and children, or a tool's description, exact args schema
+        and example args."""
+        normalized = _normalize(path)
+        entry = self._tools.get(normalized)
+        if entry is None:
+            node = self._find_node(path)
+            answer: dict[str, Any] = {
+                "path": node.path,
+                "type": "node",
+                "summary": node.summary,
+            }
+            if node.description is not None:
+                answer["description"] = node.description
+            answer["children"] = self._children(node)
+            return answer
+        given = entry.input_schema
+        schema = copy.deepcopy(_EMPTY_SCHEMA if given is None else given)
+        answer = {
+            "path": normalized,
+            "type": "tool",
+            "name": entry.name,
+            "summary": entry.summary,
+            "description": entry.description or "",
+            "args_schema": schema,
+            "example_args": example_args(schema),
+        }
+        if entry.annotations:
+            answer["annotations"] = copy.deepcopy(entry.annotations)
+        if entry.tags:
+            answer["tags"] = list(entry.tags)
+        return answer
+
+    def paths(self) -> dict[str, str]:
+        """Every tool's MCI name -> its path in this broker's tree."""
+        return {entry.name: path for path, entry in sorted(self._tools.items())}
+
+    # -- calls ------------------------------------------------------------------
+
+    def _prepare(
+        self, path: str, args: object
+    ) -> tuple[str, ToolEntry, dict[str, Any]]:
+        normalized, entry = self._find_tool(path)
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping):
+            raise BrokerError(
+                f"args for '{normalized}' must be an object, got {type(args).__name__}",
+                path=normalized,
+            )
+        return normalized, entry, dict(args)
+
+    def _environment(self) -> Mapping[str, str]:
+        return os.environ if self.env is None else self.env
+
+    def _input_error(self, path: str, error: ToolInputError) -> BrokerError:
+        details = "; ".join(
+            f"'{name}': {message}" if name else message
+            for name, message in error.problems
+        )
+        return BrokerError(
+            f"invalid args for '{path}': {details} (meta_desc('{path}') gives the "
+            "args schema)",
+            path=path,
+            problems=error.problems,
+        )
+
+    def call(self, path: str, args: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Validate ``args`` against the tool's schema, then run the tool at ``path``."""
+        normalized, entry, props = self._prepare(path, args)
+        invoker = self.registry.invoker(entry)
+        try:
+            result = invoker(props, self._environment())
+        except ToolInputError as error:
+            raise self._input_error(normalized, error) from None
+        return self._answer(normalized, result)
+
+    async def call_async(
+        self, path: str, args: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """:meth:`call`, awaiting tools that do I/O."""
+        normalized, entry, props = self._prepare(path, args)
+        awaitable = self.registry.async_invoker(entry)
+        try:
+            if awaitable is None:
+                result = self.registry.invoker(entry)(props, self._environment())
+            else:
+                result = await awaitable(props, self._environment())
+        except ToolInputError as error:
+            raise self._input_error(normalized, error) from None
+        return self._answer(normalized, result)
+
+    def _answer(self, path: str, result: ToolResult) -> dict[str, Any]:
+        answer = {
+            "path": path,
+            "isError": bool(result.isError),
+            "content": [item.model_dump(mode="json") for item in result.content],
+            "metadata": (
+                None
+                if result.metadata is None
+                else json.loads(json.dumps(result.metadata, default=str))
+            ),
+        }
+        if self.max_output_chars is None:
+            return answer
+        return truncate_answer(answer, self.max_output_chars)
+
+    # -- the meta-tools by name ---------------------------------------------------
+
+    def _request(self, name: str, arguments: object) -> tuple[str, Any, Any]:
+        """``(name, path, args)`` of a meta-tool call, checked."""
+        if name not in ("meta_tree", "meta_desc", "meta_call"):
+            known = ", ".join(tool["name"] for tool in META_TOOLS)
+            raise BrokerError(f"no meta-tool '{name}' (there are {known})")
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, Mapping):
+            raise BrokerError(
+                f"the arguments of {name} must be an object, "
+                f"got {type(arguments).__name__}"
+            )
+        if name != "meta_tree" and "path" not in arguments:
+            raise BrokerError(f"{name} needs a 'path'")
+        return name, arguments.get("path", "/"), arguments.get("args")
+
+    def call_meta(self, name: str, arguments: object = None) -> dict[str, Any]:
+        """Answer the meta-tool ``name`` (one of :data:`META_TOOLS`) with ``arguments``
+        as an MCP client sends them."""
+        name, path, args = self._request(name, arguments)
+        if name == "meta_tree":
+            return self.tree(path)
+        if name == "meta_desc":
+            return self.desc(path)
+        return self.call(path, args)
+
+    async def call_meta_async(
+        self, name: str, arguments: object = None
+    ) -> dict[str, Any]:
+        """:meth:`call_meta`, with ``meta_call`` awaiting the tool."""
+        name, path, args = self._request(name, arguments)
+        if name == "meta_call":
+            return await self.call_async(path, args)
+        return self.call_meta(name, {"path": path})
+
+
+# -- example args -------------------------------------------------------------------
+
+
+def example_args(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments to start from: each property's first example, else its default,
+    else (when required) a placeholder of its type; other properties are left out."""
+    root_examples = schema.get("examples")
+    if (
+        isinstance(root_examples, list)
+        and root_examples
+        and isinstance(root_examples[0], dict)
+    ):
+        return copy.deepcopy(root_examples[0])
+    return _object_example(schema, schema, 0)
+
+
+def _resolve(node: Any, root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Follow local ``$ref``s (``#/$defs/X``), and take the first alternative of
+    ``anyOf``/``oneOf``/``allOf`` that is not ``null``."""
+    for _ in range(8):
+        if not isinstance(node, Mapping):
+            return {}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            target: Any = root
+            for part in ref[1:].split("/"):
+                if part and isinstance(target, Mapping):
+                    target = target.get(part.replace("~1", "/").replace("~0", "~"))
+            node = target
+            continue
+        if "type" not in node:
+            for keyword in ("anyOf", "oneOf", "allOf"):
+                options = node.get(keyword)
+                if isinstance(options, list) and options:
+                    choices = [o for o in options if o != {"type": "null"}]
+                    node = (choices or options)[0]
+                    break
+            else:
+                return node
+            continue
+        return node
+    return {}
+
+
+def _object_example(
+    schema: Mapping[str, Any], root: Mapping[str, Any], depth: int
+) -> dict[str, Any]:
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return {}
+    required = schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    example: dict[str, Any] = {}
+    for name, raw in properties.items():
+        # What the property says itself wins over what its $ref points to.
+        for prop in (raw if isinstance(raw, Mapping) else {}, _resolve(raw, root)):
+            examples = prop.get("examples")
+            if isinstance(examples, list) and examples:
+                example[name] = copy.deepcopy(examples[0])
+                break
+            if "default" in prop:
+                example[name] = copy.deepcopy(prop["default"])
+                break
+        else:
+            if name in required_names:
+                example[name] = _placeholder(_resolve(raw, root), root, depth + 1)
+    return example
+
+
+def _placeholder(prop: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    if "const" in prop:
+        return copy.deepcopy(prop["const"])
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        return copy.deepcopy(enum[0])
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    if kind is None and isinstance(prop.get("properties"), Mapping):
+        kind = "object"
+    if kind == "object" and depth < 8:
+        return _object_example(prop, root, depth)
+    return copy.deepcopy(_PLACEHOLDERS.get(kind)) if isinstance(kind, str) else None
+
+
+# -- truncation ---------------------------------------------------------------------
+
+_FLOOR_STRING = 100
+"""Strings are cut down to this many characters (less for tiny limits) before any
+list is shortened."""
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+@dataclass
+class _Cuts:
+    """What one truncation pass left out."""
+
+    strings: int = 0
+    chars: int = 0
+    lists: int = 0
+    items: int = 0
+    items_kept: int = 0
+    objects: int = 0
+    keys: int = 0
+    media: int = 0
+    json_texts: int = 0
+
+    def note(self, limits: _Limits) -> str:
+        parts: list[str] = []
+        if self.strings:
+            parts.append(
+                f"{_plural(self.strings, 'string')} to {limits.string} chars "
+                f"({self.chars} chars left out)"
+            )
+        if self.lists:
+            parts.append(
+                f"{_plural(self.lists, 'list')} to at most "
+                f"{_plural(self.items_kept, 'item')} ({self.items} items left out)"
+            )
+        if self.objects:
+            parts.append(
+                f"{_plural(self.objects, 'object')} to {_plural(limits.keys, 'key')} "
+                f"({self.keys} keys left out)"
+            )
+        if self.media:
+            parts.append(f"the data of {_plural(self.media, 'image/audio item')}")
+        note = f"cut {'; '.join(parts)}"
+        if self.json_texts:
+            note += (
+                f"; the JSON in {_plural(self.json_texts, 'text item')} was cut "
+                "inside and re-serialized compactly"
+            )
+        return f"{note}. '…' marks each cut."
+
+
+@dataclass(frozen=True)
+class _Limits:
+    string: int
+    items: int
+    keys: int
+
+
+def _shortened(kept: list[Any], total: int, cuts: _Cuts) -> list[Any]:
+    """``kept`` (the first items of a list of ``total``), with a marker if short."""
+    if total > len(kept):
+        cuts.lists += 1
+        cuts.items += total - len(kept)
+        cuts.items_kept = max(cuts.items_kept, len(kept))
+        kept.append(f"… [+{_plural(total - len(kept), 'item')}]")
+    return kept
+
+
+def _cut(value: Any, limits: _Limits, cuts: _Cuts) -> Any:
+    """``value`` with long strings, lists and objects shortened to ``limits``."""
+    if isinstance(value, str):
+        left_out = len(value) - limits.string
+        marker = f"… [+{left_out} chars]"
+        if left_out <= len(marker):
+            return value  # cutting would not make it shorter
+        cuts.strings += 1
+        cuts.chars += left_out
+        return value[: limits.string] + marker
+    if isinstance(value, list):
+        kept = [_cut(item, limits, cuts) for item in value[: limits.items]]
+        return _shortened(kept, len(value), cuts)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for index, (key, item) in enumerate(value.items()):
+            if index == limits.keys:
+                cuts.objects += 1
+                cuts.keys += len(value) - limits.keys
+                marker = "…"
+                while marker in out:
+                    marker += "…"
+                out[marker] = f"+{_plural(len(value) - limits.keys, 'key')}"
+                break
+            out[key] = _cut(item, limits, cuts)
+        return out
+    return value
+
+
+def _json_text(text: str) -> Any:
+    """The JSON object or array that ``text`` holds, or None."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def _cut_content(item: Any, parsed: Any, limits: _Limits, cuts: _Cuts) -> Any:
+    """One content item, cut: its keys are kept, whatever the limits."""
+    if not isinstance(item, dict):
+        return _cut(item, limits, cuts)
+    kind = item.get("type")
+    if kind == "text" and isinstance(item.get("text"), str):
+        if parsed is not None:
+            before = dataclasses.astuple(cuts)
+            value = _cut(parsed, limits, cuts)
+            if dataclasses.astuple(cuts) == before:
+                return item
+            cuts.json_texts += 1
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            return {**item, "text": text}
+        return {**item, "text": _cut(item["text"], limits, cuts)}
+    if kind in ("image", "audio") and isinstance(item.get("data"), str):
+        data: str = item["data"]
+        if len(data) <= limits.string:
+            return item
+        cuts.media += 1
+        return {**item, "data": f"… [{len(data)} chars of base64 {kind} data]"}
+    return {key: _cut(value, limits, cuts) for key, value in item.items()}
+
+
+def _longest(value: Any) -> tuple[int, int, int]:
+    """The longest string, list and object in ``value``."""
+    if isinstance(value, str):
+        return len(value), 0, 0
+    if isinstance(value, (list, dict)):
+        items = value if isinstance(value, list) else list(value.values())
+        parts = [_longest(item) for item in items]
+        strings = max((p[0] for p in parts), default=0)
+        lists = max((p[1] for p in parts), default=0)
+        keys = max((p[2] for p in parts), default=0)
+        if isinstance(value, list):
+            return strings, max(lists, len(value)), keys
+        return strings, lists, max(keys, len(value))
+    return 0, 0, 0
+
+
+def truncate_answer(answer: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """``answer`` (a ``call`` answer) if it fits in ``max_chars``; else the
+    truncation wrapper described in the module's docstring, as full as fits."""
+    original = _size(answer)
+    if original <= max_chars:
+        return answer
+    content = answer.get("content")
+    content = content if isinstance(content, list) else []
+    metadata = answer.get("metadata")
+    parsed = [
+        (
+            _json_text(item["text"])
+            if isinstance(item, dict) and isinstance(item.get("text"), str)
+            else None
+        )
+        for item in content
+    ]
+
+    def wrapped(limits: _Limits) -> dict[str, Any]:
+        cuts = _Cuts()
+        # The content list keeps at least one item: dropping all of it says nothing.
+        kept = [
+            _cut_content(item, value, limits, cuts)
+            for item, value in zip(
+                content[: max(limits.items, 1)], parsed, strict=False
+            )
+        ]
+        kept = _shortened(kept, len(content), cuts)
+        result = {**answer, "content": kept, "metadata": _cut(metadata, limits, cuts)}
+        return _wrapper(original, max_chars, cuts.note(limits), result)
+
+    def fits(limits: _Limits) -> bool:
+        return _size(wrapped(limits)) <= max_chars
+
+    def widest(make: Callable[[int], _Limits], low: int, high: int) -> int:
+        """The largest n in [low, high] for which make(n) fits (make(low) does)."""
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(make(middle)):
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    longest = [_longest(content), _longest(metadata)]
+    longest += [_longest(value) for value in parsed if value is not None]
+    max_string = max(p[0] for p in longest)
+    max_items = max(p[1] for p in longest)
+    max_keys = max(p[2] for p in longest)
+    floor = min(max(max_chars // 10, 16), _FLOOR_STRING, max_string)
+
+    # Find the first stage that fits: strings cut to the floor; then lists
+    # shortened; then objects; then strings below the floor.
+    if fits(_Limits(floor, max_items, max_keys)):
+        limits = _Limits(floor, max_items, max_keys)
+    elif fits(_Limits(floor, 0, max_keys)):
+        items = widest(lambda n: _Limits(floor, n, max_keys), 0, max_items)
+        limits = _Limits(floor, items, max_keys)
+    elif fits(_Limits(floor, 0, 0)):
+        keys = widest(lambda n: _Limits(floor, 0, n), 0, max_keys)
+        limits = _Limits(floor, 0, keys)
+    elif fits(_Limits(0, 0, 0)):
+        limits = _Limits(0, 0, 0)
+    else:
+        return _last_resort(answer, original, max_chars)
+    # Then give back what the budget still allows: keys, items, strings.
+    string, items, keys = limits.string, limits.items, limits.keys
+    keys = widest(lambda n: _Limits(string, items, n), keys, max_keys)
+    items = widest(lambda n: _Limits(string, n, keys), items, max_items)
+    string = widest(lambda n: _Limits(n, items, keys), string, max_string)
+    return wrapped(_Limits(string, items, keys))
+
+
+def _wrapper(original: int, max_chars: int, note: str, result: Any) -> dict[str, Any]:
+    return {
+        "truncated": True,
+        "original_chars": original,
+        "max_output_chars": max_chars,
+        "note": note,
+        "result": result,
+    }
+
+
+def _last_resort(
+    answer: dict[str, Any], original: int, max_chars: int
+) -> dict[str, Any]:
+    """Not even the answer's bare structure fits: the start of its JSON text."""
+    text = json.dumps(answer, ensure_ascii=False)
+    note = "only the start of the JSON text fits"
+
+    def wrapped(length: int) -> dict[str, Any]:
+        return _wrapper(
+            original, max_chars, note, f"{text[:length]}… [+{len(text) - length} chars]"
+        )
+
+    if _size(wrapped(0)) > max_chars:
+        return _wrapper(original, max_chars, "the limit is too small", None)
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _size(wrapped(middle)) <= max_chars:
+            low = middle
+        else:
+            high = middle - 1
+    return wrapped(low)

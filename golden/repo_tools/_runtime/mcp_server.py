@@ -1,0 +1,666 @@
+"""The package's tools as an MCP server, built on the official SDK's low-level ``Server``.
+
+Two ways to run it:
+
+- ``python -m PKG serve [--http HOST:PORT] [--secret S] [filters] [--broker]``:
+  stdio by default, Streamable HTTP at ``/mcp`` with ``--http``
+  (:func:`add_serve_arguments`, :func:`serve`);
+- ``uvicorn PKG.server:app --workers N``: the ASGI app of
+  :func:`app_from_environment`, configured from ``MCIGEN_*`` environment variables.
+
+What the server exposes:
+
+- ``tools/list``: the selected tools, each with its manifest ``inputSchema``
+  unchanged (``{"type": "object", "properties": {}}`` when it has none; ``"type":
+  "object"`` added in front when a schema lacks ``type``, since MCP requires it),
+  description, annotations (the five MCP ``ToolAnnotations`` hints) and, when the
+  annotations carry one, a ``title``.
+- Tool names: MCP tool names are ``^[A-Za-z0-9_.-]{1,64}$`` here (the spec's
+  character set, SEP-986; capped at 64 characters because common clients refuse
+  longer names). A name that fits is used as is. Any other name is exposed as
+  ``<base>_<hash>``: ``base`` is the name with every run of other characters
+  replaced by ``_`` and cut to 50 characters, ``hash`` the first 8 hex digits of
+  the SHA-256 of the UTF-8 name (more digits if that would clash with another
+  tool's name). The mapping is computed over all tools of the package, so it does
+  not change with the filters, and it never produces a name another tool has.
+  ``tools/call`` takes the exposed name (or the original MCI name) and maps back.
+- ``tools/call``: runs the tool through the package registry with ``os.environ``.
+  Invalid arguments give an ``isError`` result whose text names the field; an
+  unknown name is a JSON-RPC error (``-32602 Unknown tool: NAME``, as the spec
+  has it). Tools with an async entry point (HTTP, CLI, MCP) are awaited; text tools
+  are pure computation and run inline (microseconds); the other sync-only tools
+  (file tools read files) run in a worker thread, so the event loop stays free.
+- ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
+  ``meta_call`` over the selected tools instead (see ``broker.py``).
+
+HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
+exchange, no session is kept, so any worker of a multi-worker server can answer
+any request. With a secret, every request must carry ``Authorization: Bearer
+SECRET`` (checked in constant time) or gets ``401`` with a short JSON body. DNS
+rebinding protection (the SDK's Host/Origin check) is on for loopback addresses;
+the ASGI app, which cannot know where it is bound, turns it on unless a secret is
+set (a rebinding page cannot know the secret).
+
+The MCP SDK is imported only when a server is built, so ``python -m PKG list``
+never pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import logging
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import ToolInputError
+from .registry import Registry, ToolEntry, registry
+from .results import AudioContent, ImageContent, TextContent, ToolResult
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from starlette.applications import Starlette
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from .broker import Broker
+
+logger = logging.getLogger(__name__)
+
+HTTP_PATH = "/mcp"
+DEFAULT_HOST = "127.0.0.1"
+
+MCP_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""The tool names exposed as they are; others are mapped (see the module docs)."""
+
+_INVALID_RUN = re.compile(r"[^A-Za-z0-9_.-]+")
+_BASE_CHARS = 50
+
+ANNOTATION_HINTS = (
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+)
+"""The MCI annotations that are MCP ``ToolAnnotations`` fields."""
+
+EMPTY_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+METADATA_META_KEY = "dev.mcigen/metadata"
+"""The ``_meta`` key of a tool result that carries the MCI result's ``metadata``."""
+
+ENV_PREFIX = "MCIGEN_"
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """Which tools to expose, and how. ``None`` filters select everything."""
+
+    only: frozenset[str] | None = None
+    exclude: frozenset[str] | None = None
+    tags: frozenset[str] | None = None
+    without_tags: frozenset[str] | None = None
+    broker: bool = False
+    max_output_chars: int | None = None
+    secret: str | None = field(default=None, repr=False)
+
+
+def split_list(text: str | None) -> frozenset[str] | None:
+    """A comma-separated list; ``None`` when it names nothing."""
+    if text is None:
+        return None
+    items = frozenset(item.strip() for item in text.split(",") if item.strip())
+    return items or None
+
+
+def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
+    """``MCIGEN_SECRET``, ``MCIGEN_ONLY``, ``MCIGEN_EXCEPT``, ``MCIGEN_TAGS``,
+    ``MCIGEN_WITHOUT_TAGS``, ``MCIGEN_BROKER`` (1/true/yes/on),
+    ``MCIGEN_MAX_OUTPUT_CHARS`` (broker mode only). Empty values count as unset."""
+
+    def get(name: str) -> str | None:
+        value = env.get(ENV_PREFIX + name, "").strip()
+        return value or None
+
+    broker_text = (get("BROKER") or "").lower()
+    if broker_text not in _TRUE | _FALSE:
+        raise ValueError(
+            f"{ENV_PREFIX}BROKER must be 1/true or 0/false, not {broker_text!r}"
+        )
+    max_chars_text = get("MAX_OUTPUT_CHARS")
+    max_chars = None
+    if max_chars_text is not None:
+        try:
+            max_chars = _positive_int(max_chars_text)
+        except argparse.ArgumentTypeError as error:
+            raise ValueError(f"{ENV_PREFIX}MAX_OUTPUT_CHARS: {error}") from None
+    return ServeOptions(
+        only=split_list(get("ONLY")),
+        exclude=split_list(get("EXCEPT")),
+        tags=split_list(get("TAGS")),
+        without_tags=split_list(get("WITHOUT_TAGS")),
+        broker=broker_text in _TRUE,
+        max_output_chars=max_chars,
+        secret=env.get(ENV_PREFIX + "SECRET") or None,
+    )
+
+
+def select_tools(tools: Iterable[ToolEntry], options: ServeOptions) -> list[ToolEntry]:
+    """mci-py's filters, combined by intersection: ``only`` / ``exclude`` by MCI
+    name, ``tags`` keeps tools with at least one of the tags, ``without_tags``
+    drops tools with any of them (tags match exactly, case-sensitively)."""
+    selected = []
+    for tool in tools:
+        if options.only is not None and tool.name not in options.only:
+            continue
+        if options.exclude is not None and tool.name in options.exclude:
+            continue
+        if options.tags is not None and options.tags.isdisjoint(tool.tags):
+            continue
+        if options.without_tags is not None and not options.without_tags.isdisjoint(
+            tool.tags
+        ):
+            continue
+        selected.append(tool)
+    return selected
+
+
+def unknown_names(
+    tools: Sequence[ToolEntry], options: ServeOptions
+) -> list[tuple[str, str]]:
+    """(option, name) for the names given to ``only`` / ``except`` that no tool
+    has: likely typos."""
+    known = {tool.name for tool in tools}
+    return [
+        (option, name)
+        for option, names in (("ONLY", options.only), ("EXCEPT", options.exclude))
+        for name in sorted((names or frozenset()) - known)
+    ]
+
+
+# --------------------------------------------------------------------------- names
+
+
+def mcp_tool_names(names: Iterable[str]) -> dict[str, str]:
+    """MCI tool name -> the name MCP clients see (see the module docs for the rule).
+
+    Valid names map to themselves; the others to ``<base>_<hash>``, never equal to
+    another tool's name nor to each other."""
+    names = list(dict.fromkeys(names))
+    taken = {name for name in names if MCP_TOOL_NAME.fullmatch(name)}
+    mapped: dict[str, str] = {name: name for name in taken}
+    for name in sorted(n for n in names if n not in taken):
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+        base = _INVALID_RUN.sub("_", name)[:_BASE_CHARS] or "tool"
+        for digits in range(8, len(digest) + 1):
+            candidate = f"{base[: 64 - 1 - digits]}_{digest[:digits]}"
+            if candidate not in taken:
+                break
+        else:  # pragma: no cover - would need a SHA-256 collision
+            raise ValueError(f"cannot give the tool {name!r} a unique MCP name")
+        taken.add(candidate)
+        mapped[name] = candidate
+    return mapped
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
+    """The MCP ``Tool`` of ``entry`` as wire JSON (camelCase), named ``name``."""
+    schema = entry.input_schema
+    if schema is None:
+        schema = dict(EMPTY_INPUT_SCHEMA)
+    elif "type" not in schema:
+        schema = {"type": "object", **schema}
+    definition: dict[str, Any] = {"name": name}
+    title = entry.annotations.get("title")
+    if isinstance(title, str):
+        definition["title"] = title
+    if entry.description is not None:
+        definition["description"] = entry.description
+    definition["inputSchema"] = schema
+    hints = {
+        k: entry.annotations[k] for k in ANNOTATION_HINTS if k in entry.annotations
+    }
+    if hints:
+        definition["annotations"] = hints
+    return definition
+
+
+def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
+    import mcp_types as types
+
+    content: list[types.ContentBlock] = []
+    for item in result.content:
+        if isinstance(item, TextContent):
+            content.append(types.TextContent(type="text", text=item.text))
+        elif isinstance(item, ImageContent):
+            content.append(
+                types.ImageContent(
+                    type="image", data=item.data, mime_type=item.mimeType
+                )
+            )
+        elif isinstance(item, AudioContent):
+            content.append(
+                types.AudioContent(
+                    type="audio", data=item.data, mime_type=item.mimeType
+                )
+            )
+    meta = None
+    if result.metadata is not None:
+        # As plain JSON, whatever a tool put in it.
+        plain = json.loads(json.dumps(result.metadata, default=str))
+        meta = {METADATA_META_KEY: plain}
+    return types.CallToolResult(content=content, is_error=result.isError, _meta=meta)
+
+
+def _error_result(message: str) -> mcp_types.CallToolResult:
+    import mcp_types as types
+
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _unknown_tool(name: str) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+
+
+class ToolSurface:
+    """What one server exposes, without the transport: the selected tools under
+    their MCP names, or the broker's three meta-tools over them."""
+
+    def __init__(
+        self,
+        package: str,
+        options: ServeOptions,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.registry: Registry = registry(package)
+        self.options = options
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.tools = select_tools(self.registry.tools, options)
+        names = mcp_tool_names(tool.name for tool in self.registry.tools)
+        self._by_name: dict[str, ToolEntry] = {}
+        self._definitions: list[dict[str, Any]] = []
+        self.broker: Broker | None = None
+        self._meta_names: frozenset[str] = frozenset()
+        if options.broker:
+            from .broker import META_TOOLS, Broker
+
+            self.broker = Broker(
+                self.registry,
+                env=self.env,
+                max_output_chars=options.max_output_chars,
+                tools=self.tools,
+            )
+            self._definitions = [dict(tool) for tool in META_TOOLS]
+            self._meta_names = frozenset(tool["name"] for tool in META_TOOLS)
+            return
+        for tool in self.tools:
+            self._by_name[names[tool.name]] = tool
+            self._definitions.append(tool_definition(tool, names[tool.name]))
+        for tool in self.tools:
+            # The original name, too: an invalid name never equals a mapped one.
+            self._by_name.setdefault(tool.name, tool)
+
+    @property
+    def definitions(self) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries, as wire JSON."""
+        return self._definitions
+
+    def find(self, name: str) -> ToolEntry | None:
+        """The tool an MCP client calls ``name``; None when there is none."""
+        return self._by_name.get(name)
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any]
+    ) -> mcp_types.CallToolResult:
+        """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
+        if self.broker is not None:
+            return await self._call_meta(self.broker, name, arguments)
+        entry = self._by_name.get(name)
+        if entry is None:
+            raise _unknown_tool(name)
+        try:
+            result = await self.registry.call_async(entry.name, arguments, self.env)
+        except ToolInputError as error:
+            return _error_result(str(error))
+        except Exception as error:
+            logger.exception("tool %r raised", entry.name)
+            return _error_result(
+                f"tool '{entry.name}' failed unexpectedly "
+                f"({type(error).__name__}); see the server's log"
+            )
+        return mcp_result(result)
+
+    async def _call_meta(
+        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+    ) -> mcp_types.CallToolResult:
+        import mcp_types as types
+
+        from .broker import BrokerError
+
+        if name not in self._meta_names:
+            raise _unknown_tool(name)
+        try:
+            answer = await broker.call_meta_async(name, arguments)
+        except BrokerError as error:
+            return _error_result(str(error))
+        return types.CallToolResult(
+            content=[
+                types.TextContent(
+                    type="text", text=json.dumps(answer, ensure_ascii=False)
+                )
+            ],
+            structured_content=answer,
+            is_error=_answer_is_error(answer),
+        )
+
+
+def _answer_is_error(answer: Mapping[str, Any]) -> bool:
+    """Whether a broker answer reports a failed tool (also when truncated)."""
+    inner = answer.get("result") if answer.get("truncated") else answer
+    return isinstance(inner, Mapping) and inner.get("isError") is True
+
+
+# --------------------------------------------------------------------------- server
+
+
+def build_server(surface: ToolSurface) -> Server[Any]:
+    """The SDK's low-level server over ``surface``."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    listing = types.ListToolsResult(
+        tools=[types.Tool.model_validate(d) for d in surface.definitions]
+    )
+    schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        return listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        return await surface.call(params.name, params.arguments or {})
+
+    def input_schema(name: str) -> Mapping[str, Any] | None:
+        return schemas.get(name)
+
+    metadata = surface.registry.metadata
+    name = metadata.get("name")
+    version = metadata.get("version")
+    description = metadata.get("description")
+    return Server(
+        name if isinstance(name, str) and name else surface.registry.package,
+        version=str(version) if version is not None else "",
+        description=description if isinstance(description, str) else None,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+class BearerSecretMiddleware:
+    """Refuses every HTTP request without ``Authorization: Bearer SECRET`` (401).
+
+    The token is compared through SHA-256 digests with ``hmac.compare_digest``, so
+    the time taken depends on neither the secret's length nor its content."""
+
+    def __init__(self, app: ASGIApp, secret: str) -> None:
+        self.app = app
+        self._digest = hashlib.sha256(secret.encode()).digest()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan" or self._authorized(scope):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        body = json.dumps(
+            {
+                "error": "unauthorized",
+                "error_description": "this server needs 'Authorization: Bearer <secret>'",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="mcp"'),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _authorized(self, scope: Scope) -> bool:
+        token = b""
+        for key, value in scope.get("headers", ()):
+            if key == b"authorization":
+                scheme, _, rest = bytes(value).partition(b" ")
+                if scheme.lower() == b"bearer":
+                    token = rest.strip()
+                break
+        given = hashlib.sha256(token).digest()
+        return hmac.compare_digest(given, self._digest) and bool(token)
+
+
+def http_app(
+    surface: ToolSurface, *, host: str | None, secret: str | None
+) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses.
+
+    ``host`` is the address the server binds, for the SDK's DNS rebinding
+    protection (on for loopback addresses); None when unknown: then protection is
+    on (loopback Host headers only) unless a secret is set."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build_server(surface)
+    security = None
+    if host is None:
+        host = DEFAULT_HOST
+        if secret:
+            security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        json_response=True,
+        stateless_http=True,
+        host=host,
+        transport_security=security,
+    )
+    if secret:
+        app.add_middleware(BearerSecretMiddleware, secret=secret)
+    return app
+
+
+def app_from_environment(package: str) -> Starlette:
+    """The ASGI app for ``uvicorn PKG.server:app``, configured from ``MCIGEN_*``
+    (see :func:`options_from_environment`). Building it starts nothing: the
+    session manager runs in the app's lifespan, in each worker."""
+    options = options_from_environment(os.environ)
+    surface = ToolSurface(package, options)
+    for option, name in unknown_names(surface.registry.tools, options):
+        logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
+    return http_app(surface, host=None, secret=options.secret)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); ``[::1]:PORT`` for IPv6."""
+    host, colon, port_text = text.rpartition(":")
+    if not colon:
+        host, port_text = "", text
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT or :PORT, not {text!r}"
+        ) from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range: {port}")
+    return host or DEFAULT_HOST, port
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``serve`` (needs no MCP import)."""
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=parse_address,
+        help=f"serve Streamable HTTP at {HTTP_PATH} (HOST defaults to {DEFAULT_HOST}); "
+        "default: stdio",
+    )
+    parser.add_argument(
+        "--secret",
+        help="HTTP only: require 'Authorization: Bearer SECRET' on every request "
+        f"(default: ${ENV_PREFIX}SECRET, which keeps it out of the process list)",
+    )
+    parser.add_argument(
+        "--only", metavar="NAMES", help="expose only these tools (comma-separated)"
+    )
+    parser.add_argument(
+        "--except",
+        dest="exclude",
+        metavar="NAMES",
+        help="do not expose these tools (comma-separated)",
+    )
+    parser.add_argument(
+        "--tags", metavar="TAGS", help="expose tools with at least one of these tags"
+    )
+    parser.add_argument(
+        "--without-tags", metavar="TAGS", help="hide tools with any of these tags"
+    )
+    parser.add_argument(
+        "--broker",
+        action="store_true",
+        help="expose meta_tree, meta_desc and meta_call over the tools instead",
+    )
+    parser.add_argument(
+        "--max-output-chars",
+        type=_positive_int,
+        metavar="N",
+        help="broker mode: cut tool output to N characters",
+    )
+
+
+def serve(package: str, args: argparse.Namespace) -> int:
+    """Run ``serve`` with the options of :func:`add_serve_arguments`."""
+    address: tuple[str, int] | None = args.http
+    secret: str | None = args.secret
+    if secret is None and address is not None:
+        secret = os.environ.get(ENV_PREFIX + "SECRET") or None
+    if secret is not None and address is None:
+        return _usage(package, "--secret needs --http (stdio has no requests to check)")
+    if secret == "":
+        return _usage(package, "--secret must not be empty")
+    if args.max_output_chars is not None and not args.broker:
+        return _usage(package, "--max-output-chars only applies with --broker")
+    options = ServeOptions(
+        only=split_list(args.only),
+        exclude=split_list(args.exclude),
+        tags=split_list(args.tags),
+        without_tags=split_list(args.without_tags),
+        broker=args.broker,
+        max_output_chars=args.max_output_chars,
+        secret=secret,
+    )
+    surface = ToolSurface(package, options)
+    for option, name in unknown_names(surface.registry.tools, options):
+        print(
+            f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr
+        )
+    if not surface.tools:
+        print("warning: no tool matches the filters", file=sys.stderr)
+    if address is None:
+        import anyio
+
+        try:
+            anyio.run(_serve_stdio, surface)
+        except KeyboardInterrupt:
+            return 130
+        return 0
+    return _serve_http(surface, address, secret)
+
+
+async def _serve_stdio(surface: ToolSurface) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(surface)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(
+            read_stream, write_stream, server.create_initialization_options()
+        )
+
+
+def _serve_http(
+    surface: ToolSurface, address: tuple[str, int], secret: str | None
+) -> int:
+    import uvicorn
+
+    host, port = address
+    app = http_app(surface, host=host, secret=secret)
+    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"warning: serving {host} without --secret: anyone who can reach it "
+            "can call the tools",
+            file=sys.stderr,
+        )
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"serving {len(surface.definitions)} tools at http://{shown}:{port}{HTTP_PATH}",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(config).run()
+    return 0
+
+
+def _usage(package: str, message: str) -> int:
+    print(f"python -m {package} serve: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(package: str, argv: Sequence[str]) -> int:
+    """``serve`` on its own: ``main(package, ["--http", ":8000"])``."""
+    parser = argparse.ArgumentParser(prog=f"python -m {package} serve")
+    add_serve_arguments(parser)
+    return serve(package, parser.parse_args(list(argv)))

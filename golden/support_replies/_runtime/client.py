@@ -1,0 +1,160 @@
+"""``Client``: mci-py's ``MCIClient`` methods and return shapes over a compiled package.
+
+A script written for ``MCIClient(schema_file_path=..., env_vars=...)`` keeps working
+with ``pkg.Client(env_vars=...)``: the same tool lists, the same ``execute`` result
+(``.result`` is the ``ToolResult``), the same exceptions with the same messages
+where mci-py raises them (an unknown tool, a missing required property). The tools
+see only ``env_vars``, as in mci-py; ``base_dir`` replaces the schema's directory
+for relative paths of file and cli tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from .errors import ToolInputError
+from .paths import BASE_DIR_OVERRIDE
+from .registry import Registry, ToolEntry, UnknownToolError
+from .results import ToolResult
+
+
+class ClientError(ValueError):
+    """What ``MCIClient`` raises as ``MCIClientError``: an unknown tool, bad input."""
+
+
+class ClientInputError(ClientError, ToolInputError):
+    """Input the tool's schema refuses: both a ``ClientError`` (as mci-py's scripts
+    catch it) and a ``ToolInputError`` (naming the field)."""
+
+
+class Annotations(BaseModel):
+    title: str | None = None
+    readOnlyHint: bool | None = None
+    destructiveHint: bool | None = None
+    idempotentHint: bool | None = None
+    openWorldHint: bool | None = None
+    audience: list[Literal["user", "assistant"]] | None = None
+
+
+class Execution(BaseModel):
+    """What kind of executor runs the tool; its settings are compiled into the code."""
+
+    type: str
+
+
+class Tool(BaseModel):
+    """A tool as ``MCIClient.tools()`` describes it."""
+
+    name: str
+    disabled: bool = False
+    annotations: Annotations | None = None
+    description: str | None = None
+    inputSchema: dict[str, Any] | None = None
+    execution: Execution
+    tags: list[str] = Field(default_factory=list)
+    toolset_source: str | None = Field(default=None, exclude=True)
+
+
+class ExecutionResult(BaseModel):
+    """What ``MCIClient.execute`` returns: the tool's result under ``.result``."""
+
+    result: ToolResult
+    jsonrpc: str | None = None
+    id: int | None = None
+
+
+class BaseClient:
+    """The methods of ``MCIClient``; a generated ``Client`` supplies ``_registry``."""
+
+    _registry: ClassVar[Registry]
+
+    def __init__(
+        self,
+        env_vars: Mapping[str, Any] | None = None,
+        base_dir: str | None = None,
+    ) -> None:
+        self._env: dict[str, Any] = dict(env_vars or {})
+        self._base_dir = base_dir
+        self._tools = [_tool(entry) for entry in self._registry.tools]
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools)
+
+    def list_tools(self) -> list[str]:
+        return [tool.name for tool in self._tools]
+
+    def only(self, tool_names: Iterable[str]) -> list[Tool]:
+        wanted = set(tool_names)
+        return [tool for tool in self._tools if tool.name in wanted]
+
+    def without(self, tool_names: Iterable[str]) -> list[Tool]:
+        unwanted = set(tool_names)
+        return [tool for tool in self._tools if tool.name not in unwanted]
+
+    def tags(self, tags: Iterable[str]) -> list[Tool]:
+        wanted = set(tags)
+        return [tool for tool in self._tools if wanted.intersection(tool.tags)]
+
+    def withoutTags(
+        self, tags: Iterable[str]
+    ) -> list[Tool]:  # noqa: N802 (mci-py's name)
+        unwanted = set(tags)
+        return [tool for tool in self._tools if not unwanted.intersection(tool.tags)]
+
+    def toolsets(self, toolset_names: Iterable[str]) -> list[Tool]:
+        wanted = set(toolset_names)
+        return [tool for tool in self._tools if tool.toolset_source in wanted]
+
+    def get_tool_schema(self, tool_name: str) -> dict[str, Any]:
+        return dict(self._entry(tool_name).input_schema or {})
+
+    def execute(
+        self, tool_name: str, properties: Mapping[str, Any] | None = None
+    ) -> ExecutionResult:
+        entry = self._entry(tool_name)
+        props = dict(properties or {})
+        _check_required(entry, props)
+        token = BASE_DIR_OVERRIDE.set(self._base_dir)
+        try:
+            result = self._registry.invoker(entry)(props, self._env)
+        except ToolInputError as error:
+            raise ClientInputError(error.tool, error.problems) from None
+        finally:
+            BASE_DIR_OVERRIDE.reset(token)
+        return ExecutionResult(result=result)
+
+    def _entry(self, tool_name: str) -> ToolEntry:
+        """The tool by its MCI name only, as mci-py looks tools up."""
+        try:
+            entry = self._registry.find(tool_name)
+        except UnknownToolError:
+            raise ClientError(f"Tool not found: {tool_name}") from None
+        if entry.name != tool_name:
+            raise ClientError(f"Tool not found: {tool_name}")
+        return entry
+
+
+def _check_required(entry: ToolEntry, props: Mapping[str, Any]) -> None:
+    """mci-py's first check, with its message."""
+    required = list((entry.input_schema or {}).get("required") or ())
+    missing = [name for name in required if name not in props]
+    if missing:
+        raise ClientError(
+            f"Tool '{entry.name}' requires properties: {', '.join(required)}. "
+            f"Missing: {', '.join(missing)}"
+        )
+
+
+def _tool(entry: ToolEntry) -> Tool:
+    return Tool(
+        name=entry.name,
+        annotations=Annotations(**entry.annotations) if entry.annotations else None,
+        description=entry.description,
+        inputSchema=entry.input_schema,
+        execution=Execution(type=entry.type),
+        tags=list(entry.tags),
+        toolset_source=entry.toolset,
+    )
