@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from mcigen.runtime import truncation
+
 from .conftest import built_package, text_tool, write_schema
 
 PACKAGE = "brokerpkg"
@@ -642,7 +644,7 @@ def test_truncated_answers_fit_the_limit(
         assert broker.call(path, args) == answer
 
 
-def test_truncation_of_metadata_objects_media_and_many_items(runtime: Any) -> None:
+def test_truncation_of_metadata_objects_media_and_many_items() -> None:
     answer = {
         "path": "/x",
         "isError": True,
@@ -652,7 +654,7 @@ def test_truncation_of_metadata_objects_media_and_many_items(runtime: Any) -> No
         ],
         "metadata": {"headers": {f"h{i}": "v" * 20 for i in range(300)}, "status": 500},
     }
-    out = runtime.truncate_answer(answer, 1200)
+    out = truncation.truncate_answer(answer, 1200)
     assert size(out) <= 1200
     result = out["result"]
     assert result["path"] == "/x" and result["isError"] is True
@@ -669,22 +671,22 @@ def test_truncation_of_metadata_objects_media_and_many_items(runtime: Any) -> No
     assert headers["…"].startswith("+") and headers["…"].endswith(" keys")
     assert list(headers)[:2] == ["h0", "h1"]
     assert "the data of 1 image/audio item" in out["note"]
-    assert out == runtime.truncate_answer(answer, 1200)
+    assert out == truncation.truncate_answer(answer, 1200)
 
 
-def test_a_tiny_limit_falls_back_to_text_or_nothing(runtime: Any) -> None:
+def test_a_tiny_limit_falls_back_to_text_or_nothing() -> None:
     answer = {
         "path": "/x",
         "isError": False,
         "content": [{"type": "text", "text": "x" * 1000}],
         "metadata": None,
     }
-    small = runtime.truncate_answer(answer, 200)
+    small = truncation.truncate_answer(answer, 200)
     assert size(small) <= 200
     assert isinstance(small["result"], str) and small["result"].startswith(
         '{"path": "/x"'
     )
-    nothing = runtime.truncate_answer(answer, 50)
+    nothing = truncation.truncate_answer(answer, 50)
     assert nothing["result"] is None and nothing["truncated"] is True
 
 
