@@ -83,7 +83,7 @@ def test_a_package_carries_only_the_runtime_it_uses() -> None:
         return {p.stem for p in (GOLDEN / package / "_runtime").glob("*.py")}
 
     surfaces = {"broker", "cli", "client", "mcp_server", "registry", "table", "paths"}
-    surfaces |= {"example_args", "truncation"}
+    surfaces |= {"example_args", "truncation", "serve_options"}
     common = {"__init__", "errors", "lookup", "results", "validation"} | surfaces
     assert runtime("greetings") == common
     assert runtime("workspace") == common | {"mcp_exec"}

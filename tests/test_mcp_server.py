@@ -20,16 +20,18 @@ import pytest
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from mcigen.runtime.mcp_server import (
-    ServeOptions,
     mcp_result,
-    mcp_tool_names,
-    options_from_environment,
-    parse_address,
-    select_tools,
     tool_definition,
 )
 from mcigen.runtime.registry import ToolEntry
 from mcigen.runtime.results import ImageContent, TextContent, ToolResult
+from mcigen.runtime.serve_options import (
+    ServeOptions,
+    mcp_tool_names,
+    options_from_environment,
+    parse_address,
+    select_tools,
+)
 
 from .conftest import run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port, wait_until_listening

@@ -21,9 +21,9 @@ import sys
 from typing import Any
 
 from .errors import ToolInputError
-from .mcp_server import add_serve_arguments
 from .mcp_server import serve as run_serve
 from .registry import Registry, ToolEntry, UnknownToolError, registry
+from .serve_options import add_serve_arguments
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
