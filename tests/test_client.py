@@ -92,7 +92,7 @@ def through_client(package: ModuleType, calls: list[Any]) -> dict[str, Any]:
         lambda env: package.Client(env_vars=env), calls, package.MCIClientError
     )
     # Ours is a ValueError too (mci-py's is not), under the name scripts catch.
-    for error in answers["errors"]:
+    for error in filter(None, answers["errors"]):
         assert error[0] == "ClientError"
         assert isinstance(package.MCIClientError("x"), ValueError)
         error[0] = "MCIClientError"
@@ -158,3 +158,35 @@ def test_base_dir_replaces_the_schema_directory_for_relative_paths(
         assert default.result.text == "from the schema directory"
         assert moved.execute("note", {"x": 1}).result.text == "from base_dir 1"
         assert package.note(x=2).text == "from the schema directory"
+
+
+def test_toolsets_answer_as_in_mci_py(tmp_path: Path) -> None:
+    library = tmp_path / "mci"
+    library.mkdir()
+    tagged = [
+        text_tool("ping", "pong", tags=["net"]),
+        text_tool("echo", "{{props.x}}", tags=["text"]),
+    ]
+    (library / "util.mci.json").write_text(
+        json.dumps({"schemaVersion": "1.0", "tools": tagged})
+    )
+    (library / "more.mci.json").write_text(
+        json.dumps({"schemaVersion": "1.0", "tools": [text_tool("later", "l")]})
+    )
+    schema = write_schema(
+        tmp_path,
+        {
+            "schemaVersion": "1.0",
+            "tools": [text_tool("own", "o", tags=["text"])],
+            "toolsets": [
+                {"name": "util", "filter": "tags", "filterValue": "net,text"},
+                "more",
+            ],
+        },
+    )
+    calls = [["echo", {"x": 1}, {}], ["later", {}, {}]]
+    with built_package(schema, tmp_path / "tspkg") as package:
+        ours = through_client(package, calls)
+        by_toolset = [t.name for t in package.Client().toolsets(["util", "none"])]
+    assert ours == through_mci_py(schema, calls)
+    assert by_toolset == ["ping", "echo"]
