@@ -108,3 +108,29 @@ def test_text_only_reference_schema_builds_and_runs_like_mci_py(
     finally:
         sys.path.remove(str(tmp_path))
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [p for p in SCHEMAS if "mcp_servers" in _document(p)],
+    ids=lambda p: str(p.relative_to(REFERENCE)),
+)
+def test_mcp_reference_schema_builds_offline_from_its_caches(
+    schema: Path, tmp_path: Path
+) -> None:
+    """mci-py wrote these caches; an offline build uses them (they have expired, so
+    with a warning each) and every cached tool the filters keep becomes a function."""
+    built = run_mcigen("build", schema, "-o", tmp_path / "refmcp", "--offline")
+    assert built.returncode == 0, built.stderr
+    assert ": error: " not in built.stderr
+    document = _document(schema)
+    expected = [t["name"] for t in document.get("tools") or []]
+    for server, config in document["mcp_servers"].items():
+        cache = schema.parent / document.get("libraryDir", "./mci") / "mcp"
+        cached = json.loads((cache / f"{server}.mci.json").read_text())["tools"]
+        kept = (config.get("config") or {}).get("filterValue")
+        names = [t["name"] for t in cached]
+        expected += [n for n in names if kept is None or n in kept.split(",")]
+        assert f"MCP server '{server}'" in built.stderr
+    manifest = json.loads((tmp_path / "refmcp" / "manifest.json").read_text())
+    assert [t["name"] for t in manifest["tools"]] == expected

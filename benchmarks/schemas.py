@@ -1,0 +1,170 @@
+"""The schemas the benchmarks build: one for per-call rows, and N-tool schemas for scale.
+
+The per-call schema has one tool of each kind (text, file, cli, http, and an MCP
+server); the scale schemas are mostly text tools with a small inputSchema each, with
+a file, a cli and an http tool in every 25, so the build exercises every code path.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.paths import TOY_SERVER
+
+Schema = dict[str, Any]
+
+BLOCK = (
+    "Dear {{props.name}},\n@if(props.vip)Thanks for being a VIP.@else Welcome.@endif\n"
+    "@foreach(item in props.items)- {{item.name}}: {{item.qty}}\n@endforeach\n"
+)
+"""One block of the file template; repeated (with filler) to 10 KB."""
+
+LETTER = "letter.txt"
+"""The file template of the per-call schema, next to the schema."""
+
+LETTER_PROPS: dict[str, Any] = {
+    "name": "Ann",
+    "vip": True,
+    "items": [{"name": "pen", "qty": 2}, {"name": "ink", "qty": 1}],
+}
+
+_CALL_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "greet",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "team": {"type": "string"}},
+            "required": ["name"],
+        },
+        "execution": {
+            "type": "text",
+            "text": "Hello {{props.name}} from {{props.team | env.TEAM | 'us'}}!",
+        },
+    },
+    {
+        "name": "listing",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "string"}},
+                "n": {"type": "integer"},
+            },
+            "required": ["items", "n"],
+        },
+        "execution": {
+            "type": "text",
+            "text": (
+                "Items:\n@foreach(item in props.items)- {{item}}\n@endforeach"
+                "@if(props.n > 2)many@else few@endif"
+            ),
+        },
+    },
+    {"name": "letter", "execution": {"type": "file", "path": "./" + LETTER}},
+    {
+        "name": "echo",
+        "execution": {"type": "cli", "command": "echo", "args": ["{{props.word}}"]},
+    },
+]
+
+
+def letter_text(size: int = 10_000) -> str:
+    """The file tool's template: ``BLOCK`` and filler, repeated to ``size`` characters."""
+    letter = ""
+    while len(letter) < size:
+        letter += BLOCK + "lorem ipsum dolor sit amet " * 6 + "\n"
+    return letter
+
+
+def call_schema(http_base: str) -> Schema:
+    """One tool of each kind; ``fetch`` GETs ``http_base``/text; ``add`` is the toy MCP server's."""
+    tools = copy.deepcopy(_CALL_TOOLS)
+    tools.append(
+        {"name": "fetch", "execution": {"type": "http", "url": http_base + "/text"}}
+    )
+    return {
+        "schemaVersion": "1.0",
+        "tools": tools,
+        "mcp_servers": {
+            "toy": {
+                "command": sys.executable,
+                "args": [str(TOY_SERVER), "stdio"],
+                "config": {"filter": "only", "filterValue": "add"},
+            }
+        },
+    }
+
+
+def _scale_tool(index: int) -> dict[str, Any]:
+    name = f"tool_{index:05d}"
+    kind = index % 25
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": f"Benchmark tool number {index}: greets someone, {kind} of 25.",
+        "tags": [f"group{index % 10}", "bench"],
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Who to greet"},
+                "count": {"type": "integer", "minimum": 0, "default": 1},
+                "mode": {"type": "string", "enum": ["short", "long"]},
+            },
+            "required": ["name"],
+        },
+    }
+    if kind == 23:
+        tool["execution"] = {
+            "type": "cli",
+            "command": "echo",
+            "args": ["{{props.name}}", f"#{index}"],
+        }
+    elif kind == 24:
+        tool["execution"] = {
+            "type": "http",
+            "method": "GET",
+            "url": "http://127.0.0.1:9/greet/{{props.name}}",
+            "params": {"n": f"{index}"},
+        }
+    elif kind == 22:
+        tool["execution"] = {"type": "file", "path": f"./{LETTER}"}
+    else:
+        tool["execution"] = {
+            "type": "text",
+            "text": (
+                f"Hello {{{{props.name}}}} from tool {index}"
+                "@if(props.mode == \"long\"), with {{props.count}} regards@endif!"
+            ),
+        }
+    return tool
+
+
+def scale_schema(tools: int) -> Schema:
+    """``tools`` tools, ``tool_00000`` (a text tool) first."""
+    return {
+        "schemaVersion": "1.0",
+        "metadata": {"name": f"bench{tools}", "description": "benchmark schema"},
+        "tools": [_scale_tool(i) for i in range(tools)],
+    }
+
+
+def touch_one_tool(schema: Schema) -> Schema:
+    """The same schema with one tool's description changed (for the rebuild row)."""
+    changed = copy.deepcopy(schema)
+    tools = changed["tools"]
+    tools[len(tools) // 2]["description"] += " Changed."
+    return changed
+
+
+def write(schema: Schema, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(schema, indent=1), "utf-8")
+    if not (path.parent / LETTER).exists():
+        (path.parent / LETTER).write_text(letter_text(), "utf-8")
+    return path
+
+
+SCALE_PROPS: dict[str, Any] = {"name": "Ann", "mode": "long", "count": 2}
+"""What the cold-start row passes to ``tool_00000``."""
