@@ -16,6 +16,8 @@ from ..planner.names import module_name, unique
 from ..runtime.template_parser import parse_template
 from .textcode import CompiledText, compile_text
 
+ENV_ONLY = frozenset({"env"})
+
 
 @dataclass
 class McpServerView:
@@ -55,7 +57,7 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
     compiled: list[CompiledText] = []
 
     def value(text: str, prefix: str) -> str:
-        code = compile_text(parse_template(text), frozenset(), prefix)
+        code = compile_text(parse_template(text), frozenset(), prefix, ENV_ONLY)
         compiled.append(code)
         return code.expression
 

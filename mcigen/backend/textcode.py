@@ -34,6 +34,9 @@ from ..runtime.template_ast import (
 from ..runtime.template_parser import parse_native, parse_template
 
 _PROPS_ROOTS = ("props", "input")
+_LOCALS = {"props": "props", "input": "props", "env": "env"}
+"""Context roots that the generated function also holds in a local variable."""
+EVERY_ROOT = frozenset(_LOCALS)
 
 
 @dataclass
@@ -52,17 +55,22 @@ def compile_structure(
     value: object, present: frozenset[str], prefix: str
 ) -> CompiledText:
     """Compile a JSON value (params, headers, a body) whose strings take placeholders."""
-    compiler = _Compiler(present, prefix)
+    compiler = _Compiler(present, prefix, EVERY_ROOT)
     compiler.result.expression = compiler.structure(value)
     return compiler.result
 
 
 def compile_text(
-    template: Template, present: frozenset[str], prefix: str = "value"
+    template: Template,
+    present: frozenset[str],
+    prefix: str = "value",
+    roots: frozenset[str] = EVERY_ROOT,
 ) -> CompiledText:
     """``prefix`` names the variables holding placeholder values, so that several
-    templates can be compiled into one function."""
-    return _Compiler(present, prefix).compile(template)
+    templates can be compiled into one function; ``roots`` are the context roots the
+    function holds as locals (``props`` and ``env``; an MCP server's settings see
+    only ``env``)."""
+    return _Compiler(present, prefix, roots).compile(template)
 
 
 def _literal(value: object) -> str:
@@ -77,9 +85,12 @@ def _parts(path: PathRef) -> str:
 
 
 class _Compiler:
-    def __init__(self, present: frozenset[str], prefix: str) -> None:
+    def __init__(
+        self, present: frozenset[str], prefix: str, roots: frozenset[str]
+    ) -> None:
         self.present = present
         self.prefix = prefix
+        self.roots = roots
         self.result = CompiledText()
         self.counter = 0
         self.scope: dict[str, str] = {}
@@ -157,6 +168,33 @@ class _Compiler:
         ):
             self.result.reads_props = True
             return f"props[{_literal(parts[1])}]"
+        return self._lookups(node)
+
+    def _lookups(self, node: Placeholder) -> str:
+        """The fallback chain as conditional expressions over ``props`` and ``env``
+        where every path is a key of one of them (``{{env.TEAM | 'us'}}``): no call,
+        no context. The runtime's ``first`` ends a chain without a literal, for its
+        error message, and takes any chain with other paths."""
+        tests: list[tuple[str, str]] = []
+        for alternative in node.alternatives:
+            if isinstance(alternative, StringLiteral):
+                return self._chain(tests, _literal(alternative.value))
+            parts = alternative.parts
+            if len(parts) != 2 or parts[0] not in self.roots or parts[0] in self.scope:
+                return self._first(node)
+            local, key = _LOCALS[parts[0]], _literal(parts[1])
+            self.result.reads_props |= local == "props"
+            tests.append((f"{local}[{key}]", f"{key} in {local}"))
+        return self._chain(tests, self._first(node))
+
+    @staticmethod
+    def _chain(tests: list[tuple[str, str]], otherwise: str) -> str:
+        expression = otherwise
+        for value, test in reversed(tests):
+            expression = f"{value} if {test} else {expression}"
+        return expression
+
+    def _first(self, node: Placeholder) -> str:
         alternatives = ", ".join(
             _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
             for a in node.alternatives

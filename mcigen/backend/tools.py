@@ -10,6 +10,7 @@ from typing import Any
 from .. import ir
 from ..runtime.template_ast import references
 from ..runtime.template_parser import parse_native, parse_template
+from .input_guard import input_doubt
 from .mcp_views import McpServerView, McpToolView
 from .pysource import docstring_text, literal
 from .textcode import CompiledText, compile_structure, compile_text
@@ -115,7 +116,8 @@ def tool_view(
         gather=_gather(parameters or ()),
         prologue=[],
     )
-    if tool.input_schema:
+    validation = _validation(planned)
+    if validation:
         view.imports.add((".._runtime.validation", "validate_input as _validate_input"))
     if any("Literal[" in p.annotation for p in parameters or ()):
         view.imports.add(("typing", "Literal"))
@@ -123,7 +125,9 @@ def tool_view(
         view.text = compile_text(tool.execution.text.template, _present(tool))
         view.compiled.append(view.text)
         view.imports.add((".._runtime.results", "text_result as _text_result"))
-        if view.text.statements:
+        if (
+            view.text.helpers
+        ):  # a runtime lookup may fail: the call then returns an error
             view.imports.add((".._runtime.results", "error_result as _error_result"))
             view.imports.add(
                 (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError")
@@ -145,7 +149,7 @@ def tool_view(
         or view.mcp is not None
         or any(c.reads_props for c in view.compiled)
     )
-    view.prologue = _prologue(planned, needs_props)
+    view.prologue = validation + _props(planned.tool, needs_props)
     return view
 
 
@@ -345,21 +349,31 @@ def _present(tool: ir.Tool) -> frozenset[str]:
     )
 
 
-def _prologue(planned: ir.PlannedTool, needs_props: bool) -> list[str]:
-    """Validate ``raw`` and (when the executor reads it) build ``props`` as mci-py
-    does: declared properties only, in schema order, defaults applied, optional ones
-    absent when not given."""
+def _validation(planned: ir.PlannedTool) -> list[str]:
+    """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
+    (or the schema accepts any mapping)."""
     tool = planned.tool
-    lines = []
-    if tool.input_schema:
-        lines.append(
-            f"_validate_input({planned.model_name}, raw, {json.dumps(tool.name, ensure_ascii=False)})"
-        )
+    if not tool.input_schema:
+        return []
+    name = json.dumps(tool.name, ensure_ascii=False)
+    validate = f"_validate_input({planned.model_name}, raw, {name})"
+    doubt = input_doubt(tool.input_schema)
+    if doubt is None:
+        return [validate]
+    if not doubt:
+        return []
+    return [f"if {doubt}:\n    {validate}"]
+
+
+def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
+    """Build ``props`` (when the executor reads it) as mci-py does: declared
+    properties only, in schema order, defaults applied, optional ones absent when
+    not given."""
     if not needs_props:
-        return lines
+        return []
     declared = _declared(tool)
     if not declared:
-        return [*lines, "props: dict[str, Any] = dict(raw)"]
+        return ["props: dict[str, Any] = dict(raw)"]
     required = set((tool.input_schema or {}).get("required") or ())
     pairs: list[tuple[str, str | None]] = []
     for name, schema in declared.items():
@@ -372,7 +386,7 @@ def _prologue(planned: ir.PlannedTool, needs_props: bool) -> list[str]:
             pairs.append((key, None))
     if all(value is not None for _, value in pairs):
         entries = ", ".join(f"{key}: {value}" for key, value in pairs)
-        return [*lines, f"props: dict[str, Any] = {{{entries}}}"]
+        return [f"props: dict[str, Any] = {{{entries}}}"]
     statements = [
         (
             f"props[{key}] = {value}"
@@ -381,7 +395,7 @@ def _prologue(planned: ir.PlannedTool, needs_props: bool) -> list[str]:
         )
         for key, value in pairs
     ]
-    return [*lines, "props: dict[str, Any] = {}", *statements]
+    return ["props: dict[str, Any] = {}", *statements]
 
 
 def _signature(parameters: tuple[ir.Parameter, ...]) -> str:

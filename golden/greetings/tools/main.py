@@ -11,10 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictStr
 
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import first as _first
 from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
@@ -34,17 +31,19 @@ class FarewellInput(BaseModel):
 
 
 def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(GreetInput, raw, "greet")
-    props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["language"]
-        value_2 = props["name"]
-        value_3 = _first(
-            context, "env.TEAM_NAME | 'the team'", (("env", "TEAM_NAME"), "the team")
+    if (
+        type(raw.get("name")) is not str
+        or "language" in raw
+        and (
+            type(raw["language"]) is not str
+            or raw["language"] not in ("en", "de", "fr")
         )
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    ):
+        _validate_input(GreetInput, raw, "greet")
+    props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
+    value_1 = props["language"]
+    value_2 = props["name"]
+    value_3 = env["TEAM_NAME"] if "TEAM_NAME" in env else "the team"
     return _text_result(f"[{value_1}] Hello, {value_2}! Welcome to {value_3}.")
 
 
@@ -79,21 +78,22 @@ async def greet_async(
 
 
 def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(FarewellInput, raw, "farewell")
+    if (
+        type(raw.get("name")) is not str
+        or "sender" in raw
+        and (type(raw["sender"]) is not str)
+    ):
+        _validate_input(FarewellInput, raw, "farewell")
     props: dict[str, Any] = {}
     props["name"] = raw["name"]
     if "sender" in raw:
         props["sender"] = raw["sender"]
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["name"]
-        value_2 = _first(
-            context,
-            "props.sender | env.BOT_NAME | 'your friendly bot'",
-            (("props", "sender"), ("env", "BOT_NAME"), "your friendly bot"),
-        )
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["name"]
+    value_2 = (
+        props["sender"]
+        if "sender" in props
+        else env["BOT_NAME"] if "BOT_NAME" in env else "your friendly bot"
+    )
     return _text_result(f"Goodbye, {value_1}. It was a pleasure.\n-- {value_2}")
 
 

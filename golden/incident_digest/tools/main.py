@@ -103,15 +103,9 @@ def _invoke_incident_digest(
             out.append("On call: ")
             out.append(
                 str(
-                    _first(
-                        context,
-                        "env.ONCALL_NAME | env.ONCALL_TEAM | 'see the rota'",
-                        (
-                            ("env", "ONCALL_NAME"),
-                            ("env", "ONCALL_TEAM"),
-                            "see the rota",
-                        ),
-                    )
+                    env["ONCALL_NAME"]
+                    if "ONCALL_NAME" in env
+                    else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "see the rota"
                 )
             )
         out.append("\n")

@@ -47,14 +47,10 @@ def _invoke_commit_message(
         props["scope"] = raw["scope"]
     props["subject"] = raw["subject"]
     props["breaking"] = raw.get("breaking", False)
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["type"]
-        value_2 = _first(context, "props.scope | 'core'", (("props", "scope"), "core"))
-        value_3 = props["subject"]
-        value_4 = props["breaking"]
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["type"]
+    value_2 = props["scope"] if "scope" in props else "core"
+    value_3 = props["subject"]
+    value_4 = props["breaking"]
     return _text_result(
         f"{value_1}({value_2}): {value_3}\n\nBreaking change: {value_4}"
     )
@@ -111,26 +107,28 @@ async def commit_message_async(
 def _invoke_changelog_entry(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(ChangelogEntryInput, raw, "changelogEntry")
+    if (
+        type(raw.get("version")) is not str
+        or type(raw.get("summary")) is not str
+        or type(raw.get("pull-request")) is not int
+        or "class" in raw
+        and (
+            type(raw["class"]) is not str
+            or raw["class"] not in ("Added", "Changed", "Fixed", "Removed")
+        )
+    ):
+        _validate_input(ChangelogEntryInput, raw, "changelogEntry")
     props: dict[str, Any] = {
         "version": raw["version"],
         "summary": raw["summary"],
         "pull-request": raw["pull-request"],
         "class": raw.get("class", "Changed"),
     }
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["version"]
-        value_2 = props["class"]
-        value_3 = props["summary"]
-        value_4 = _first(
-            context,
-            "env.REPO_URL | 'https://example.invalid/repo'",
-            (("env", "REPO_URL"), "https://example.invalid/repo"),
-        )
-        value_5 = props["pull-request"]
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["version"]
+    value_2 = props["class"]
+    value_3 = props["summary"]
+    value_4 = env["REPO_URL"] if "REPO_URL" in env else "https://example.invalid/repo"
+    value_5 = props["pull-request"]
     return _text_result(
         f"- [{value_1}] {value_2}: {value_3} ({value_4}/pull/{value_5})"
     )
@@ -194,12 +192,16 @@ def _invoke_announce(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
     props: dict[str, Any] = dict(raw)
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        value_1 = _first(
-            context,
-            "props.product | env.PRODUCT_NAME | 'Our product'",
-            (("props", "product"), ("env", "PRODUCT_NAME"), "Our product"),
+        value_1 = (
+            props["product"]
+            if "product" in props
+            else env["PRODUCT_NAME"] if "PRODUCT_NAME" in env else "Our product"
         )
-        value_2 = _first(context, "props.version", (("props", "version"),))
+        value_2 = (
+            props["version"]
+            if "version" in props
+            else _first(context, "props.version", (("props", "version"),))
+        )
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(f"{value_1} {value_2} is out!")

@@ -137,7 +137,8 @@ async def search_code_async(
 def _prepare_count_lines(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(CountLinesInput, raw, "countLines")
+    if type(raw.get("file")) is not str:
+        _validate_input(CountLinesInput, raw, "countLines")
     props: dict[str, Any] = {"file": raw["file"]}
     try:
         arg_1_1 = props["file"]

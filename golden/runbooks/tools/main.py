@@ -148,7 +148,8 @@ async def deploy_checklist_async(**props: Any) -> ToolResult:
 
 
 def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(RunbookInput, raw, "runbook")
+    if type(raw.get("file")) is not str:
+        _validate_input(RunbookInput, raw, "runbook")
     props: dict[str, Any] = {"file": raw["file"]}
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:

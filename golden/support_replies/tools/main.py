@@ -56,19 +56,11 @@ def _invoke_acknowledge_ticket(
         "priority": raw.get("priority", "normal"),
         "response_hours": raw.get("response_hours", 24),
     }
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["customer"]
-        value_2 = _first(
-            context,
-            "env.SUPPORT_TEAM | 'Support'",
-            (("env", "SUPPORT_TEAM"), "Support"),
-        )
-        value_3 = props["ticket_id"]
-        value_4 = props["priority"]
-        value_5 = props["response_hours"]
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["customer"]
+    value_2 = env["SUPPORT_TEAM"] if "SUPPORT_TEAM" in env else "Support"
+    value_3 = props["ticket_id"]
+    value_4 = props["priority"]
+    value_5 = props["response_hours"]
     return _text_result(
         f"Hi {value_1},\n\nthanks for contacting {value_2}. Ticket #{value_3} ({value_4} priority) is in our queue; expect an answer within {value_5} hours."
     )
@@ -137,24 +129,14 @@ def _invoke_escalation_note(
     props["reason"] = raw["reason"]
     if "labels" in raw:
         props["labels"] = raw["labels"]
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
-    try:
-        value_1 = props["ticket_id"]
-        value_2 = _first(
-            context,
-            "env.ONCALL_ENGINEER | env.ONCALL_TEAM | 'the on-call rotation'",
-            (
-                ("env", "ONCALL_ENGINEER"),
-                ("env", "ONCALL_TEAM"),
-                "the on-call rotation",
-            ),
-        )
-        value_3 = props["reason"]
-        value_4 = _first(
-            context, "props.labels | 'none'", (("props", "labels"), "none")
-        )
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["ticket_id"]
+    value_2 = (
+        env["ONCALL_ENGINEER"]
+        if "ONCALL_ENGINEER" in env
+        else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "the on-call rotation"
+    )
+    value_3 = props["reason"]
+    value_4 = props["labels"] if "labels" in props else "none"
     return _text_result(
         f"Escalating #{value_1} to {value_2}: {value_3} (labels: {value_4})"
     )

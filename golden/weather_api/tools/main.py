@@ -39,21 +39,32 @@ class PostAlertInput(BaseModel):
 def _prepare_get_weather(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _HttpCall | ToolResult:
-    _validate_input(GetWeatherInput, raw, "getWeather")
+    if (
+        type(raw.get("location")) is not str
+        or "units" in raw
+        and (
+            type(raw["units"]) is not str or raw["units"] not in ("metric", "imperial")
+        )
+    ):
+        _validate_input(GetWeatherInput, raw, "getWeather")
     props: dict[str, Any] = {
         "location": raw["location"],
         "units": raw.get("units", "metric"),
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        url_1 = _first(
-            context,
-            "env.WEATHER_URL | 'https://api.weather.example'",
-            (("env", "WEATHER_URL"), "https://api.weather.example"),
+        url_1 = (
+            env["WEATHER_URL"]
+            if "WEATHER_URL" in env
+            else "https://api.weather.example"
         )
         param_1 = props["location"]
         param_2 = props["units"]
-        auth_1 = _first(context, "env.WEATHER_API_KEY", (("env", "WEATHER_API_KEY"),))
+        auth_1 = (
+            env["WEATHER_API_KEY"]
+            if "WEATHER_API_KEY" in env
+            else _first(context, "env.WEATHER_API_KEY", (("env", "WEATHER_API_KEY"),))
+        )
         return _http_call(
             "GET",
             f"{url_1}/v1/current",
@@ -131,23 +142,33 @@ def _prepare_post_alert(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        url_1 = _first(
-            context,
-            "env.WEATHER_URL | 'https://api.weather.example'",
-            (("env", "WEATHER_URL"), "https://api.weather.example"),
+        url_1 = (
+            env["WEATHER_URL"]
+            if "WEATHER_URL" in env
+            else "https://api.weather.example"
         )
         body_1 = props["region"]
         body_2 = props["message"]
-        auth_1 = _first(
-            context,
-            "env.WEATHER_URL | 'https://api.weather.example'",
-            (("env", "WEATHER_URL"), "https://api.weather.example"),
+        auth_1 = (
+            env["WEATHER_URL"]
+            if "WEATHER_URL" in env
+            else "https://api.weather.example"
         )
-        auth_2 = _first(
-            context, "env.WEATHER_CLIENT_ID", (("env", "WEATHER_CLIENT_ID"),)
+        auth_2 = (
+            env["WEATHER_CLIENT_ID"]
+            if "WEATHER_CLIENT_ID" in env
+            else _first(
+                context, "env.WEATHER_CLIENT_ID", (("env", "WEATHER_CLIENT_ID"),)
+            )
         )
-        auth_3 = _first(
-            context, "env.WEATHER_CLIENT_SECRET", (("env", "WEATHER_CLIENT_SECRET"),)
+        auth_3 = (
+            env["WEATHER_CLIENT_SECRET"]
+            if "WEATHER_CLIENT_SECRET" in env
+            else _first(
+                context,
+                "env.WEATHER_CLIENT_SECRET",
+                (("env", "WEATHER_CLIENT_SECRET"),),
+            )
         )
         return _http_call(
             "POST",

@@ -24,7 +24,11 @@ from .._runtime.validation import validate_input as _validate_input
 def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
     """How to reach MCP server "files", resolved from ``env``."""
     context: dict[str, Any] = {"env": env}
-    arg_2_1 = _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
+    arg_2_1 = (
+        env["WORKSPACE_DIR"]
+        if "WORKSPACE_DIR" in env
+        else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
+    )
     return _McpServerParams(
         "files",
         command="npx",
@@ -65,7 +69,14 @@ class GetFileInfoInput(BaseModel):
 def _prepare_read_text_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(ReadTextFileInput, raw, "read_text_file")
+    if (
+        type(raw.get("path")) is not str
+        or "tail" in raw
+        and (type(raw["tail"]) is not float and type(raw["tail"]) is not int)
+        or "head" in raw
+        and (type(raw["head"]) is not float and type(raw["head"]) is not int)
+    ):
+        _validate_input(ReadTextFileInput, raw, "read_text_file")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
     if "tail" in raw:
@@ -141,7 +152,8 @@ async def read_text_file_async(
 def _prepare_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(WriteFileInput, raw, "write_file")
+    if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
+        _validate_input(WriteFileInput, raw, "write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
         return _mcp_server_files(env), props
@@ -196,7 +208,8 @@ async def write_file_async(*, path: str, content: str) -> ToolResult:
 def _prepare_list_directory(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(ListDirectoryInput, raw, "list_directory")
+    if type(raw.get("path")) is not str:
+        _validate_input(ListDirectoryInput, raw, "list_directory")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files(env), props
@@ -320,7 +333,8 @@ async def search_files_async(
 def _prepare_get_file_info(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(GetFileInfoInput, raw, "get_file_info")
+    if type(raw.get("path")) is not str:
+        _validate_input(GetFileInfoInput, raw, "get_file_info")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files(env), props

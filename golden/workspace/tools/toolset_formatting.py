@@ -31,12 +31,10 @@ class BulletListInput(BaseModel):
 
 
 def _invoke_headline(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(HeadlineInput, raw, "headline")
+    if type(raw.get("text")) is not str:
+        _validate_input(HeadlineInput, raw, "headline")
     props: dict[str, Any] = {"text": raw["text"]}
-    try:
-        value_1 = props["text"]
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["text"]
     return _text_result(f"== {value_1} ==")
 
 

@@ -11,9 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, StrictStr
 
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
@@ -27,18 +25,21 @@ class DecisionRecordInput(BaseModel):
 def _invoke_decision_record(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(DecisionRecordInput, raw, "decision_record")
+    if (
+        type(raw.get("title")) is not str
+        or type(raw.get("decision")) is not str
+        or "owner" in raw
+        and (type(raw["owner"]) is not str)
+    ):
+        _validate_input(DecisionRecordInput, raw, "decision_record")
     props: dict[str, Any] = {
         "title": raw["title"],
         "decision": raw["decision"],
         "owner": raw.get("owner", "the team"),
     }
-    try:
-        value_1 = props["title"]
-        value_2 = props["decision"]
-        value_3 = props["owner"]
-    except _TemplateRuntimeError as error:
-        return _error_result(str(error))
+    value_1 = props["title"]
+    value_2 = props["decision"]
+    value_3 = props["owner"]
     return _text_result(f"DECISION: {value_1} -> {value_2} (owner: {value_3})")
 
 

@@ -1,0 +1,86 @@
+"""A fast check that lets valid input skip pydantic.
+
+For an input schema of plain properties (strings, integers, numbers, booleans, enums
+of those, no constraints) the generated code first evaluates a doubt: an expression
+over ``raw`` that is false only for input the pydantic model accepts. A call whose
+input raises no doubt skips validation; any other is validated by the model, which
+raises the usual ``ToolInputError``. The doubt may be wider than the model's
+refusals (``None`` for an optional property goes the slow way) but never narrower.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_PROPERTY_KEYS = frozenset(
+    {"type", "description", "title", "default", "enum", "examples"}
+)
+_SCHEMA_KEYS = frozenset(
+    {"type", "properties", "required", "title", "description", "$schema"}
+)
+_TYPE_DOUBTS = {
+    "string": "type({v}) is not str",
+    "integer": "type({v}) is not int",
+    "number": "type({v}) is not float and type({v}) is not int",
+    "boolean": "type({v}) is not bool",
+}
+
+
+def input_doubt(schema: dict[str, Any]) -> str | None:
+    """The doubt expression for ``schema``, "" when no mapping can be invalid, or
+    None when the schema is not plain enough for one (the model always validates)."""
+    if not _plain_schema(schema):
+        return None
+    properties: dict[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    if not required <= set(properties):
+        return None
+    doubts = []
+    for name, prop in properties.items():
+        doubt = _property_doubt(prop)
+        if doubt is None:
+            return None
+        key = json.dumps(name, ensure_ascii=False)
+        if name in required:
+            doubts.append(doubt.replace("{v}", f"raw.get({key})"))
+        else:
+            given = doubt.replace("{v}", f"raw[{key}]")
+            doubts.append(f"{key} in raw and ({given})")
+    return " or ".join(doubts)
+
+
+def _plain_schema(schema: dict[str, Any]) -> bool:
+    extra = set(schema) - _SCHEMA_KEYS
+    allows_extra = (
+        extra <= {"additionalProperties"}
+        and schema.get("additionalProperties", True) is True
+    )
+    return schema.get("type", "object") == "object" and allows_extra
+
+
+def _property_doubt(prop: Any) -> str | None:
+    if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
+        return None
+    kind = prop.get("type")
+    if not isinstance(kind, str) or kind not in _TYPE_DOUBTS:
+        return None
+    doubt = _TYPE_DOUBTS[kind]
+    enum = prop.get("enum")
+    if enum is None:
+        return doubt
+    if not enum or not all(_fits(value, kind) for value in enum):
+        return None
+    values = [json.dumps(value, ensure_ascii=False) for value in enum]
+    listed = f"({values[0]},)" if len(values) == 1 else f"({', '.join(values)})"
+    return doubt + " or {v} not in " + listed
+
+
+def _fits(value: Any, kind: str) -> bool:
+    """Whether an enum value is of the property's own type (an enum mixing types is
+    left to the model)."""
+    if kind == "string":
+        return type(value) is str
+    if kind == "integer":
+        return type(value) is int
+    return False

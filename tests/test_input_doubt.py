@@ -1,0 +1,117 @@
+"""The fast input check never lets through what the model refuses (hypothesis),
+and lets the common valid calls skip pydantic."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from mcigen.backend.input_guard import input_doubt
+
+from .conftest import built_package, schema_of, text_tool, write_schema
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "who"},
+        "count": {"type": "integer", "default": 1},
+        "ratio": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "mode": {"type": "string", "enum": ["a", "b"]},
+        "level": {"type": "integer", "enum": [1, 2, 3]},
+    },
+    "required": ["name", "mode"],
+}
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=3)
+    | st.sampled_from(["a", "b", "c", 1, 2, 3, True, 1.0]),
+    lambda inner: st.lists(inner, max_size=2)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+    max_leaves=4,
+)
+RAW = st.dictionaries(
+    st.sampled_from([*SCHEMA["properties"], "extra"]), JSON_VALUES, max_size=7
+)
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    directory = tmp_path_factory.mktemp("doubt")
+    schema = write_schema(directory, schema_of(text_tool("t", "x", inputSchema=SCHEMA)))
+    package: ModuleType
+    with built_package(schema, directory / "doubtpkg") as package:
+        yield importlib.import_module(f"{package.__name__}.models").TInput
+
+
+DOUBT = compile(input_doubt(SCHEMA) or "False", "<doubt>", "eval")
+
+
+@settings(max_examples=600, deadline=None)
+@given(raw=RAW)
+def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
+    if not eval(DOUBT, {}, {"raw": raw}):
+        model.model_validate(raw)  # must not raise
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"name": "x", "mode": "a"},
+        {"name": "x", "mode": "b", "count": 3, "ratio": 2, "flag": False, "level": 2},
+        {"name": "", "mode": "a", "ratio": 0.5, "unknown": [1]},
+    ],
+)
+def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> None:
+    assert not eval(DOUBT, {}, {"raw": raw})
+    model.model_validate(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"mode": "a"},
+        {"name": 1, "mode": "a"},
+        {"name": "x", "mode": "c"},
+        {"name": "x", "mode": "a", "count": True},
+        {"name": "x", "mode": "a", "level": 4},
+        {"name": "x", "mode": "a", "flag": 1},
+    ],
+)
+def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -> None:
+    assert eval(DOUBT, {}, {"raw": raw})
+    with pytest.raises(ValidationError):
+        model.model_validate(raw)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+        {"type": "object", "properties": {"s": {"type": "string", "format": "date"}}},
+        {"type": "object", "properties": {"a": {"type": "array"}}},
+        {"type": "object", "additionalProperties": False, "properties": {}},
+        {"type": "object", "properties": {"e": {"type": "string", "enum": ["a", 1]}}},
+        {"type": "object", "properties": {"t": {"type": ["string", "null"]}}},
+        {"type": "object", "required": ["ghost"], "properties": {}},
+    ],
+)
+def test_schemas_beyond_plain_properties_always_validate(
+    schema: dict[str, Any],
+) -> None:
+    assert input_doubt(schema) is None
+
+
+def test_a_schema_without_properties_needs_no_check() -> None:
+    assert input_doubt({"type": "object"}) == ""
