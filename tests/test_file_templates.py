@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcigen.runtime import file_templates
-from mcigen.runtime.file_templates import load_file_template, render_file
+from mcigen.runtime.file_templates import file_renderer, render_file
 from mcigen.runtime.lookup import TemplateRuntimeError
 
 CONTEXT = {"props": {"name": "Ann", "items": ["a", "b"]}, "env": {}, "input": {}}
@@ -32,19 +32,19 @@ def test_windows_newlines_are_read_as_newlines(tmp_path: Path) -> None:
 def test_parse_is_cached_until_the_file_changes(tmp_path: Path) -> None:
     path = tmp_path / "t.txt"
     path.write_text("one {{props.name}}", "utf-8")
-    first = load_file_template(str(path))
-    assert load_file_template(str(path)) is first
+    first = file_renderer(str(path))
+    assert file_renderer(str(path)) is first
     path.write_text("two {{props.name}}!", "utf-8")
     os.utime(path, ns=(1, 1))
     assert render_file(str(path), CONTEXT) == "two Ann!"
-    assert load_file_template(str(path)) is not first
+    assert file_renderer(str(path)) is not first
 
 
 def test_cache_is_bounded(tmp_path: Path) -> None:
     for index in range(file_templates._CACHE_LIMIT + 5):
         path = tmp_path / f"f{index}.txt"
         path.write_text(str(index), "utf-8")
-        load_file_template(str(path))
+        file_renderer(str(path))
     assert len(file_templates._cache) <= file_templates._CACHE_LIMIT
 
 

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcigen.backend.textcode import compile_text
 from mcigen.runtime import lookup
 from mcigen.runtime.lookup import TemplateRuntimeError
+from mcigen.runtime.template_compiler import compile_text
 from mcigen.runtime.template_parser import parse_template
 from mcigen.runtime.template_render import render
 

@@ -95,7 +95,9 @@ def emit(
 
 
 _GENERATED_IMPORT = re.compile(rb"from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)")
-_RUNTIME_IMPORT = re.compile(r"^\s*from \.(\w+) import", re.MULTILINE)
+_RUNTIME_IMPORT = re.compile(
+    r"^\s*from \.(?: import )?(\w+)(?: import|$)", re.MULTILINE
+)
 
 
 def _runtime_modules(files: dict[str, bytes]) -> set[str]:

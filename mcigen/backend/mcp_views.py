@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..planner.names import module_name, unique
+from ..runtime.template_compiler import CompiledText, compile_text
 from ..runtime.template_parser import parse_template
-from .textcode import CompiledText, compile_text
 
 ENV_ONLY = frozenset({"env"})
 

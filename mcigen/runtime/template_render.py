@@ -1,6 +1,6 @@
 """Render a template AST at call time: the interpreter for file contents.
 
-Templates known at build time are compiled instead (``mcigen.backend.textcode``);
+Templates known at build time are compiled instead (``template_compiler.py``);
 both follow the same semantics, and a test holds them to the same output.
 """
 

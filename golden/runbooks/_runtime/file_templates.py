@@ -1,7 +1,8 @@
-"""Templates read from files at call time: parsed once per file version, then rendered.
+"""Templates read from files at call time: parsed and compiled to a Python function
+once per file version, then run.
 
-The parse cache is keyed by (path, mtime, size), so an edited file is parsed again
-and an unchanged one never is. A file whose template cannot be parsed gives an error
+The cache is keyed by (path, mtime, size), so an edited file is compiled again and
+an unchanged one never is. A file whose template cannot be parsed gives an error
 naming the file, line and column.
 """
 
@@ -11,12 +12,12 @@ import os
 from typing import Any
 
 from .lookup import TemplateRuntimeError
-from .template_ast import Template, TemplateSyntaxError
+from .template_ast import TemplateSyntaxError
+from .template_compiler import Renderer, compile_renderer
 from .template_parser import parse_template
-from .template_render import render
 
 _CACHE_LIMIT = 256
-_cache: dict[tuple[str, int, int, str], Template] = {}
+_cache: dict[tuple[str, int, int, str], Renderer] = {}
 
 
 def file_contents(
@@ -47,14 +48,15 @@ def render_file(path: str, context: dict[str, Any], whitespace: str = "compat") 
     when it is not UTF-8, and :class:`TemplateRuntimeError` when its template is
     malformed or cannot be rendered with these values.
     """
-    return render(load_file_template(path, whitespace), context)
+    return file_renderer(path, whitespace)(dict(context))
 
 
-def load_file_template(path: str, whitespace: str = "compat") -> Template:
+def file_renderer(path: str, whitespace: str = "compat") -> Renderer:
+    """The compiled template of the file at ``path`` as it is now."""
     status = os.stat(path)
     key = (path, status.st_mtime_ns, status.st_size, whitespace)
-    template = _cache.get(key)
-    if template is None:
+    renderer = _cache.get(key)
+    if renderer is None:
         with open(
             path, encoding="utf-8"
         ) as handle:  # universal newlines, as mci-py reads
@@ -67,7 +69,8 @@ def load_file_template(path: str, whitespace: str = "compat") -> Template:
             raise TemplateRuntimeError(
                 f"{path}:{line}:{column}: {error.message}"
             ) from None
+        renderer = compile_renderer(template, path)
         if len(_cache) >= _CACHE_LIMIT:
             del _cache[next(iter(_cache))]
-        _cache[key] = template
-    return template
+        _cache[key] = renderer
+    return renderer

@@ -1,5 +1,9 @@
 """Compile template ASTs into Python source: no template is parsed at call time.
 
+The backend writes the source into generated modules for the templates of a
+schema; :func:`compile_renderer` turns the template of a file, read at call time,
+into a function once per file version.
+
 A template of text and placeholders becomes one f-string over the placeholder
 values; one with directives becomes straight-line Python (``for``, ``if``) appending
 to a list. A placeholder whose value is known to be present (a declared property
@@ -14,9 +18,12 @@ the two to the same output.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..runtime.template_ast import (
+from . import lookup
+from .template_ast import (
     Branch,
     Condition,
     For,
@@ -31,7 +38,7 @@ from ..runtime.template_ast import (
     Template,
     Text,
 )
-from ..runtime.template_parser import parse_native, parse_template
+from .template_parser import parse_native, parse_template
 
 _PROPS_ROOTS = ("props", "input")
 _LOCALS = {"props": "props", "input": "props", "env": "env"}
@@ -71,6 +78,27 @@ def compile_text(
     function holds as locals (``props`` and ``env``; an MCP server's settings see
     only ``env``)."""
     return _Compiler(present, prefix, roots).compile(template)
+
+
+Renderer = Callable[[dict[str, Any]], str]
+
+
+def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
+    """A function ``context -> text`` that renders ``template`` as the runtime
+    renderer would, compiled to Python; ``name`` is shown in tracebacks."""
+    code = compile_text(template, frozenset())
+    lines = [
+        "def render(context):",
+        '    props = context.get("props", {})',
+        '    env = context.get("env", {})',
+    ]
+    for statement in code.statements:
+        lines.extend("    " + line for line in statement.split("\n"))
+    lines.append(f"    return {code.expression}")
+    namespace = {f"_{helper}": getattr(lookup, helper) for helper in code.helpers}
+    exec(compile("\n".join(lines), name, "exec"), namespace)  # noqa: S102
+    renderer: Renderer = namespace["render"]
+    return renderer
 
 
 def _literal(value: object) -> str:
