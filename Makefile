@@ -38,5 +38,9 @@ golden: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+.PHONY: bench-quick
+bench-quick: $(STAMP)
+	$(BIN)/python benchmarks/run.py --quick
+
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

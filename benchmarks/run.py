@@ -1,278 +1,275 @@
-"""Per-call benchmarks: generated tools against mci-py and a hand-written baseline, one run.
+"""mcigen against mci-py and hand-written Python, in one run: the suite of issue 7.
 
-    make bench            (or: .venv/bin/python benchmarks/run.py [--quick])
+    make bench              (.venv/bin/python benchmarks/run.py)          < 10 minutes
+    make bench-quick        (.venv/bin/python benchmarks/run.py --quick)  ~ 2 minutes
 
-Builds a package from a generated schema, then times the same calls through the
-generated functions, through mci-py 1.2 (its own venv, one client reused, as a
-long-running agent would) and through hand-written Python doing the same work.
-Prints a table and writes benchmarks/results.json. Figures are medians of repeated
-timeit runs (best-of would hide noise); the spread column is (max - min) / median.
+Prints one table (per-call time, cold start, build time and memory, throughput under
+concurrency, import cost; each with mci-py's figure from the same run, the ratio, a
+hand-written floor where one applies and whether the target of issue 7 is met) and
+writes benchmarks/results.json. See benchmarks/README.md for what each row measures.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import platform
+import dataclasses
+import datetime
+import functools
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.http_server import LoopbackServer  # noqa: E402
-from tests.mcp_servers import TOY_SERVER  # noqa: E402
-from tests.oracle import oracle_python  # noqa: E402
+from benchmarks import (  # noqa: E402
+    build,
+    calls,
+    cold_start,
+    concurrency,
+    imports,
+    report,
+    schemas,
+)
+from benchmarks.paths import (  # noqa: E402
+    PYTHON,
+    RESULTS,
+    LoopbackServer,
+    oracle_python,
+)
+from benchmarks.timing import Budget  # noqa: E402
 
-BLOCK = (
-    "Dear {{props.name}},\n@if(props.vip)Thanks for being a VIP.@else Welcome.@endif\n"
-    "@foreach(item in props.items)- {{item.name}}: {{item.qty}}\n@endforeach\n"
+SECTIONS = ("calls", "cold", "build", "concurrency", "imports")
+ORDER = ("per call", "cold start", "build", "concurrency", "import (-X importtime)")
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    call: Budget
+    concurrency: concurrency.Plan
+    imports_runs: int
+    cold_runs: int
+    builds: dict[int, tuple[int, int, float]]
+    """Tools -> (cold runs, rebuilds, seconds per kind): see :class:`build.Plan`."""
+    budget: float
+    """Seconds the whole run may take; the largest builds get what is left."""
+
+
+FULL = Mode(
+    "full",
+    Budget(run_seconds=0.15, repeat=7, max_seconds=5.0),
+    concurrency.Plan(seconds=1.5, runs=3),
+    imports_runs=5,
+    cold_runs=5,
+    builds={10: (3, 3, 15), 100: (3, 3, 30), 1000: (1, 3, 60), 5000: (1, 1, 0)},
+    budget=570,
+)
+QUICK = Mode(
+    "quick",
+    Budget(run_seconds=0.05, repeat=3, max_seconds=0.5),
+    concurrency.Plan(seconds=0.5, runs=1),
+    imports_runs=2,
+    cold_runs=2,
+    builds={10: (1, 1, 10), 100: (1, 1, 20)},
+    budget=150,
 )
 
-SCHEMA = {
-    "schemaVersion": "1.0",
-    "tools": [
-        {
-            "name": "greet",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "team": {"type": "string"}},
-                "required": ["name"],
-            },
-            "execution": {
-                "type": "text",
-                "text": "Hello {{props.name}} from {{props.team | env.TEAM | 'us'}}!",
-            },
-        },
-        {
-            "name": "listing",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "items": {"type": "array", "items": {"type": "string"}},
-                    "n": {"type": "integer"},
-                },
-                "required": ["items", "n"],
-            },
-            "execution": {
-                "type": "text",
-                "text": "Items:\n@foreach(item in props.items)- {{item}}\n@endforeach@if(props.n > 2)many@else few@endif",
-            },
-        },
-        {"name": "letter", "execution": {"type": "file", "path": "./letter.txt"}},
-        {
-            "name": "echo",
-            "execution": {"type": "cli", "command": "echo", "args": ["{{props.word}}"]},
-        },
-    ],
-}
-
-ROWS = {
-    "text call": ("greet", {"name": "Ann"}),
-    "text call, loop + condition": ("listing", {"items": ["a", "b", "c"], "n": 3}),
-    "file call, 10 KB template (cached)": (
-        "letter",
-        {
-            "name": "Ann",
-            "vip": True,
-            "items": [{"name": "pen", "qty": 2}, {"name": "ink", "qty": 1}],
-        },
-    ),
-    "cli call (echo)": ("echo", {"word": "hi"}),
-    "http call (loopback, keep-alive)": ("fetch", {}),
-    "mcp call (stdio, SDK server)": ("add", {"a": 2, "b": 3}),
-}
-
-SCALE = {"cli": (10, 10), "mcp": (10, 1000)}
-"""Row prefix -> how many times fewer calls (mcigen, mci-py) than a text row makes:
-a subprocess or an MCP round trip costs milliseconds, mci-py's MCP call a second."""
-
-BASELINES = {
-    "http call (loopback, keep-alive)": "client.get(props['url'])",
-    "cli call (echo)": "subprocess.run(['echo', props['word']], capture_output=True)",
-    "text call": "f\"Hello {props['name']} from {props.get('team') or os.environ.get('TEAM', 'us')}!\"",
-    "text call, loop + condition": (
-        "'Items:\\n' + ''.join(f'- {i}\\n' for i in props['items']) + ('many' if props['n'] > 2 else 'few')"
-    ),
-}
-
-TIMER = textwrap.dedent("""
-    import json, os, statistics, sys, timeit
-    setup, call, number, repeat = json.loads(sys.argv[1])
-    namespace = {}
-    exec(setup, namespace)
-    runs = timeit.repeat(call, globals=namespace, number=number, repeat=repeat)
-    per_call = [r / number * 1e6 for r in runs]
-    print(json.dumps([statistics.median(per_call), min(per_call), max(per_call)]))
-    """)
+COLD_START_RESERVE = 40.0
+"""Seconds kept back from the last build for the cold-start row of its package."""
 
 
-MCP_FLOOR = textwrap.dedent("""
-    import asyncio, json, os, statistics, sys, time
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-    server, number, repeat = json.loads(sys.argv[1])
+class Log:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
 
-    async def main():
-        params = StdioServerParameters(command=sys.executable, args=[server, "stdio"])
-        with open(os.devnull, "w") as quiet:
-            async with stdio_client(params, errlog=quiet) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await session.call_tool("add", {"a": 2, "b": 3})
-                    runs = []
-                    for _ in range(repeat):
-                        start = time.perf_counter()
-                        for _ in range(number):
-                            await session.call_tool("add", {"a": 2, "b": 3})
-                        runs.append((time.perf_counter() - start) / number * 1e6)
-        print(json.dumps([statistics.median(runs), min(runs), max(runs)]))
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
 
-    asyncio.run(main())
-    """)
-"""The floor of an MCP call: a raw SDK session calling the same server."""
+    def __call__(self, message: str) -> None:
+        print(f"[{self.elapsed:5.0f} s] {message}", file=sys.stderr, flush=True)
 
 
-def _time(
-    python: Path, cwd: Path, setup: str, call: str, number: int, repeat: int
-) -> list[float]:
-    done = subprocess.run(
-        [str(python), "-c", TIMER, json.dumps([setup, call, number, repeat])],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    figures: list[float] = json.loads(done.stdout)
-    return figures
+def _failed(section: str, log: Log, error: Exception) -> list[report.Row]:
+    """The row that shows a failure in the table instead of ending the run."""
+    lines = str(error).strip().splitlines() or [""]
+    log(f"{section}: FAILED: {str(error)[-2000:]}")
+    note = f"{type(error).__name__}: {lines[-1]}"[:200]
+    return [report.Row(section, "FAILED", "s", None, note=note)]
 
 
-def _floor(number: int, repeat: int) -> list[float]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            MCP_FLOOR,
-            json.dumps([str(TOY_SERVER), number, repeat]),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    figures: list[float] = json.loads(done.stdout)
-    return figures
+def _guard(
+    section: str,
+    log: Log,
+    measure: Callable[[], list[report.Row] | report.Row],
+) -> list[report.Row]:
+    """The rows ``measure`` returns, or one saying why it failed."""
+    try:
+        rows = measure()
+    except Exception as error:  # noqa: BLE001 - a failure is a row, not the end
+        return _failed(section, log, error)
+    return rows if isinstance(rows, list) else [rows]
 
 
-def _figure(microseconds: float) -> str:
-    """A time in a 13-character column: µs below 10 ms, ms above."""
-    if microseconds < 10_000:
-        return f"{microseconds:10.2f} us"
-    return f"{microseconds / 1000:10.1f} ms"
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    args = parser.parse_args()
-    number, repeat = (200, 5) if args.quick else (2000, 9)
-    work = Path(tempfile.mkdtemp(prefix="mcigen-bench-"))
-    letter = ""
-    while len(letter) < 10_000:
-        letter += BLOCK + "lorem ipsum dolor sit amet " * 6 + "\n"
-    (work / "letter.txt").write_text(letter, "utf-8")
-    server = LoopbackServer()
-    schema = json.loads(json.dumps(SCHEMA))
-    schema["tools"].append(
-        {"name": "fetch", "execution": {"type": "http", "url": server.base + "/text"}}
-    )
-    schema["mcp_servers"] = {
-        "toy": {
-            "command": sys.executable,
-            "args": [str(TOY_SERVER), "stdio"],
-            "config": {"filter": "only", "filterValue": "add"},
-        }
-    }
-    (work / "bench.mci.json").write_text(json.dumps(schema), "utf-8")
+def _call_package(server: LoopbackServer, work: Path) -> Path:
+    schemas.write(schemas.call_schema(server.base), work / "bench.mci.json")
     subprocess.run(
         [
-            sys.executable,
+            str(PYTHON),
             "-m",
             "mcigen",
             "build",
             str(work / "bench.mci.json"),
             "-o",
-            str(work / "benchpkg"),
+            str(work / calls.PACKAGE),
         ],
         check=True,
+        capture_output=True,
     )
-    mci_py = oracle_python()
-    results = []
-    groups = {
-        t["name"]: t["group"]
-        for t in json.loads((work / "benchpkg" / "manifest.json").read_text())["tools"]
-    }
-    for label, (tool, props) in ROWS.items():
-        ours_scale, theirs_scale = SCALE.get(label.split()[0], (1, 10))
-        ours = _time(
-            Path(sys.executable),
-            work,
-            f"from benchpkg.tools.{groups[tool]} import INVOKERS; import os; "
-            f"f = INVOKERS[{tool!r}]; props = {props!r}",
-            "f(props, os.environ)",
-            max(number // ours_scale, 2),
-            repeat,
-        )
-        theirs = _time(
-            mci_py,
-            work,
-            f"from mcipy import MCIClient; c = MCIClient(schema_file_path='bench.mci.json'); props = {props!r}",
-            f"c.execute({tool!r}, props)",
-            max(number // theirs_scale, 2),
-            repeat if theirs_scale < 1000 else 3,
-        )
-        baseline = None
-        if label.startswith("mcp"):
-            baseline = _floor(max(number // ours_scale, 2), repeat)
-        elif label in BASELINES:
-            baseline = _time(
-                Path(sys.executable),
-                work,
-                "import os, subprocess, httpx; client = httpx.Client(); "
-                f"props = {{**{props!r}, 'url': {server.base + '/text'!r}}}",
-                BASELINES[label],
-                number // 10 if label.startswith("cli") else number,
-                repeat,
+    return work
+
+
+def _mci_py_version(mci_py: Path) -> str:
+    done = subprocess.run(
+        [
+            str(mci_py),
+            "-c",
+            "import importlib.metadata as m; print(m.version('mci-py'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "?"
+
+
+def _sizes(mode: Mode, chosen: str | None) -> dict[int, tuple[int, int, float]]:
+    if not chosen:
+        return mode.builds
+    known = {**FULL.builds, **mode.builds}
+    return {int(n): known.get(int(n), (1, 1, 0)) for n in chosen.split(",")}
+
+
+def _scale_rows(
+    mode: Mode,
+    sizes: dict[int, tuple[int, int, float]],
+    mci_py: Path,
+    log: Log,
+    cold: bool,
+    unmeasured: str,
+    root: Path,
+) -> list[report.Row]:
+    """Build each size (in ``root``), then time a cold start of what was built; the
+    last size's builds get whatever the time budget leaves, minus the cold start's
+    share."""
+    rows: list[report.Row] = []
+    floor = cold_start.interpreter(mode.cold_runs) if cold else None
+    for tools, (runs, rebuilds, seconds) in sorted(sizes.items()):
+        deadline = log.started + mode.budget - (COLD_START_RESERVE if cold else 0)
+        plan = build.Plan(runs, rebuilds, seconds or mode.budget, deadline)
+        try:
+            built = build.measure_size(root, tools, plan, log)
+        except Exception as error:  # noqa: BLE001 - a failure is a row, not the end
+            rows += _failed("build", log, error)
+            continue
+        rows += build.rows(built)
+        if floor is not None:
+            rows += _guard(
+                "cold start",
+                log,
+                functools.partial(
+                    cold_start.measure_size, built, mci_py, mode.cold_runs, floor, log
+                ),
             )
-        results.append(
-            {
-                "row": label,
-                "mcigen_us": ours[0],
-                "mcigen_spread": (ours[2] - ours[1]) / ours[0],
-                "mci_py_us": theirs[0],
-                "speedup_vs_mci_py": theirs[0] / ours[0],
-                "baseline_us": baseline[0] if baseline else None,
-                "vs_baseline": ours[0] / baseline[0] if baseline else None,
-            }
-        )
-    server.stop()
-    machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
-    print(f"machine: {machine}; medians of {repeat} runs")
-    print(
-        f"{'row':38} {'mcigen':>13} {'mci-py':>13} {'speedup':>8} {'hand-written':>13} {'x baseline':>10}"
+    for tools in sorted(set(FULL.builds) - set(sizes)):
+        missing = build.Built(tools, Path(), Path(), "", skipped=unmeasured)
+        rows.extend(build.rows(missing))
+        if cold:
+            rows.append(cold_start.missing(tools, unmeasured))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="a ~2-minute smoke run (10, 100 tools)"
     )
-    for r in results:
-        base = _figure(r["baseline_us"]) if r["baseline_us"] else f"{'-':>13}"
-        ratio = f"{r['vs_baseline']:9.1f}x" if r["vs_baseline"] else f"{'-':>10}"
-        print(
-            f"{r['row']:38} {_figure(r['mcigen_us'])} {_figure(r['mci_py_us'])} "
-            f"{r['speedup_vs_mci_py']:7.1f}x {base} {ratio}"
-        )
-    (ROOT / "benchmarks" / "results.json").write_text(
-        json.dumps({"machine": machine, "rows": results}, indent=2) + "\n", "utf-8"
+    parser.add_argument(
+        "--only", help=f"comma-separated sections to run: {','.join(SECTIONS)}"
     )
+    parser.add_argument("--sizes", help="tool counts to build, e.g. 10,100,1000")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the built packages and schemas"
+    )
+    parser.add_argument(
+        "--budget", type=float, help="seconds the run may take (default by mode)"
+    )
+    args = parser.parse_args()
+    mode = QUICK if args.quick else FULL
+    if args.budget:
+        mode = dataclasses.replace(mode, budget=args.budget)
+    sections = set(args.only.split(",")) if args.only else set(SECTIONS)
+    # the generated packages must be imported from .pyc, as they are once installed
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    log = Log()
+    mci_py = oracle_python()
+    log(f"{mode.name} run; mci-py at {mci_py}")
+    server = LoopbackServer()
+    scratch = Path(tempfile.mkdtemp(prefix="mcigen-bench-"))
+    rows: list[report.Row] = []
+    try:
+        if sections & {"calls", "concurrency", "imports"}:
+            work = _call_package(server, scratch / "calls")
+            if "calls" in sections:
+                rows += calls.measure(work, server.base, mci_py, mode.call, log)
+            if "concurrency" in sections:
+                rows += _guard(
+                    "concurrency",
+                    log,
+                    lambda: concurrency.measure(
+                        work, server.base, mci_py, mode.concurrency, log
+                    ),
+                )
+            if "imports" in sections:
+                rows += _guard(
+                    "import (-X importtime)",
+                    log,
+                    lambda: imports.measure(work, mci_py, mode.imports_runs, log),
+                )
+        if sections & {"build", "cold"}:
+            sizes = _sizes(mode, args.sizes)
+            unmeasured = (
+                "not among --sizes"
+                if args.sizes
+                else f"not in a {mode.name} run (make bench measures it)"
+            )
+            rows += _scale_rows(
+                mode, sizes, mci_py, log, "cold" in sections, unmeasured, scratch
+            )
+    finally:
+        server.stop()
+        if args.keep:
+            log(f"kept the packages and schemas in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    rows.sort(key=lambda row: ORDER.index(row.section))
+    header = {
+        "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "mode": mode.name,
+        "wall_seconds": log.elapsed,
+        "machine": report.machine(),
+        "mci_py_version": _mci_py_version(mci_py),
+    }
+    print(report.table(rows, header))
+    report.write_json(RESULTS, rows, header)
+    log(f"done; wrote {RESULTS.relative_to(RESULTS.parent.parent)}")
 
 
 if __name__ == "__main__":

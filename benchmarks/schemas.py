@@ -135,7 +135,7 @@ def _scale_tool(index: int) -> dict[str, Any]:
             "type": "text",
             "text": (
                 f"Hello {{{{props.name}}}} from tool {index}"
-                "@if(props.mode == \"long\"), with {{props.count}} regards@endif!"
+                '@if(props.mode == "long"), with {{props.count}} regards@endif!'
             ),
         }
     return tool
@@ -150,11 +150,12 @@ def scale_schema(tools: int) -> Schema:
     }
 
 
-def touch_one_tool(schema: Schema) -> Schema:
-    """The same schema with one tool's description changed (for the rebuild row)."""
+def touch_one_tool(schema: Schema, change: int) -> Schema:
+    """The same schema with the description of its middle tool changed (for the
+    rebuild row); ``change`` numbers the edit, so successive edits all differ."""
     changed = copy.deepcopy(schema)
-    tools = changed["tools"]
-    tools[len(tools) // 2]["description"] += " Changed."
+    tool = changed["tools"][len(changed["tools"]) // 2]
+    tool["description"] = tool["description"].split(" (edit ")[0] + f" (edit {change})"
     return changed
 
 
