@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +16,13 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_format_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Builds in the tests (and the mcigen processes they start) format into a
+    cache of their own, so that no earlier run's cache can hide a change."""
+    os.environ["MCIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("format-cache"))
 
 
 def run_mcigen(

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from .formatting import format_python
+from .formatting import format_modules
 from .imports import import_block
 from .jinja import render
 from .mcp_views import server_functions, server_view
@@ -83,7 +83,9 @@ def emit(
     files["tools/__init__.py"] = render("tools_init.py.jinja", context)
     for surface in ("client", "meta", "server"):
         files[f"{surface}.py"] = render(f"{surface}.py.jinja", context)
-    output = {path: format_python(text).encode() for path, text in files.items()}
+    paths = sorted(files)
+    formatted = format_modules([files[path] for path in paths])
+    output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
     output["manifest.json"] = _manifest(package, options.name)
     output["py.typed"] = b""
     output[MARKER] = (

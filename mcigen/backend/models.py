@@ -3,7 +3,9 @@
 All input schemas go into one JSON Schema document (one ``$defs`` entry per tool,
 named after its model), are generated together, and the output module is then
 split with libcst so that each group module carries exactly the classes its tools
-reach, with only the imports those classes use.
+reach, with only the imports those classes use. The split is kept in the build
+cache under the document and the groups, so a rebuild whose input schemas did not
+change generates nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import json
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import Any
 
 import libcst as cst
 
 from .. import ir
+from . import build_cache
 
 _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 
@@ -49,11 +53,39 @@ def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
             definitions.update(_definitions_of(planned))
         except ModelGenerationError as error:
             raise ModelGenerationError(str(error), planned) from None
+    document = {"$defs": definitions}
+    groups = [(planned.model_name, planned.group) for planned in with_models]
+    cache = build_cache.cache_dir(f"models-{version('datamodel-code-generator')}")
+    key = build_cache.key_of(json.dumps(document), json.dumps(groups))
+    cached = build_cache.read(cache, key)
+    if cached is not None:
+        return _loaded(cached)
     try:
-        source = _run_codegen({"$defs": definitions})
+        source = _run_codegen(document)
     except ModelGenerationError as error:
         raise ModelGenerationError(str(error), _culprit(with_models)) from None
-    return _split_by_group(source, with_models)
+    split = _split_by_group(source, with_models)
+    build_cache.write(cache, key, _dumped(split))
+    return split
+
+
+def _dumped(split: dict[str, GroupModels]) -> str:
+    return json.dumps(
+        {
+            group: {"imports": sorted(models.imports), "body": models.body}
+            for group, models in split.items()
+        }
+    )
+
+
+def _loaded(text: str) -> dict[str, GroupModels]:
+    return {
+        group: GroupModels(
+            frozenset((module, name) for module, name in entry["imports"]),
+            entry["body"],
+        )
+        for group, entry in json.loads(text).items()
+    }
 
 
 def _culprit(tools: list[ir.PlannedTool]) -> ir.PlannedTool | None:
