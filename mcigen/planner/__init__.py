@@ -7,6 +7,7 @@ the input schema, and reports clashes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
 from .toolsets import library_path, load_toolsets
 
-__all__ = ["MAIN_GROUP", "McpMode", "PlanOptions", "plan"]
+__all__ = ["MAIN_GROUP", "SHARD_SIZE", "McpMode", "PlanOptions", "plan"]
 
 MAIN_GROUP = "main"
 _SCALARS = (str, int, float, bool, type(None))
@@ -72,7 +73,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
                 path_policy=_path_policy(schema, tool),
             )
         )
-    return ir.Package(schema=schema, tools=tuple(planned)), diagnostics
+    return ir.Package(schema=schema, tools=groups.sharded(planned)), diagnostics
 
 
 def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[ir.Tool]:
@@ -124,13 +125,34 @@ def _from(tool: ir.Tool) -> str:
     return f" (from {kind} '{tool.toolset}')"
 
 
+SHARD_SIZE = 64
+"""The most tools one module under ``tools/`` holds: calling a tool imports its
+module, and creating a pydantic model costs about a millisecond."""
+
+
 class _Groups:
     """Module names under ``tools/``: ``main`` for the schema's own tools,
-    ``toolset_<name>`` per toolset and ``mcp_<name>`` per MCP server."""
+    ``toolset_<name>`` per toolset and ``mcp_<name>`` per MCP server; a group of
+    more than ``SHARD_SIZE`` tools is cut, in order, into ``<group>_001``,
+    ``<group>_002``, ..."""
 
     def __init__(self) -> None:
         self._names: dict[tuple[str, str | None], str] = {}
         self._taken = {MAIN_GROUP}
+
+    def sharded(self, planned: list[ir.PlannedTool]) -> tuple[ir.PlannedTool, ...]:
+        members: dict[str, list[int]] = {}
+        for index, tool in enumerate(planned):
+            members.setdefault(tool.group, []).append(index)
+        result = list(planned)
+        for group, indexes in members.items():
+            if len(indexes) <= SHARD_SIZE:
+                continue
+            for start in range(0, len(indexes), SHARD_SIZE):
+                shard = unique(f"{group}_{start // SHARD_SIZE + 1:03d}", self._taken)
+                for index in indexes[start : start + SHARD_SIZE]:
+                    result[index] = dataclasses.replace(result[index], group=shard)
+        return tuple(result)
 
     def of(self, tool: ir.Tool) -> str:
         if tool.origin == "schema":
