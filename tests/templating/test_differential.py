@@ -65,8 +65,8 @@ def _build(
     assert built.returncode == 0, f"mcigen build failed:\n{built.stderr}"
     sys.path.insert(0, str(directory))
     try:
-        module = importlib.import_module(f"{name}.tools.main")
-        yield Built(schema, module.INVOKERS)
+        tools = importlib.import_module(f"{name}._runtime.registry").registry(name)
+        yield Built(schema, {entry.name: tools.invoker(entry) for entry in tools.tools})
     finally:
         sys.path.remove(str(directory))
         for loaded in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
