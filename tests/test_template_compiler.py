@@ -3,8 +3,10 @@ runtime renderer gives, for generated templates in both whitespace modes."""
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +141,25 @@ def test_loop_variables_are_scoped_and_restored() -> None:
         == "560;561;out"
     )
     assert _function(text, "compat", frozenset())({}, {}) == "560;561;out"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"id": 1, "key": "k"},
+        {"other": 1},
+        [1, 2],
+        7,
+        None,
+        lookup.Entry("name", {"id": 2}),
+        lookup.Entry("name", 3),
+        lookup.Entry("name", {"key": "inner"}),
+        {"id": lookup.Entry("e", "wrapped")},
+        types.MappingProxyType({"id": "proxy"}),
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize("key", ["id", "key", "value", "missing"])
+def test_member_reads_a_loop_variable_as_the_walk_does(value: Any, key: str) -> None:
+    walked = lookup._walk({"item": value}, ("item", key))
+    assert lookup.member(value, key) is walked or lookup.member(value, key) == walked

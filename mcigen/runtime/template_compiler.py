@@ -122,7 +122,7 @@ class _Compiler:
         self.result = CompiledText()
         self.counter = 0
         self.scope: dict[str, str] = {}
-        """Loop variables in scope: name -> the kind of loop binding it ("for"/"foreach")."""
+        """Loop variables in scope: name -> the local variable holding its value."""
 
     def compile(self, template: Template) -> CompiledText:
         if not template.has_directives:
@@ -207,13 +207,29 @@ class _Compiler:
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
                 return self._chain(tests, _literal(alternative.value))
-            parts = alternative.parts
-            if len(parts) != 2 or parts[0] not in self.roots or parts[0] in self.scope:
+            test = self._lookup(alternative.parts)
+            if test is None:
                 return self._first(node)
-            local, key = _LOCALS[parts[0]], _literal(parts[1])
-            self.result.reads_props |= local == "props"
-            tests.append((f"{local}[{key}]", f"{key} in {local}"))
+            tests.append(test)
         return self._chain(tests, self._first(node))
+
+    def _lookup(self, parts: tuple[str, ...]) -> tuple[str, str] | None:
+        """(value, test) of a two-part path read straight from a local: ``props`` or
+        ``env``, or a loop variable through the runtime's ``member``."""
+        if len(parts) != 2:
+            return None
+        root, key = parts[0], _literal(parts[1])
+        if root in self.scope:
+            found = self._name("found")
+            member = self._use("member")
+            nothing = self._use("NOTHING")
+            test = f"({found} := {member}({self.scope[root]}, {key})) is not {nothing}"
+            return found, test
+        if root not in self.roots:
+            return None
+        local = _LOCALS[root]
+        self.result.reads_props |= local == "props"
+        return f"{local}[{key}]", f"{key} in {local}"
 
     @staticmethod
     def _chain(tests: list[tuple[str, str]], otherwise: str) -> str:
@@ -312,7 +328,7 @@ class _Compiler:
         lines.append(f"{pad}for {item} in {source}:")
         lines.append(f"{pad}    context[{var}] = {item}")
         outer = self.scope.get(node.var)
-        self.scope[node.var] = type(node).__name__
+        self.scope[node.var] = item
         self._nodes(node.body, target, lines, depth + 1, wrap)
         if outer is None:
             del self.scope[node.var]

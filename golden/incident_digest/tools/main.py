@@ -11,11 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from .._runtime.lookup import NOTHING as _NOTHING
 from .._runtime.lookup import UNBOUND as _UNBOUND
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import compare as _compare
 from .._runtime.lookup import first as _first
 from .._runtime.lookup import foreach_items as _foreach_items
+from .._runtime.lookup import member as _member
 from .._runtime.lookup import operand as _operand
 from .._runtime.lookup import restore as _restore
 from .._runtime.lookup import truthy as _truthy
@@ -70,15 +72,29 @@ def _invoke_incident_digest(
         for item_1 in _foreach_items(context, ("props", "incidents")):
             context["incident"] = item_1
             out.append("\n- [")
-            out.append(str(_first(context, "incident.id", (("incident", "id"),))))
+            out.append(
+                str(
+                    found_3
+                    if (found_3 := _member(item_1, "id")) is not _NOTHING
+                    else _first(context, "incident.id", (("incident", "id"),))
+                )
+            )
             out.append("] ")
-            out.append(str(_first(context, "incident.title", (("incident", "title"),))))
+            out.append(
+                str(
+                    found_4
+                    if (found_4 := _member(item_1, "title")) is not _NOTHING
+                    else _first(context, "incident.title", (("incident", "title"),))
+                )
+            )
             out.append(" ")
             if _compare(_operand(context, ("incident", "severity")), "<=", 2):
                 out.append("(SEV")
                 out.append(
                     str(
-                        _first(
+                        found_5
+                        if (found_5 := _member(item_1, "severity")) is not _NOTHING
+                        else _first(
                             context, "incident.severity", (("incident", "severity"),)
                         )
                     )
@@ -88,7 +104,9 @@ def _invoke_incident_digest(
                 out.append("(SEV")
                 out.append(
                     str(
-                        _first(
+                        found_6
+                        if (found_6 := _member(item_1, "severity")) is not _NOTHING
+                        else _first(
                             context, "incident.severity", (("incident", "severity"),)
                         )
                     )
@@ -160,7 +178,13 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
         saved_2 = context.get("svc", _UNBOUND)
         for item_1 in _foreach_items(context, ("props", "services")):
             context["svc"] = item_1
-            out.append(str(_first(context, "svc.key", (("svc", "key"),))))
+            out.append(
+                str(
+                    found_3
+                    if (found_3 := _member(item_1, "key")) is not _NOTHING
+                    else _first(context, "svc.key", (("svc", "key"),))
+                )
+            )
             out.append(": ")
             out.append(str(_first(context, "svc", (("svc",),))))
             out.append("\n")
