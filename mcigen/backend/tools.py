@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,14 +31,19 @@ _ALWAYS: frozenset[tuple[str, str]] = frozenset(
 )
 
 
-_PATH_FAILURES: frozenset[tuple[str, str]] = frozenset(
+_TEMPLATE_FAILURES: frozenset[tuple[str, str]] = frozenset(
     {
         (".._runtime.results", "error_result as _error_result"),
         (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
-        (".._runtime.paths", "PathRefused as _PathRefused"),
     }
 )
-"""What an executor that templates and checks a path needs to turn failures into results."""
+"""What an executor whose templates may fail at run time needs to turn the failure
+into a result."""
+
+_PATH_FAILURES = _TEMPLATE_FAILURES | {
+    (".._runtime.paths", "PathRefused as _PathRefused")
+}
+"""The same for an executor that also checks a path."""
 
 
 @dataclass
@@ -125,14 +130,9 @@ def tool_view(
         view.text = compile_text(tool.execution.text.template, _present(tool))
         view.compiled.append(view.text)
         view.imports.add((".._runtime.results", "text_result as _text_result"))
-        if (
-            view.text.helpers
-        ):  # a runtime lookup may fail: the call then returns an error
-            view.imports.add((".._runtime.results", "error_result as _error_result"))
-            view.imports.add(
-                (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError")
-            )
-        _add_helpers(view, view.text)
+        if view.text.helpers:  # a runtime lookup may fail: the call returns an error
+            view.imports.update(_TEMPLATE_FAILURES)
+        _add_helpers(view, view.text.helpers)
     elif isinstance(tool.execution, ir.FileExecution):
         _file_view(view, planned, tool.execution, whitespace)
     elif isinstance(tool.execution, ir.CliExecution):
@@ -163,7 +163,7 @@ def _cli_view(
         code = compile_text(parse_template(text), present, prefix)
         view.compiled.append(code)
         statements.extend(code.statements)
-        _add_helpers(view, code)
+        _add_helpers(view, code.helpers)
         return code.expression
 
     argv = [compiled(execution.command, "command")]
@@ -209,7 +209,7 @@ def _http_view(
         code = compile_structure(value, present, prefix)
         view.compiled.append(code)
         statements.extend(code.statements)
-        _add_helpers(view, code)
+        _add_helpers(view, code.helpers)
         if secret_env:
             env_paths.extend(_env_paths(value))
         return code.expression
@@ -246,10 +246,9 @@ def _http_view(
     )
     view.needs_context = True
     view.awaits = True
+    view.imports.update(_TEMPLATE_FAILURES)
     view.imports.update(
         {
-            (".._runtime.results", "error_result as _error_result"),
-            (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
             (".._runtime.http_exec", "HttpCall as _HttpCall"),
             (".._runtime.http_exec", "http_call as _http_call"),
             (".._runtime.http_exec", "send as _send"),
@@ -271,15 +270,9 @@ def _mcp_view(
             (".._runtime.mcp_exec", "call_mcp_tool_async as _call_mcp_tool_async"),
         }
     )
-    for helper in server.helpers:
-        view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
+    _add_helpers(view, server.helpers)
     if server.can_fail:
-        view.imports.update(
-            {
-                (".._runtime.results", "error_result as _error_result"),
-                (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
-            }
-        )
+        view.imports.update(_TEMPLATE_FAILURES)
 
 
 def _env_paths(value: object) -> list[tuple[str, ...]]:
@@ -308,7 +301,7 @@ def _file_view(
     view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
     view.awaits = True  # the async twin reads the file in a worker thread
     view.imports.add(("asyncio", "to_thread as _to_thread"))
-    _add_helpers(view, view.path)
+    _add_helpers(view, view.path.helpers)
     view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
@@ -325,8 +318,9 @@ def _policy_arguments(planned: ir.PlannedTool) -> str:
     return f"{policy.enable_any_paths!r}, {policy.directory_allow_list!r}"
 
 
-def _add_helpers(view: ToolView, compiled: CompiledText) -> None:
-    for helper in compiled.helpers:
+def _add_helpers(view: ToolView, helpers: Iterable[str]) -> None:
+    """Import the runtime lookup helpers that compiled template code calls."""
+    for helper in helpers:
         view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
 
 
