@@ -8,8 +8,10 @@ import importlib
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -159,6 +161,23 @@ def test_timeout_kills_the_process_and_its_children(package: ModuleType) -> None
     )
     time.sleep(0.2)
     assert _sleepers() == before
+
+
+def test_each_thread_gets_its_own_deadline(package: ModuleType) -> None:
+    """A quick command finishing and a slow one timing out, from many threads at
+    once, share one watchdog: the quick ones are never killed, the slow one is."""
+    before = _watchdogs()
+    with ThreadPoolExecutor(8) as pool:
+        quick = [pool.submit(package.show_args, a=str(i)) for i in range(24)]
+        slow = pool.submit(package.sleepy)
+        texts = [future.result().text for future in quick]
+    assert texts == [f"['{i}', 'dflt']\n" for i in range(24)]
+    assert slow.result().isError and "timed out after 0.4 seconds" in slow.result().text
+    assert _watchdogs() == before + 1  # one for this package's runtime, none per call
+
+
+def _watchdogs() -> int:
+    return sum(t.name == "mcigen-cli-watchdog" for t in threading.enumerate())
 
 
 def test_async_twins_run_without_blocking_each_other(package: ModuleType) -> None:

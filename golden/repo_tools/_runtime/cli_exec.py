@@ -7,13 +7,12 @@ UTF-8 with universal newlines, and results carry mci-py's message and metadata.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
-import threading
 from dataclasses import dataclass
 from typing import Any
 
+from .cli_watchdog import kill_group, watch
 from .results import ToolResult, error_result, text_result
 
 
@@ -38,24 +37,16 @@ def run_cli(call: CliCall) -> ToolResult:
         process = subprocess.Popen(call.argv, cwd=call.cwd, **_SPAWN)
     except OSError as error:
         return error_result(str(error))
-    # A timer kills the group: communicate(timeout=...) would poll for the exit with
-    # sleeps, which costs about a millisecond on every call of a quick command.
-    fired = threading.Event()
-    timer = threading.Timer(call.timeout_s, _expire, (process.pid, fired))
-    timer.daemon = True
-    timer.start()
+    # The watchdog kills the group: communicate(timeout=...) would poll for the exit
+    # with sleeps, which costs about a millisecond on every call of a quick command.
+    deadline = watch(process.pid, call.timeout_s)
     try:
         stdout, stderr = process.communicate()
     finally:
-        timer.cancel()
-    if fired.is_set() and process.returncode == -signal.SIGKILL:
+        deadline.cancel()
+    if deadline.fired and process.returncode == -signal.SIGKILL:
         return _timed_out(call)
     return _finish(stdout, stderr, process.returncode)
-
-
-def _expire(pid: int, fired: threading.Event) -> None:
-    fired.set()
-    _kill_group(pid)
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
@@ -68,18 +59,11 @@ async def run_cli_async(call: CliCall) -> ToolResult:
     try:
         stdout, stderr = await asyncio.wait_for(process.communicate(), call.timeout_s)
     except TimeoutError:
-        _kill_group(process.pid)
+        kill_group(process.pid)
         await process.wait()
         return _timed_out(call)
     assert process.returncode is not None  # communicate() waited for the exit
     return _finish(stdout, stderr, process.returncode)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _timed_out(call: CliCall) -> ToolResult:
