@@ -6,8 +6,9 @@ completed divided by that time. mcigen runs 16 threads calling ``INVOKERS['fetch
 and 16 asyncio tasks awaiting ``ASYNC_INVOKERS['fetch']``; mci-py runs 16 threads with
 one ``MCIClient`` each (it changes its configuration on the first call, so a client
 is not shared); the hand-written floor is one pooled httpx client (Client in threads,
-AsyncClient in tasks). The server is the threaded loopback server of the tests, in the
-benchmark's main process, so it shares the 2 cores: the floor shows its ceiling.
+AsyncClient in tasks). The server is the benchmarks' own (``http_server.py``: one
+asyncio process answering every request with a fixed reply), which still shares the
+machine's 2 cores with the callers: the floor shows the ceiling of this setup.
 """
 
 from __future__ import annotations
