@@ -9,7 +9,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.http_server import LoopbackServer as _TestServer  # noqa: E402
 from tests.mcp_servers import TOY_SERVER  # noqa: E402
 from tests.oracle import oracle_python  # noqa: E402
 
@@ -19,12 +18,4 @@ PYTHON = Path(sys.executable)
 RESULTS = ROOT / "benchmarks" / "results.json"
 
 
-class LoopbackServer(_TestServer):
-    """The tests' loopback HTTP server, with a listen backlog for 16 callers connecting
-    at once (the default of 5 drops handshakes, and a dropped one stalls a call for
-    seconds)."""
-
-    request_queue_size = 128
-
-
-__all__ = ["PYTHON", "RESULTS", "ROOT", "TOY_SERVER", "LoopbackServer", "oracle_python"]
+__all__ = ["PYTHON", "RESULTS", "ROOT", "TOY_SERVER", "oracle_python"]

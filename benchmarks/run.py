@@ -37,12 +37,8 @@ from benchmarks import (  # noqa: E402
     report,
     schemas,
 )
-from benchmarks.paths import (  # noqa: E402
-    PYTHON,
-    RESULTS,
-    LoopbackServer,
-    oracle_python,
-)
+from benchmarks.http_server import BenchServer  # noqa: E402
+from benchmarks.paths import PYTHON, RESULTS, oracle_python  # noqa: E402
 from benchmarks.timing import Budget  # noqa: E402
 
 SECTIONS = ("calls", "cold", "build", "concurrency", "imports")
@@ -118,7 +114,7 @@ def _guard(
     return rows if isinstance(rows, list) else [rows]
 
 
-def _call_package(server: LoopbackServer, work: Path) -> Path:
+def _call_package(server: BenchServer, work: Path) -> Path:
     schemas.write(schemas.call_schema(server.base), work / "bench.mci.json")
     subprocess.run(
         [
@@ -221,7 +217,7 @@ def main() -> None:
     log = Log()
     mci_py = oracle_python()
     log(f"{mode.name} run; mci-py at {mci_py}")
-    server = LoopbackServer()
+    server = BenchServer()
     scratch = Path(tempfile.mkdtemp(prefix="mcigen-bench-"))
     rows: list[report.Row] = []
     try:
