@@ -26,6 +26,10 @@ SCHEMA: dict[str, Any] = {
         "flag": {"type": "boolean"},
         "mode": {"type": "string", "enum": ["a", "b"]},
         "level": {"type": "integer", "enum": [1, 2, 3]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "sizes": {"type": "array", "items": {"type": "number"}, "default": []},
+        "modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "anything": {"type": "array", "description": "any items"},
     },
     "required": ["name", "mode"],
 }
@@ -71,6 +75,8 @@ def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
         {"name": "x", "mode": "a"},
         {"name": "x", "mode": "b", "count": 3, "ratio": 2, "flag": False, "level": 2},
         {"name": "", "mode": "a", "ratio": 0.5, "unknown": [1]},
+        {"name": "x", "mode": "a", "tags": ["t", ""], "sizes": [1, 2.5], "modes": []},
+        {"name": "x", "mode": "a", "anything": [None, {"k": [1]}], "modes": ["b"]},
     ],
 )
 def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> None:
@@ -87,6 +93,11 @@ def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> 
         {"name": "x", "mode": "a", "count": True},
         {"name": "x", "mode": "a", "level": 4},
         {"name": "x", "mode": "a", "flag": 1},
+        {"name": "x", "mode": "a", "tags": "t"},
+        {"name": "x", "mode": "a", "tags": ["t", 1]},
+        {"name": "x", "mode": "a", "sizes": [1, "2"]},
+        {"name": "x", "mode": "a", "modes": ["a", "c"]},
+        {"name": "x", "mode": "a", "anything": {"k": 1}},
     ],
 )
 def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -> None:
@@ -100,7 +111,18 @@ def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -
     [
         {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
         {"type": "object", "properties": {"s": {"type": "string", "format": "date"}}},
-        {"type": "object", "properties": {"a": {"type": "array"}}},
+        {"type": "object", "properties": {"a": {"type": "array", "minItems": 1}}},
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "array", "items": {"type": "string", "minLength": 1}}
+            },
+        },
+        {
+            "type": "object",
+            "properties": {"a": {"type": "array", "items": {"type": "array"}}},
+        },
+        {"type": "object", "properties": {"a": {"type": "array", "enum": [[1]]}}},
         {"type": "object", "additionalProperties": False, "properties": {}},
         {"type": "object", "properties": {"e": {"type": "string", "enum": ["a", 1]}}},
         {"type": "object", "properties": {"t": {"type": ["string", "null"]}}},

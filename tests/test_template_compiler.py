@@ -29,10 +29,11 @@ PROPS = {
 ENV = {"HOME_DIR": "/home/x", "BLANK": ""}
 
 
-def _function(text: str, whitespace: str, present: frozenset[str]) -> Any:
-    compiled = compile_text(
-        parse_template(text, directives=True, whitespace=whitespace), present
-    )
+def _function(
+    text: str, whitespace: str, present: frozenset[str], inline: bool = False
+) -> Any:
+    template = parse_template(text, directives=True, whitespace=whitespace)
+    compiled = compile_text(template, present, inline_members=inline)
     body = "\n".join(f"    {line}" for line in compiled.statements) or "    pass"
     source = (
         "def render_compiled(props, env):\n"
@@ -121,14 +122,16 @@ def _template(depth: int, loop_vars: tuple[str, ...]) -> st.SearchStrategy[str]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(_template(3, ()), st.sampled_from(["compat", "trim"]), st.booleans())
+@given(
+    _template(3, ()), st.sampled_from(["compat", "trim"]), st.booleans(), st.booleans()
+)
 def test_compiled_code_equals_runtime_render(
-    text: str, whitespace: str, direct: bool
+    text: str, whitespace: str, direct: bool, inline: bool
 ) -> None:
     present = frozenset(PROPS) if direct else frozenset()
     template = parse_template(text, directives=True, whitespace=whitespace)
     context = {"props": PROPS, "env": ENV, "input": PROPS}
-    compiled = _function(text, whitespace, present)
+    compiled = _function(text, whitespace, present, inline)
     assert _outcome(lambda: compiled(PROPS, ENV)) == _outcome(
         lambda: render(template, context)
     )

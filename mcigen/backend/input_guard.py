@@ -1,7 +1,7 @@
 """A fast check that lets valid input skip pydantic.
 
 For an input schema of plain properties (strings, integers, numbers, booleans, enums
-of those, no constraints) the generated code first evaluates a doubt: an expression
+of those, arrays of those, no constraints) the generated code first evaluates a doubt: an expression
 over ``raw`` that is false only for input the pydantic model accepts. A call whose
 input raises no doubt skips validation; any other is validated by the model, which
 raises the usual ``ToolInputError``. The doubt may be wider than the model's
@@ -60,6 +60,8 @@ def _plain_schema(schema: dict[str, Any]) -> bool:
 
 
 def _property_doubt(prop: Any) -> str | None:
+    if isinstance(prop, dict) and prop.get("type") == "array":
+        return _array_doubt(prop)
     if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
         return None
     kind = prop.get("type")
@@ -74,6 +76,21 @@ def _property_doubt(prop: Any) -> str | None:
     values = [json.dumps(value, ensure_ascii=False) for value in enum]
     listed = f"({values[0]},)" if len(values) == 1 else f"({', '.join(values)})"
     return doubt + " or {v} not in " + listed
+
+
+def _array_doubt(prop: dict[str, Any]) -> str | None:
+    """A list whose every item is a plain value; no doubt for its items is needed
+    when ``items`` is left out (any item goes)."""
+    if not set(prop) <= _PROPERTY_KEYS | {"items"} or "enum" in prop:
+        return None
+    items = prop.get("items", {})
+    if items == {}:
+        return "type({v}) is not list"
+    item_doubt = _property_doubt(items)
+    if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
+        return None
+    each = item_doubt.replace("{v}", "item")
+    return "type({v}) is not list or any(" + each + " for item in {v})"
 
 
 def _fits(value: Any, kind: str) -> bool:

@@ -130,7 +130,7 @@ def tool_view(
         view.text = compile_text(tool.execution.text.template, _present(tool))
         view.compiled.append(view.text)
         view.imports.add((".._runtime.results", "text_result as _text_result"))
-        if view.text.helpers:  # a runtime lookup may fail: the call returns an error
+        if view.text.may_fail:  # a runtime lookup may fail: the call returns an error
             view.imports.update(_TEMPLATE_FAILURES)
         _add_helpers(view, view.text.helpers)
     elif isinstance(tool.execution, ir.FileExecution):

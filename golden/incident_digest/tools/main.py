@@ -12,15 +12,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from .._runtime.lookup import NOTHING as _NOTHING
-from .._runtime.lookup import UNBOUND as _UNBOUND
+from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import compare as _compare
 from .._runtime.lookup import first as _first
-from .._runtime.lookup import foreach_items as _foreach_items
+from .._runtime.lookup import items_of as _items_of
 from .._runtime.lookup import member as _member
-from .._runtime.lookup import operand as _operand
-from .._runtime.lookup import restore as _restore
-from .._runtime.lookup import truthy as _truthy
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -65,67 +62,69 @@ def _invoke_incident_digest(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         out: list[str] = []
-        out.append("Incident digest for ")
-        out.append(str(props["team"]))
-        out.append("\n")
-        saved_2 = context.get("incident", _UNBOUND)
-        for item_1 in _foreach_items(context, ("props", "incidents")):
-            context["incident"] = item_1
-            out.append("\n- [")
-            out.append(
-                str(
-                    found_3
-                    if (found_3 := _member(item_1, "id")) is not _NOTHING
-                    else _first(context, "incident.id", (("incident", "id"),))
+        value_1 = props["team"]
+        out.append(f"Incident digest for {value_1}\n")
+        for item_2 in _items_of(props["incidents"]):
+            value_3 = (
+                found_4
+                if (found_4 := _member(item_2, "id")) is not _NOTHING
+                else _first(
+                    {**context, "incident": item_2},
+                    "incident.id",
+                    (("incident", "id"),),
                 )
             )
-            out.append("] ")
-            out.append(
-                str(
-                    found_4
-                    if (found_4 := _member(item_1, "title")) is not _NOTHING
-                    else _first(context, "incident.title", (("incident", "title"),))
+            value_5 = (
+                found_6
+                if (found_6 := _member(item_2, "title")) is not _NOTHING
+                else _first(
+                    {**context, "incident": item_2},
+                    "incident.title",
+                    (("incident", "title"),),
                 )
             )
-            out.append(" ")
-            if _compare(_operand(context, ("incident", "severity")), "<=", 2):
-                out.append("(SEV")
-                out.append(
-                    str(
-                        found_5
-                        if (found_5 := _member(item_1, "severity")) is not _NOTHING
-                        else _first(
-                            context, "incident.severity", (("incident", "severity"),)
-                        )
+            out.append(f"\n- [{value_3}] {value_5} ")
+            if _compare(
+                (
+                    found_7
+                    if (found_7 := _member(item_2, "severity")) is not _NOTHING
+                    else "incident.severity"
+                ),
+                "<=",
+                2,
+            ):
+                value_8 = (
+                    found_9
+                    if (found_9 := _member(item_2, "severity")) is not _NOTHING
+                    else _first(
+                        {**context, "incident": item_2},
+                        "incident.severity",
+                        (("incident", "severity"),),
                     )
                 )
-                out.append(", page!)")
+                out.append(f"(SEV{value_8}, page!)")
             else:
-                out.append("(SEV")
-                out.append(
-                    str(
-                        found_6
-                        if (found_6 := _member(item_1, "severity")) is not _NOTHING
-                        else _first(
-                            context, "incident.severity", (("incident", "severity"),)
-                        )
+                value_10 = (
+                    found_11
+                    if (found_11 := _member(item_2, "severity")) is not _NOTHING
+                    else _first(
+                        {**context, "incident": item_2},
+                        "incident.severity",
+                        (("incident", "severity"),),
                     )
                 )
-                out.append(")")
+                out.append(f"(SEV{value_10})")
             out.append("\n")
-        _restore(context, "incident", saved_2)
         out.append("\n")
-        if _truthy(context, ("props", "quiet")):
+        if props["quiet"]:
             pass
         else:
-            out.append("On call: ")
-            out.append(
-                str(
-                    env["ONCALL_NAME"]
-                    if "ONCALL_NAME" in env
-                    else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "see the rota"
-                )
+            value_12 = (
+                env["ONCALL_NAME"]
+                if "ONCALL_NAME" in env
+                else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "see the rota"
             )
+            out.append(f"On call: {value_12}")
         out.append("\n")
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
@@ -175,23 +174,16 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         out: list[str] = []
-        saved_2 = context.get("svc", _UNBOUND)
-        for item_1 in _foreach_items(context, ("props", "services")):
-            context["svc"] = item_1
-            out.append(
-                str(
-                    found_3
-                    if (found_3 := _member(item_1, "key")) is not _NOTHING
-                    else _first(context, "svc.key", (("svc", "key"),))
-                )
+        for item_1 in _items_of(props["services"]):
+            value_2 = (
+                found_3
+                if (found_3 := _member(item_1, "key")) is not _NOTHING
+                else _first({**context, "svc": item_1}, "svc.key", (("svc", "key"),))
             )
-            out.append(": ")
-            out.append(str(_first(context, "svc", (("svc",),))))
-            out.append("\n")
-        _restore(context, "svc", saved_2)
-        out.append("(threshold ")
-        out.append(str(props["threshold_ms"]))
-        out.append(" ms)")
+            value_4 = item_1.value if type(item_1) is _Entry else item_1
+            out.append(f"{value_2}: {value_4}\n")
+        value_5 = props["threshold_ms"]
+        out.append(f"(threshold {value_5} ms)")
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result("".join(out))
@@ -234,26 +226,20 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
         "attempts": raw["attempts"],
         "mode": raw.get("mode", "fast"),
     }
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         out: list[str] = []
-        out.append("Job ")
-        out.append(str(props["job"]))
-        out.append(": ")
-        saved_2 = context.get("n", _UNBOUND)
-        for item_1 in range(1, 4):
-            context["n"] = item_1
-            out.append("attempt ")
-            out.append(str(_first(context, "n", (("n",),))))
-            out.append(" ")
-        _restore(context, "n", saved_2)
-        if _compare(_operand(context, ("props", "mode")), "==", "manual"):
+        value_1 = props["job"]
+        out.append(f"Job {value_1}: ")
+        for item_2 in range(1, 4):
+            value_3 = item_2.value if type(item_2) is _Entry else item_2
+            out.append(f"attempt {value_3} ")
+        if _compare(props["mode"], "==", "manual"):
             out.append("then wait for a human")
-        elif _compare(_operand(context, ("props", "attempts")), ">", 3):
+        elif _compare(props["attempts"], ">", 3):
             out.append("then give up")
         else:
-            out.append("then retry ")
-            out.append(str(props["mode"]))
+            value_4 = props["mode"]
+            out.append(f"then retry {value_4}")
         out.append(".")
     except _TemplateRuntimeError as error:
         return _error_result(str(error))

@@ -18,7 +18,7 @@ the two to the same output.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,15 @@ class CompiledText:
     reads_props: bool = False
     helpers: set[str] = field(default_factory=set)
 
+    @property
+    def may_fail(self) -> bool:
+        """Whether running the statements may raise ``TemplateRuntimeError``."""
+        return bool(self.helpers - _INFALLIBLE)
+
+
+_INFALLIBLE = frozenset({"member", "NOTHING", "Entry", "UNBOUND", "restore"})
+"""Helpers that never raise: code calling only these needs no error handling."""
+
 
 def compile_structure(
     value: object, present: frozenset[str], prefix: str
@@ -72,12 +81,16 @@ def compile_text(
     present: frozenset[str],
     prefix: str = "value",
     roots: frozenset[str] = EVERY_ROOT,
+    inline_members: bool = False,
 ) -> CompiledText:
     """``prefix`` names the variables holding placeholder values, so that several
     templates can be compiled into one function; ``roots`` are the context roots the
     function holds as locals (``props`` and ``env``; an MCP server's settings see
-    only ``env``)."""
-    return _Compiler(present, prefix, roots).compile(template)
+    only ``env``). ``inline_members`` reads a loop variable's members from a dict
+    in line rather than through a call: faster, but long for code people read."""
+    compiler = _Compiler(present, prefix, roots)
+    compiler.inline_members = inline_members
+    return compiler.compile(template)
 
 
 Renderer = Callable[[dict[str, Any]], str]
@@ -86,7 +99,7 @@ Renderer = Callable[[dict[str, Any]], str]
 def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
     """A function ``context -> text`` that renders ``template`` as the runtime
     renderer would, compiled to Python; ``name`` is shown in tracebacks."""
-    code = compile_text(template, frozenset())
+    code = compile_text(template, frozenset(), inline_members=True)
     lines = [
         "def render(context):",
         '    props = context.get("props", {})',
@@ -121,12 +134,18 @@ class _Compiler:
         self.roots = roots
         self.result = CompiledText()
         self.counter = 0
+        self.context_reads = 0
+        """How many expressions so far read ``context``: a loop whose body reads none
+        need not bind its variable there."""
         self.scope: dict[str, str] = {}
         """Loop variables in scope: name -> the local variable holding its value."""
+        self.inline_members = False
 
     def compile(self, template: Template) -> CompiledText:
         if not template.has_directives:
-            self.result.expression = self._fstring(template.nodes)
+            self.result.expression = self._fstring(
+                template.nodes, self.result.statements, ""
+            )
         else:
             lines: list[str] = ["out: list[str] = []"]
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
@@ -140,13 +159,24 @@ class _Compiler:
 
     def _use(self, helper: str) -> str:
         self.result.helpers.add(helper)
-        self.result.needs_context = True
         return f"_{helper}"
+
+    def _context(self, failing: bool = False) -> str:
+        """The context expression for a runtime call. A call made only to word an
+        error (``failing``) gets the loop variables in scope added to a copy, so
+        that the loops around it need not bind them in ``context`` on every turn."""
+        self.result.needs_context = True
+        if failing and self.scope:
+            bound = ", ".join(f"{_literal(k)}: {v}" for k, v in self.scope.items())
+            return f"{{**context, {bound}}}"
+        self.context_reads += 1
+        return "context"
 
     # -- text and placeholders -------------------------------------------------
 
-    def _fstring(self, nodes: tuple[Node, ...]) -> str:
-        """An f-string over the placeholders (bound to variables first), or a literal."""
+    def _fstring(self, nodes: Sequence[Node], statements: list[str], pad: str) -> str:
+        """An f-string over the placeholders (bound to variables by ``statements``
+        first), or a literal."""
         pieces: list[str] = []
         for node in nodes:
             if isinstance(node, Text):
@@ -154,7 +184,7 @@ class _Compiler:
             else:
                 assert isinstance(node, Placeholder)
                 variable = self._name(self.prefix)
-                self.result.statements.append(f"{variable} = {self._value(node)}")
+                statements.append(f"{pad}{variable} = {self._value(node)}")
                 pieces.append("{" + variable + "}")
         if any(isinstance(n, Placeholder) for n in nodes):
             return 'f"' + "".join(pieces) + '"'
@@ -179,56 +209,56 @@ class _Compiler:
                 for a in native.alternatives
             )
             trailing = "," if len(native.alternatives) == 1 else ""
-            return f"{self._use('native')}(context, {_literal(value)}, ({alternatives}{trailing}))"
-        return self._fstring(parse_template(value).nodes)
+            call = f"{self._use('native')}({self._context()}, {_literal(value)}"
+            return f"{call}, ({alternatives}{trailing}))"
+        return self._fstring(parse_template(value).nodes, self.result.statements, "")
 
     def _value(self, node: Placeholder) -> str:
-        """An expression for the placeholder's value (not yet a string)."""
-        alternative = node.alternatives[0]
-        if isinstance(alternative, StringLiteral):
-            return _literal(alternative.value)
-        parts = alternative.parts
-        if (
-            len(parts) == 2
-            and parts[0] in _PROPS_ROOTS
-            and parts[0] not in self.scope
-            and parts[1] in self.present
-        ):
-            self.result.reads_props = True
-            return f"props[{_literal(parts[1])}]"
-        return self._lookups(node)
-
-    def _lookups(self, node: Placeholder) -> str:
-        """The fallback chain as conditional expressions over ``props`` and ``env``
-        where every path is a key of one of them (``{{env.TEAM | 'us'}}``): no call,
-        no context. The runtime's ``first`` ends a chain without a literal, for its
-        error message, and takes any chain with other paths."""
+        """An expression for the placeholder's value (not yet a string): the fallback
+        chain as conditional expressions over reads from locals where every path is
+        one (``{{props.team | env.TEAM | 'us'}}``): no call, no context. The
+        runtime's ``first`` ends a chain without a literal, for its error message,
+        and takes any chain with other paths."""
         tests: list[tuple[str, str]] = []
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
                 return self._chain(tests, _literal(alternative.value))
-            test = self._lookup(alternative.parts)
+            read = self._read(alternative.parts)
+            if read is None:
+                return self._first(node, failing=False)
+            value, test = read
             if test is None:
-                return self._first(node)
-            tests.append(test)
-        return self._chain(tests, self._first(node))
+                return self._chain(tests, value)
+            tests.append((value, test))
+        return self._chain(tests, self._first(node, failing=True))
 
-    def _lookup(self, parts: tuple[str, ...]) -> tuple[str, str] | None:
-        """(value, test) of a two-part path read straight from a local: ``props`` or
-        ``env``, or a loop variable through the runtime's ``member``."""
-        if len(parts) != 2:
-            return None
-        root, key = parts[0], _literal(parts[1])
+    def _read(self, parts: tuple[str, ...]) -> tuple[str, str | None] | None:
+        """(value, test) of a path read straight from a local, or None for a path
+        the runtime must walk. The test tells whether the value is there; None when
+        it always is: a loop variable, or a declared property that is required or
+        has a default. A loop variable's member is read from a dict in line, as
+        ``member`` reads it (input holds no ``Entry``: only loops make those)."""
+        root = parts[0]
         if root in self.scope:
-            found = self._name("found")
-            member = self._use("member")
-            nothing = self._use("NOTHING")
-            test = f"({found} := {member}({self.scope[root]}, {key})) is not {nothing}"
-            return found, test
-        if root not in self.roots:
+            variable = self.scope[root]
+            if len(parts) == 1:
+                entry = self._use("Entry")
+                value = f"{variable}.value if type({variable}) is {entry} else {variable}"
+                return f"({value})", None
+            if len(parts) > 2:
+                return None
+            found, key = self._name("found"), _literal(parts[1])
+            member, nothing = self._use("member"), self._use("NOTHING")
+            read = f"{member}({variable}, {key})"
+            if self.inline_members:
+                read = f"{variable}.get({key}, {nothing}) if type({variable}) is dict else {read}"
+            return found, f"({found} := {read}) is not {nothing}"
+        if len(parts) != 2 or root not in self.roots:
             return None
-        local = _LOCALS[root]
+        local, key = _LOCALS[root], _literal(parts[1])
         self.result.reads_props |= local == "props"
+        if local == "props" and parts[1] in self.present:
+            return f"props[{key}]", None
         return f"{local}[{key}]", f"{key} in {local}"
 
     @staticmethod
@@ -238,14 +268,15 @@ class _Compiler:
             expression = f"{value} if {test} else {expression}"
         return expression
 
-    def _first(self, node: Placeholder) -> str:
+    def _first(self, node: Placeholder, failing: bool) -> str:
         alternatives = ", ".join(
             _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
             for a in node.alternatives
         )
         trailing = "," if len(node.alternatives) == 1 else ""
         first = self._use("first")
-        return f"{first}(context, {_literal(node.source)}, ({alternatives}{trailing}))"
+        context = self._context(failing)
+        return f"{first}({context}, {_literal(node.source)}, ({alternatives}{trailing}))"
 
     # -- blocks ----------------------------------------------------------------
 
@@ -257,19 +288,34 @@ class _Compiler:
         depth: int,
         wrap: bool,
     ) -> None:
+        """Append what ``nodes`` render to ``target``. Unless ``wrap`` asks to mark
+        every value (for stripping), a run of text and placeholders is one append."""
         pad = "    " * depth
-        for node in nodes:
-            if isinstance(node, Text):
-                lines.append(f"{pad}{target}.append({_literal(node.value)})")
-            elif isinstance(node, Placeholder):
-                value = f"str({self._value(node)})"
-                if wrap:
-                    value = f"{self._use('Value')}({value})"
-                lines.append(f"{pad}{target}.append({value})")
+        run: list[Node] = []
+        for node in (*nodes, None):
+            if isinstance(node, Text | Placeholder) and not (run and wrap):
+                run.append(node)
+                continue
+            if run:
+                self._append_run(run, target, lines, pad, wrap)
+                run = []
+            if isinstance(node, Text | Placeholder):
+                run.append(node)
             elif isinstance(node, If):
                 self._if(node, target, lines, depth, wrap)
-            else:
+            elif node is not None:
                 self._loop(node, target, lines, depth, wrap)
+
+    def _append_run(
+        self, run: list[Node], target: str, lines: list[str], pad: str, wrap: bool
+    ) -> None:
+        if len(run) == 1 and isinstance(run[0], Placeholder):
+            value = f"str({self._value(run[0])})"
+            if wrap:
+                value = f"{self._use('Value')}({value})"
+        else:
+            value = self._fstring(run, lines, pad)
+        lines.append(f"{pad}{target}.append({value})")
 
     def _if(
         self, node: If, target: str, lines: list[str], depth: int, wrap: bool
@@ -305,40 +351,72 @@ class _Compiler:
     def _condition(self, condition: Condition) -> str:
         if condition.op is None or condition.right is None:
             assert isinstance(condition.left, PathRef)
-            return f"{self._use('truthy')}(context, {_parts(condition.left)})"
+            read = self._read(condition.left.parts)
+            if read is None:
+                truthy = self._use("truthy")
+                return f"{truthy}({self._context()}, {_parts(condition.left)})"
+            value, test = read
+            return value if test is None else f"({test} and {value})"
         left, right = self._operand(condition.left), self._operand(condition.right)
         return f"{self._use('compare')}({left}, {_literal(condition.op)}, {right})"
 
     def _operand(self, operand: Operand) -> str:
-        if isinstance(operand, PathRef):
-            return f"{self._use('operand')}(context, {_parts(operand)})"
-        return _literal(operand.value)
+        if not isinstance(operand, PathRef):
+            return _literal(operand.value)
+        read = self._read(operand.parts)
+        if read is None:
+            return f"{self._use('operand')}({self._context()}, {_parts(operand)})"
+        value, test = read
+        own_text = _literal(".".join(operand.parts))
+        return value if test is None else f"({value} if {test} else {own_text})"
 
     def _loop(
         self, node: For | Foreach, target: str, lines: list[str], depth: int, wrap: bool
     ) -> None:
         pad = "    " * depth
-        item, saved = self._name("item"), self._name("saved")
-        var = _literal(node.var)
-        lines.append(f"{pad}{saved} = context.get({var}, {self._use('UNBOUND')})")
-        if isinstance(node, For):
-            source = f"range({self._bound(node.start)}, {self._bound(node.end)})"
-        else:
-            source = f"{self._use('foreach_items')}(context, {_parts(node.path)})"
-        lines.append(f"{pad}for {item} in {source}:")
-        lines.append(f"{pad}    context[{var}] = {item}")
+        item = self._name("item")
+        source = self._range(node) if isinstance(node, For) else self._items(node)
         outer = self.scope.get(node.var)
         self.scope[node.var] = item
-        self._nodes(node.body, target, lines, depth + 1, wrap)
+        reads_before = self.context_reads
+        body: list[str] = []
+        self._nodes(node.body, target, body, depth + 1, wrap)
         if outer is None:
             del self.scope[node.var]
         else:
             self.scope[node.var] = outer
-        lines.append(f"{pad}{self._use('restore')}(context, {var}, {saved})")
+        if self.context_reads == reads_before:  # the body reads locals only
+            lines.append(f"{pad}for {item} in {source}:")
+            lines.extend(body or [f"{pad}    pass"])
+            return
+        saved, var = self._name("saved"), _literal(node.var)
+        context = self._context()
+        lines.append(f"{pad}{saved} = {context}.get({var}, {self._use('UNBOUND')})")
+        lines.append(f"{pad}for {item} in {source}:")
+        lines.append(f"{pad}    {context}[{var}] = {item}")
+        lines.extend(body)
+        lines.append(f"{pad}{self._use('restore')}({context}, {var}, {saved})")
+
+    def _range(self, node: For) -> str:
+        return f"range({self._bound(node.start)}, {self._bound(node.end)})"
+
+    def _items(self, node: Foreach) -> str:
+        """What a ``@foreach`` iterates: a path read from a local goes through the
+        runtime's ``items_of``, and through the general walk only when it is not there."""
+        read = self._read(node.path.parts)
+        if read is not None and read[1] is None:
+            return f"{self._use('items_of')}({read[0]})"
+        walk = "{0}({1}, {2})".format(
+            self._use("foreach_items"), self._context(read is not None), _parts(node.path)
+        )
+        if read is None:
+            return walk
+        value, test = read
+        return f"{self._use('items_of')}({value}) if {test} else {walk}"
 
     def _bound(self, bound: NumberLiteral | PathRef) -> str:
         if isinstance(bound, PathRef):
-            return f"{self._use('range_bound')}(context, {_parts(bound)})"
+            return f"{self._use('range_bound')}({self._context()}, {_parts(bound)})"
         return repr(bound.value)
 
 

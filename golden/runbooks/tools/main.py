@@ -39,7 +39,17 @@ class RunbookInput(BaseModel):
 def _invoke_restart_runbook(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(RestartRunbookInput, raw, "restartRunbook")
+    if (
+        type(raw.get("service")) is not str
+        or "environment" in raw
+        and (
+            type(raw["environment"]) is not str
+            or raw["environment"] not in ("staging", "production")
+        )
+        or type(raw.get("steps")) is not list
+        or any(type(item) is not str for item in raw.get("steps"))
+    ):
+        _validate_input(RestartRunbookInput, raw, "restartRunbook")
     props: dict[str, Any] = {
         "service": raw["service"],
         "environment": raw.get("environment", "staging"),

@@ -123,7 +123,16 @@ async def acknowledge_ticket_async(
 def _invoke_escalation_note(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(EscalationNoteInput, raw, "escalationNote")
+    if (
+        type(raw.get("ticket_id")) is not int
+        or type(raw.get("reason")) is not str
+        or "labels" in raw
+        and (
+            type(raw["labels"]) is not list
+            or any(type(item) is not str for item in raw["labels"])
+        )
+    ):
+        _validate_input(EscalationNoteInput, raw, "escalationNote")
     props: dict[str, Any] = {}
     props["ticket_id"] = raw["ticket_id"]
     props["reason"] = raw["reason"]

@@ -152,19 +152,24 @@ def value_or_none(context: Mapping[str, Any], parts: tuple[str, ...]) -> Any:
 
 
 def foreach_items(context: Mapping[str, Any], parts: tuple[str, ...]) -> list[Any]:
-    """What ``@foreach`` iterates: a list's items, or a dict's members as entries."""
+    """What ``@foreach`` iterates at ``parts``."""
     try:
         items = resolve_path(context, parts)
     except _PathError as error:
         raise TemplateRuntimeError(
             f"Failed to resolve foreach path '{'.'.join(parts)}': {error}"
         ) from None
-    if isinstance(items, list):
-        return items
-    if isinstance(items, dict):
-        return [Entry(key, value) for key, value in items.items()]
+    return items_of(items)
+
+
+def items_of(value: Any) -> list[Any]:
+    """A list's items, or a dict's members as entries: what ``@foreach`` iterates."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [Entry(key, member) for key, member in value.items()]
     raise TemplateRuntimeError(
-        f"@foreach requires an array or object, got {type(items).__name__}"
+        f"@foreach requires an array or object, got {type(value).__name__}"
     )
 
 

@@ -11,11 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, StrictStr
 
-from .._runtime.lookup import UNBOUND as _UNBOUND
+from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import first as _first
-from .._runtime.lookup import foreach_items as _foreach_items
-from .._runtime.lookup import restore as _restore
+from .._runtime.lookup import items_of as _items_of
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -30,21 +28,20 @@ class StandupPromptInput(BaseModel):
 def _invoke_standup_prompt(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(StandupPromptInput, raw, "standup_prompt")
+    if (
+        type(raw.get("team")) is not str
+        or type(raw.get("people")) is not list
+        or any(type(item) is not str for item in raw.get("people"))
+    ):
+        _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         out: list[str] = []
-        out.append("Stand-up for ")
-        out.append(str(props["team"]))
-        out.append(":\n")
-        saved_2 = context.get("person", _UNBOUND)
-        for item_1 in _foreach_items(context, ("props", "people")):
-            context["person"] = item_1
-            out.append("\n- ")
-            out.append(str(_first(context, "person", (("person",),))))
-            out.append(": yesterday, today, blockers\n")
-        _restore(context, "person", saved_2)
+        value_1 = props["team"]
+        out.append(f"Stand-up for {value_1}:\n")
+        for item_2 in _items_of(props["people"]):
+            value_3 = item_2.value if type(item_2) is _Entry else item_2
+            out.append(f"\n- {value_3}: yesterday, today, blockers\n")
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result("".join(out))

@@ -264,7 +264,16 @@ async def list_directory_async(*, path: str) -> ToolResult:
 def _prepare_search_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(SearchFilesInput, raw, "search_files")
+    if (
+        type(raw.get("path")) is not str
+        or type(raw.get("pattern")) is not str
+        or "excludePatterns" in raw
+        and (
+            type(raw["excludePatterns"]) is not list
+            or any(type(item) is not str for item in raw["excludePatterns"])
+        )
+    ):
+        _validate_input(SearchFilesInput, raw, "search_files")
     props: dict[str, Any] = {
         "path": raw["path"],
         "pattern": raw["pattern"],

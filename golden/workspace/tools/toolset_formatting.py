@@ -11,11 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, StrictStr
 
-from .._runtime.lookup import UNBOUND as _UNBOUND
+from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import first as _first
-from .._runtime.lookup import foreach_items as _foreach_items
-from .._runtime.lookup import restore as _restore
+from .._runtime.lookup import items_of as _items_of
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -65,18 +63,16 @@ async def headline_async(*, text: str) -> ToolResult:
 
 
 def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(BulletListInput, raw, "bullet_list")
+    if type(raw.get("items")) is not list or any(
+        type(item) is not str for item in raw.get("items")
+    ):
+        _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
-    context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         out: list[str] = []
-        saved_2 = context.get("item", _UNBOUND)
-        for item_1 in _foreach_items(context, ("props", "items")):
-            context["item"] = item_1
-            out.append("\n- ")
-            out.append(str(_first(context, "item", (("item",),))))
-            out.append("\n")
-        _restore(context, "item", saved_2)
+        for item_1 in _items_of(props["items"]):
+            value_2 = item_1.value if type(item_1) is _Entry else item_1
+            out.append(f"\n- {value_2}\n")
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result("".join(out))
