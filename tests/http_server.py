@@ -29,6 +29,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _moved(
+        self, code: int, location: str, extra: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        self.send_response(code)
+        self.send_header("Location", location)
+        for name, value in extra:
+            self.send_header(name, value)
+        self.send_header("Content-Length", "5")
+        self.end_headers()
+        self.wfile.write(b"moved")
+
     def _json(self, payload: Any, code: int = 200) -> None:
         self._reply(code, json.dumps(payload).encode(), "application/json")
 
@@ -45,6 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
             "content_type": self.headers.get("Content-Type"),
             "authorization": self.headers.get("Authorization"),
             "x_env": self.headers.get("X-Env"),
+            "cookie": self.headers.get("Cookie"),
         }
         if parts.path == "/text":
             self._reply(200, "plain text é".encode(), "text/plain; charset=utf-8")
@@ -52,6 +64,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, PNG, "image/png")
         elif parts.path.startswith("/status/"):
             self._reply(int(parts.path.rsplit("/", 1)[1]), b"nope", "text/plain")
+        elif parts.path.startswith("/redirect/"):  # /redirect/302?to=/text
+            target = parse_qs(parts.query).get("to", ["/echo"])[0]
+            code = int(parts.path.rsplit("/", 1)[1])
+            self._moved(code, target)
+        elif parts.path == "/redirect-cookie":
+            self._moved(302, "/echo", (("Set-Cookie", "session=abc; Path=/"),))
+        elif parts.path == "/loop":
+            self._moved(302, "/loop")
         elif parts.path == "/flaky":
             key = parse_qs(parts.query).get("key", [""])[0]
             self.server.flaky[key] += 1

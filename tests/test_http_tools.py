@@ -9,6 +9,7 @@ import importlib
 import json
 import sys
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,30 @@ def _tools(base: str) -> list[dict[str, Any]]:
             "name": "slow",
             "execution": {"type": "http", "url": base + "/slow", "timeout_ms": 300},
         },
+        {
+            "name": "redirectGet",
+            "execution": {
+                "type": "http",
+                "url": base + "/redirect/{{props.code}}",
+                "params": {"to": "{{props.to}}"},
+                "auth": {"type": "bearer", "token": "{{env.TOKEN}}"},
+            },
+        },
+        {
+            "name": "redirectPost",
+            "execution": {
+                "type": "http",
+                "method": "POST",
+                "url": base + "/redirect/{{props.code}}",
+                "params": {"to": "{{props.to}}"},
+                "body": {"type": "json", "content": {"n": 1}},
+            },
+        },
+        {
+            "name": "cookieRedirect",
+            "execution": {"type": "http", "url": base + "/redirect-cookie"},
+        },
+        {"name": "loop", "execution": {"type": "http", "url": base + "/loop"}},
     ]
 
 
@@ -353,16 +378,94 @@ def test_async_twins_share_the_server(
     item, text = asyncio.run(both())
     assert json.loads(item.text)["path"] == "/items/1"
     assert text.text == "plain text é"
+    moved = asyncio.run(package.redirect_get_async(code=307, to="/text"))
+    assert moved.text == "plain text é"
 
 
-def test_http_tools_match_mci_py(invokers: dict[str, Any], schema: Path) -> None:
-    calls = [
+def test_a_configured_proxy_sends_through_a_client(
+    invokers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a proxy in the environment, requests go through an httpx client (which
+    mounts it); the behaviour is the same. (No proxy runs here: the client is made
+    with the environment as it is, and reaches the server directly.)"""
+    runtime = importlib.import_module("httppkg._runtime.http_exec")
+    monkeypatch.setattr(runtime, "_proxied", lambda: True)
+    monkeypatch.setattr(runtime, "_sync", None)
+    monkeypatch.setattr(runtime, "_asyncs", weakref.WeakKeyDictionary())
+    echo = json.loads(_call(invokers, "cookieRedirect", {}).text)
+    assert (echo["path"], echo["cookie"]) == ("/echo", "session=abc")
+    assert runtime._sync.client is not None
+    assert json.loads(_call(invokers, "header", {"v": "1"}).text)["cookie"] is None
+    twins = importlib.import_module("httppkg.tools.main").ASYNC_INVOKERS
+    moved = asyncio.run(twins["redirectGet"]({"code": 302, "to": "/text"}, ENV))
+    assert moved.text == "plain text é"
+
+
+def _redirects(base: str) -> list[tuple[str, dict[str, Any]]]:
+    elsewhere = base.replace("127.0.0.1", "localhost") + "/echo"
+    return [
+        ("redirectGet", {"code": 302, "to": "/text"}),
+        ("redirectGet", {"code": 301, "to": "/echo"}),
+        ("redirectGet", {"code": 302, "to": elsewhere}),  # another host: no auth
+        ("redirectGet", {"code": 302, "to": "/status/404"}),
+        ("redirectPost", {"code": 303, "to": "/echo"}),  # a GET, no body
+        ("redirectPost", {"code": 302, "to": "/echo"}),
+        ("redirectPost", {"code": 307, "to": "/echo"}),  # the POST again
+        ("redirectPost", {"code": 308, "to": "/echo"}),
+        ("cookieRedirect", {}),
+        ("loop", {}),
+    ]
+
+
+def test_redirects_are_followed_as_requests_does(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    assert _call(invokers, "redirectGet", {"code": 302, "to": "/text"}).text == (
+        "plain text é"
+    )
+    same = json.loads(_call(invokers, "redirectGet", {"code": 301, "to": "/echo"}).text)
+    assert (same["path"], same["authorization"]) == ("/echo", "Bearer bearer-secret")
+    away = server.base.replace("127.0.0.1", "localhost") + "/echo"
+    moved = json.loads(_call(invokers, "redirectGet", {"code": 302, "to": away}).text)
+    assert (moved["path"], moved["authorization"]) == ("/echo", None)
+    missing = _call(invokers, "redirectGet", {"code": 302, "to": "/status/404"})
+    assert (missing.isError, missing.text) == (
+        True,
+        f"404 Client Error: Not Found for url: {server.base}/status/404",
+    )
+    for code, method, body in (
+        (303, "GET", ""),
+        (302, "GET", ""),
+        (307, "POST", '{"n": 1}'),
+    ):
+        echo = json.loads(
+            _call(invokers, "redirectPost", {"code": code, "to": "/echo"}).text
+        )
+        assert (echo["method"], echo["body"]) == (method, body), code
+        content_type = "application/json" if body else None
+        assert echo["content_type"] == content_type, code
+    # a cookie set along the chain is sent on, and forgotten with the call
+    assert json.loads(_call(invokers, "cookieRedirect", {}).text)["cookie"] == (
+        "session=abc"
+    )
+    assert json.loads(_call(invokers, "header", {"v": "1"}).text)["cookie"] is None
+    before = server.hits["/loop"]
+    loop = _call(invokers, "loop", {})
+    assert (loop.isError, loop.text) == (True, "Exceeded 30 redirects.")
+    assert server.hits["/loop"] == before + 31
+
+
+def test_http_tools_match_mci_py(
+    invokers: dict[str, Any], schema: Path, server: LoopbackServer
+) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("getItem", {"id": 7, "verbose": False}),
         ("postJson", {"title": "hi", "n": 3}),
         ("postForm", {"a": "b c"}),
         ("text", {}),
         ("image", {}),
         ("status", {"code": 404}),
+        *_redirects(server.base),
     ]
     theirs = run_oracle(schema, [{"tool": t, "props": p, "env": ENV} for t, p in calls])
     for (tool, props), oracle in zip(calls, theirs, strict=True):

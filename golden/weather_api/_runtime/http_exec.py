@@ -1,10 +1,18 @@
-"""Sending the request of an http tool over one pooled httpx client, sync or async.
+"""Sending the request of an http tool over one pooled httpx transport, sync or async.
 
 Generated code templates the url, headers, params, body and auth fields; this module
 encodes them as mci-py (requests) would, applies auth (caching OAuth2 tokens until
-shortly before they expire), retries connection errors and 5xx responses, and maps
-the response onto a :class:`ToolResult`. Secrets never reach a message: auth values
-and the environment values the tool reads are replaced by ``***``.
+shortly before they expire), follows redirects and retries connection errors and 5xx
+responses as requests does, and maps the response onto a :class:`ToolResult`.
+Secrets never reach a message: auth values and the environment values the tool reads
+are replaced by ``***``.
+
+Requests are ``httpx.Request`` objects handed straight to an ``httpx.HTTPTransport``
+(one connection pool per process, one per event loop for async): an ``httpx.Client``
+would add its cookie jar (mci-py keeps no cookies between calls: requests.request
+opens a new session every time), its redirect handling (httpx's rules, not requests')
+and its request merging, a third of a loopback call. When the environment configures
+a proxy, requests go through an ``httpx.Client`` instead, which mounts it.
 """
 
 from __future__ import annotations
@@ -12,13 +20,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import threading
 import time
 import weakref
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, quote_plus, urlencode
+from urllib.request import getproxies
 
 import httpx
 
@@ -143,47 +153,153 @@ def _apply_auth(call: HttpCall, auth: dict[str, Any]) -> ToolResult | None:
     return None
 
 
-# -- clients and tokens ------------------------------------------------------------
+# -- transports and tokens ---------------------------------------------------------
+
+_REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+_MAX_REDIRECTS = 30  # requests' default
+_URL_CACHE_SIZE = 256
+
+
+def _proxied() -> bool:
+    """Whether the environment configures a proxy (as httpx and requests read it)."""
+    proxies = getproxies()
+    return any(proxies.get(scheme) for scheme in ("http", "https", "all"))
+
+
+def _default_headers() -> list[tuple[str, str]]:
+    """The headers an ``httpx.Client`` adds to every request (Accept, Accept-Encoding,
+    Connection, User-Agent), read once from a client that never sends (a mock
+    transport spares it the SSL context)."""
+    global _defaults
+    if _defaults is None:
+        never = httpx.Client(transport=httpx.MockTransport(_never))
+        _defaults = [
+            (k.decode("ascii"), v.decode("ascii")) for k, v in never.headers.raw
+        ]
+    return _defaults
+
+
+def _never(request: httpx.Request) -> httpx.Response:
+    raise AssertionError("this client only lends its default headers")
+
+
+def _logged(response: httpx.Response) -> None:
+    """The line ``httpx.Client`` logs for every response (logger ``httpx``, INFO)."""
+    if _httpx_logger.isEnabledFor(logging.INFO):
+        request = response.request
+        _httpx_logger.info(
+            'HTTP Request: %s %s "%s %d %s"',
+            request.method,
+            request.url,
+            response.http_version,
+            response.status_code,
+            response.reason_phrase,
+        )
+
+
+class _Sync:
+    """The process's sync connection pool: a bare transport, or a client when a proxy
+    is configured (the client mounts it)."""
+
+    def __init__(self) -> None:
+        self.headers = _default_headers()
+        self.client: httpx.Client | None = None
+        self.transport: httpx.HTTPTransport | None = None
+        if _proxied():
+            self.client = httpx.Client()
+        else:
+            self.transport = httpx.HTTPTransport()
+
+    def send(self, request: httpx.Request) -> httpx.Response:
+        """The whole response, read and closed (redirects are not followed here)."""
+        if self.transport is None:
+            assert self.client is not None
+            return self.client.send(request)
+        response = self.transport.handle_request(request)
+        response.request = request
+        _logged(response)
+        try:
+            response.read()
+        finally:
+            response.close()
+        return response
+
+
+class _Async:
+    """The same, for one event loop (an httpx connection belongs to the loop that
+    opened it)."""
+
+    def __init__(self, headers: list[tuple[str, str]]) -> None:
+        self.headers = headers
+        self.client: httpx.AsyncClient | None = None
+        self.transport: httpx.AsyncHTTPTransport | None = None
+        if _proxied():
+            self.client = httpx.AsyncClient()
+        else:
+            self.transport = httpx.AsyncHTTPTransport()
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
+        if self.transport is None:
+            assert self.client is not None
+            return await self.client.send(request)
+        response = await self.transport.handle_async_request(request)
+        response.request = request
+        _logged(response)
+        try:
+            await response.aread()
+        finally:
+            await response.aclose()
+        return response
+
 
 _lock = threading.Lock()
-_client: httpx.Client | None = None
-_async_clients: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, httpx.AsyncClient
-] = weakref.WeakKeyDictionary()
+_sync: _Sync | None = None
+_asyncs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Async] = (
+    weakref.WeakKeyDictionary()
+)
 _tokens: dict[tuple[str, str, tuple[str, ...]], tuple[str, float]] = {}
+_urls: dict[str, httpx.URL] = {}
+_timeouts: dict[float, dict[str, float | None]] = {}
+_encodings: dict[str, str] = {}
+_defaults: list[tuple[str, str]] | None = None
+_httpx_logger = logging.getLogger("httpx")
 
 
-def _sync_client() -> httpx.Client:
-    global _client
-    if _client is None:
+def _sync_sender() -> _Sync:
+    global _sync
+    if _sync is None:
         with _lock:
-            if _client is None:
-                _client = httpx.Client()
-    return _client
+            if _sync is None:
+                _sync = _Sync()
+    return _sync
 
 
-def _async_client() -> httpx.AsyncClient:
-    """One client per event loop: an httpx connection belongs to the loop that opened it."""
+def _async_sender() -> _Async:
     loop = asyncio.get_running_loop()
-    client = _async_clients.get(loop)
-    if client is None:
-        client = _async_clients[loop] = httpx.AsyncClient()
-    return client
+    sender = _asyncs.get(loop)
+    if sender is None:
+        sender = _asyncs[loop] = _Async(_default_headers())
+    return sender
 
 
 class _Failed(Exception):
     """A failure (of the OAuth2 token request) whose message is the tool's error result."""
 
 
-def _token_request(oauth: OAuth2) -> dict[str, Any]:
-    data = {
-        "grant_type": "client_credentials",
-        "client_id": oauth.client_id,
-        "client_secret": oauth.client_secret,
-    }
+class _TooManyRedirects(Exception):
+    """requests' TooManyRedirects: a request error, retried like a connection error."""
+
+
+def _token_request(oauth: OAuth2) -> tuple[str, str, list[tuple[str, str]], bytes]:
+    data = [
+        ("grant_type", "client_credentials"),
+        ("client_id", oauth.client_id),
+        ("client_secret", oauth.client_secret),
+    ]
     if oauth.scopes:
-        data["scope"] = " ".join(oauth.scopes)
-    return {"method": "POST", "url": oauth.token_url, "data": data, "timeout": 30.0}
+        data.append(("scope", " ".join(oauth.scopes)))
+    form = [("Content-Type", "application/x-www-form-urlencoded")]
+    return "POST", oauth.token_url, form, urlencode(data).encode()
 
 
 def _cached_token(oauth: OAuth2) -> str | None:
@@ -219,45 +335,160 @@ def _authorize(call: HttpCall, token: str) -> list[tuple[str, str]]:
 
 
 # The exchange is written once, as a generator that yields what to do (send a request,
-# wait) and receives the response; the sync and async senders only perform the I/O.
+# wait) and receives the response (read and closed); the sync and async senders only
+# perform the I/O.
 _Step = tuple[str, Any]
 _Exchange = Generator[_Step, httpx.Response | None, ToolResult]
 
 
-def _exchange(call: HttpCall) -> _Exchange:
+def _exchange(call: HttpCall, defaults: list[tuple[str, str]]) -> _Exchange:
     started = time.perf_counter()
     try:
         headers = call.headers
         if call.oauth2 is not None:
             token = _cached_token(call.oauth2)
             if token is None:
-                reply = yield ("request", _token_request(call.oauth2))
-                assert reply is not None
+                method, url, form, body = _token_request(call.oauth2)
+                reply = yield from _follow(
+                    method, url, _merged(defaults, form), None, body, 30.0
+                )
                 token = _store_token(call.oauth2, reply)
             headers = _authorize(call, token)
+        merged = _merged(defaults, headers)
+        params = call.params or None
         response: httpx.Response | None = None
         for attempt in range(call.attempts):
             try:
-                response = yield ("request", _request(call, headers))
-                assert response is not None
+                response = yield from _follow(
+                    call.method, call.url, merged, params, call.content, call.timeout_s
+                )
                 if response.status_code < 500:
                     break
-            except httpx.TransportError:
+            except (httpx.TransportError, _TooManyRedirects):
                 if attempt == call.attempts - 1:
                     raise
             if attempt < call.attempts - 1:
                 yield ("sleep", call.backoff_ms * 2**attempt / 1000)
         assert response is not None
         return _finish(call, response, started)
-    except _Failed as failure:
+    except (_Failed, _TooManyRedirects) as failure:
         return error_result(_redact(call, str(failure)))
     except httpx.HTTPError as error:
         return error_result(_redact(call, _transport_message(error)))
 
 
+def _merged(
+    defaults: list[tuple[str, str]], headers: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """httpx's defaults, less those the request sets (any case), then the request's
+    headers: what ``httpx.Client`` sends."""
+    if not headers:
+        return defaults
+    named = {name.lower() for name, _ in headers}
+    return [h for h in defaults if h[0].lower() not in named] + headers
+
+
+def _follow(
+    method: str,
+    url: str,
+    headers: list[tuple[str, str]],
+    params: list[tuple[str, str]] | None,
+    content: bytes | None,
+    timeout_s: float,
+) -> Generator[_Step, httpx.Response | None, httpx.Response]:
+    """One request and the redirects it leads to, as requests follows them: up to 30;
+    301 (a POST), 302 and 303 (not a HEAD) become a GET; 301, 302 and 303 drop the
+    body and its headers; Authorization is dropped when the host, scheme or port
+    changes (but for http -> https on default ports); cookies the redirects set are
+    sent on along the chain, and none outlive the call."""
+    extensions = {"timeout": _timeout(timeout_s)}
+    request = httpx.Request(
+        method,
+        _url(url),
+        params=cast(Any, params),  # a list of str pairs, which httpx takes
+        headers=headers,
+        content=content,
+        extensions=extensions,
+    )
+    jar: httpx.Cookies | None = None
+    for _ in range(_MAX_REDIRECTS + 1):
+        response = yield ("request", request)
+        assert response is not None
+        if (
+            response.status_code not in _REDIRECT_CODES
+            or "location" not in response.headers
+        ):
+            return response
+        if jar is None:
+            jar = httpx.Cookies()
+        jar.extract_cookies(response)
+        request = _redirected(request, response, jar, extensions)
+    raise _TooManyRedirects(f"Exceeded {_MAX_REDIRECTS} redirects.")
+
+
+def _redirected(
+    request: httpx.Request,
+    response: httpx.Response,
+    jar: httpx.Cookies,
+    extensions: dict[str, Any],
+) -> httpx.Request:
+    code, method = response.status_code, request.method
+    if (code in (302, 303) and method != "HEAD") or (code == 301 and method == "POST"):
+        method = "GET"
+    try:
+        url = request.url.join(response.headers["location"])
+    except httpx.InvalidURL as error:  # httpx's words, as a transport error
+        raise httpx.RemoteProtocolError(
+            f"Invalid URL in location header: {error}.", request=request
+        ) from None
+    if request.url.fragment and not url.fragment:
+        url = url.copy_with(fragment=request.url.fragment)
+    dropped = {b"host", b"cookie"}
+    content: bytes | None = None
+    if code in (307, 308):
+        content = request.content
+    else:
+        dropped |= {b"content-length", b"content-type", b"transfer-encoding"}
+    if _strips_auth(request.url, url):
+        dropped.add(b"authorization")
+    headers = [(k, v) for k, v in request.headers.raw if k.lower() not in dropped]
+    following = httpx.Request(
+        method, url, headers=headers, content=content, extensions=extensions
+    )
+    jar.set_cookie_header(following)
+    return following
+
+
+def _strips_auth(old: httpx.URL, new: httpx.URL) -> bool:
+    """requests' ``should_strip_auth`` (httpx's URL.port is None on a default port)."""
+    if old.host != new.host:
+        return True
+    if old.scheme == "http" and new.scheme == "https" and old.port is new.port is None:
+        return False
+    return old.scheme != new.scheme or old.port != new.port
+
+
+def _url(url: str) -> httpx.URL:
+    """The parsed URL, from a small cache (parsing is a tenth of a loopback call)."""
+    parsed = _urls.get(url)
+    if parsed is None:
+        if len(_urls) >= _URL_CACHE_SIZE:
+            _urls.clear()
+        parsed = _urls[url] = httpx.URL(url)
+    return parsed
+
+
+def _timeout(seconds: float) -> dict[str, float | None]:
+    """The ``timeout`` extension of ``httpx.Timeout(seconds)`` (one per value)."""
+    timeout = _timeouts.get(seconds)
+    if timeout is None:
+        timeout = _timeouts[seconds] = httpx.Timeout(seconds).as_dict()
+    return timeout
+
+
 def send(call: HttpCall) -> ToolResult:
-    client = _sync_client()
-    exchange = _exchange(call)
+    sender = _sync_sender()
+    exchange = _exchange(call, sender.headers)
     reply: httpx.Response | None = None
     error: httpx.HTTPError | None = None
     while True:
@@ -271,14 +502,14 @@ def send(call: HttpCall) -> ToolResult:
             time.sleep(argument)
             continue
         try:
-            reply = client.request(**argument)
+            reply = sender.send(argument)
         except httpx.HTTPError as failure:
             error = failure
 
 
 async def send_async(call: HttpCall) -> ToolResult:
-    client = _async_client()
-    exchange = _exchange(call)
+    sender = _async_sender()
+    exchange = _exchange(call, sender.headers)
     reply: httpx.Response | None = None
     error: httpx.HTTPError | None = None
     while True:
@@ -292,20 +523,9 @@ async def send_async(call: HttpCall) -> ToolResult:
             await asyncio.sleep(argument)
             continue
         try:
-            reply = await client.request(**argument)
+            reply = await sender.send(argument)
         except httpx.HTTPError as failure:
             error = failure
-
-
-def _request(call: HttpCall, headers: list[tuple[str, str]]) -> dict[str, Any]:
-    return {
-        "method": call.method,
-        "url": call.url,
-        "headers": headers,
-        "params": call.params or None,
-        "content": call.content,
-        "timeout": call.timeout_s,
-    }
 
 
 def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolResult:
@@ -319,21 +539,37 @@ def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolRes
         else:
             message = _status_message(response)
         return error_result(_redact(call, message), metadata)
-    content_type = response.headers.get("Content-Type", "").lower()
-    if content_type.startswith("image/"):
+    content_type = response.headers.get("Content-Type", "")
+    lowered = content_type.lower()
+    if lowered.startswith("image/"):
         data = base64.b64encode(response.content).decode()
         image = ImageContent.model_construct(
-            type="image", data=data, mimeType=content_type.split(";")[0]
+            type="image", data=data, mimeType=lowered.split(";")[0]
         )
         return ToolResult.model_construct(
             content=[image], isError=False, metadata=metadata
         )
-    if "application/json" in content_type:
+    if "application/json" in lowered:
         try:
             return text_result(json.dumps(response.json(), indent=2), metadata)
         except ValueError:
             pass
-    return text_result(response.text, metadata)
+    return text_result(_text(response, content_type), metadata)
+
+
+def _text(response: httpx.Response, content_type: str) -> str:
+    """``response.text``, with the encoding httpx finds in a Content-Type remembered:
+    parsing the header (with ``email.message``) costs more than decoding a short body.
+    """
+    try:
+        encoding = _encodings[content_type]
+    except KeyError:
+        encoding = _encodings[content_type] = response.encoding or "utf-8"
+        if len(_encodings) > _URL_CACHE_SIZE:
+            _encodings.clear()
+    else:
+        response.encoding = encoding
+    return response.text
 
 
 def _status_message(response: httpx.Response) -> str:
