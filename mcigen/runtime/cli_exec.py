@@ -6,7 +6,6 @@ UTF-8 with universal newlines, and results carry mci-py's message and metadata.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
 from dataclasses import dataclass
@@ -50,6 +49,8 @@ def run_cli(call: CliCall) -> ToolResult:
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
+    import asyncio  # here: a package that never awaits a command does not load it
+
     try:
         process = await asyncio.create_subprocess_exec(
             *call.argv, cwd=call.cwd, **_SPAWN

@@ -1,6 +1,9 @@
 """Templates read from files at call time: parsed and compiled to a Python function
 once per file version, then run.
 
+The parser and the compiler are imported on the first file compiled, and asyncio
+on the first call awaited: importing a package of tools loads neither.
+
 The cache is keyed by (path, mtime, size), so an edited file is compiled again and
 an unchanged one never is. A file whose template cannot be parsed gives an error
 naming the file, line and column.
@@ -9,12 +12,15 @@ naming the file, line and column.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .lookup import TemplateRuntimeError
-from .template_ast import TemplateSyntaxError
-from .template_compiler import Renderer, compile_renderer
-from .template_parser import parse_template
+
+if TYPE_CHECKING:
+    from .template_compiler import Renderer
+
+T = TypeVar("T")
 
 _CACHE_LIMIT = 256
 _cache: dict[tuple[str, int, int, str], Renderer] = {}
@@ -57,6 +63,10 @@ def file_renderer(path: str, whitespace: str = "compat") -> Renderer:
     key = (path, status.st_mtime_ns, status.st_size, whitespace)
     renderer = _cache.get(key)
     if renderer is None:
+        from .template_ast import TemplateSyntaxError
+        from .template_compiler import compile_renderer
+        from .template_parser import parse_template
+
         with open(
             path, encoding="utf-8"
         ) as handle:  # universal newlines, as mci-py reads
@@ -74,3 +84,10 @@ def file_renderer(path: str, whitespace: str = "compat") -> Renderer:
             del _cache[next(iter(_cache))]
         _cache[key] = renderer
     return renderer
+
+
+async def in_thread(function: Callable[..., T], *args: Any) -> T:
+    """``asyncio.to_thread``: a file tool's async twin reads the file off the loop."""
+    import asyncio
+
+    return await asyncio.to_thread(function, *args)

@@ -243,7 +243,9 @@ class _Compiler:
             variable = self.scope[root]
             if len(parts) == 1:
                 entry = self._use("Entry")
-                value = f"{variable}.value if type({variable}) is {entry} else {variable}"
+                value = (
+                    f"{variable}.value if type({variable}) is {entry} else {variable}"
+                )
                 return f"({value})", None
             if len(parts) > 2:
                 return None
@@ -276,7 +278,9 @@ class _Compiler:
         trailing = "," if len(node.alternatives) == 1 else ""
         first = self._use("first")
         context = self._context(failing)
-        return f"{first}({context}, {_literal(node.source)}, ({alternatives}{trailing}))"
+        return (
+            f"{first}({context}, {_literal(node.source)}, ({alternatives}{trailing}))"
+        )
 
     # -- blocks ----------------------------------------------------------------
 
@@ -402,13 +406,13 @@ class _Compiler:
 
     def _items(self, node: Foreach) -> str:
         """What a ``@foreach`` iterates: a path read from a local goes through the
-        runtime's ``items_of``, and through the general walk only when it is not there."""
+        runtime's ``items_of``, and through the general walk only when it is not there.
+        """
         read = self._read(node.path.parts)
         if read is not None and read[1] is None:
             return f"{self._use('items_of')}({read[0]})"
-        walk = "{0}({1}, {2})".format(
-            self._use("foreach_items"), self._context(read is not None), _parts(node.path)
-        )
+        context = self._context(failing=read is not None)
+        walk = f"{self._use('foreach_items')}({context}, {_parts(node.path)})"
         if read is None:
             return walk
         value, test = read
