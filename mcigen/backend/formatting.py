@@ -9,7 +9,10 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - a piece already formatted by an earlier build comes from the build cache
   (``build_cache.py``; keyed by the piece, black's version and mode), so a rebuild
   after changing one tool formats one tool;
-- the pieces not in the cache are formatted on every core.
+- of the pieces not in the cache, black formats one of every shape
+  (``shapes.py``: the same code but for names and words, as the functions of
+  similar tools are) and its output is carried over to the others;
+- what black still has to format is spread over every core.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from importlib.metadata import version
 import black
 from black.mode import TargetVersion
 
-from . import build_cache
+from . import build_cache, shapes
 
 _MODE = black.Mode(target_versions={TargetVersion.PY311})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -48,16 +51,41 @@ def _format_pieces(pieces: Iterable[str]) -> dict[str, str]:
             missing.append(piece)
         else:
             done[piece] = cached
-    workers = min(os.cpu_count() or 1, len(missing) // _PARALLEL_FROM)
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(_black, missing, chunksize=64))
-    else:
-        results = [_black(piece) for piece in missing]
-    for piece, result in zip(missing, results, strict=True):
+    for piece, result in _format_by_shape(missing).items():
         done[piece] = result
         build_cache.write(cache, _key(piece), result)
     return done
+
+
+def _format_by_shape(pieces: list[str]) -> dict[str, str]:
+    """black on one piece of every shape (``shapes.py``), its output carried over to
+    the others; black on any piece whose output cannot be carried over."""
+    groups: dict[shapes.Shape, list[tuple[str, shapes.Split]]] = {}
+    for piece in pieces:
+        split = shapes.split(piece)
+        groups.setdefault(split.shape(), []).append((piece, split))
+    formatted = _black_all([members[0][0] for members in groups.values()])
+    unsure = []
+    for (first, first_split), *others in groups.values():
+        output = shapes.split(formatted[first])
+        for piece, split in others:
+            result = shapes.transplant(output, first_split, split)
+            if result is None:
+                unsure.append(piece)
+            else:
+                formatted[piece] = result
+    formatted.update(_black_all(unsure))
+    return formatted
+
+
+def _black_all(pieces: list[str]) -> dict[str, str]:
+    workers = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(_black, pieces, chunksize=64))
+    else:
+        results = [_black(piece) for piece in pieces]
+    return dict(zip(pieces, results, strict=True))
 
 
 def _black(piece: str) -> str:

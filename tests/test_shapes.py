@@ -1,0 +1,145 @@
+"""black formats two pieces of one shape alike: the output for one, with the other's
+names and words put in, is black's output for the other."""
+
+from __future__ import annotations
+
+import keyword
+import random
+import string
+from collections.abc import Callable
+from pathlib import Path
+
+import black
+import pytest
+
+from mcigen import backend
+from mcigen.backend import formatting, shapes
+from mcigen.pipeline import compile_schema
+from mcigen.planner import McpMode
+
+from .conftest import ROOT
+
+TRICKY = '''
+def tool_00001(*, name: str, count: int = 1, mode: Literal["short", "long"] | None = None) -> ToolResult:
+    """Greets someone: 'quoted' and "double" words, a "last word"."""
+    out.append(f"Hello {value_1} from tool 12 {d['key']}")
+    message = 'it is "fine"' + "plain words here" + r"raw words"
+    return _text_result("".join(out), some_really_long_keyword_argument_name=another_name_of_some_length)
+
+
+class Tool00001Input(BaseModel):
+    """Line one.
+
+        Indented more.
+    Trailing spaces here.
+    """
+
+    name: StrictStr = Field(..., description="Who to greet, with a rather long description")
+    match = case = type = _ = 1
+'''.replace("here.\n", "here.   \n")
+
+
+def _pieces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """Tricky code, the golden tool modules and the unformatted modules of two
+    examples, cut into pieces."""
+    sources = [TRICKY]
+    for path in sorted((ROOT / "golden").glob("*/tools/*.py")):
+        sources.append(path.read_text("utf-8"))
+    with monkeypatch.context() as patched:
+        patched.setattr(backend, "format_modules", _keeping(sources))
+        for example in ("runbooks.mci.json", "workspace.mci.yaml"):
+            compile_schema(
+                ROOT / "examples" / example, tmp_path, "p", mcp_mode=McpMode.OFFLINE
+            )
+    return [piece for source in sources for piece in formatting._pieces(source)]
+
+
+def _keeping(sources: list[str]) -> Callable[[list[str]], list[str]]:
+    def keep(raw: list[str]) -> list[str]:
+        sources.extend(raw)
+        return raw
+
+    return keep
+
+
+def _variant(piece: str, rng: random.Random) -> str:
+    """``piece`` with every unit replaced, consistently, by another of its length and
+    character classes: the same shape, other names and words."""
+    split = shapes.split(piece)
+    renamed: dict[str, str] = {}
+    for unit in split.units:
+        while unit not in renamed:
+            candidate = "".join(_like(c, rng) for c in unit)
+            if _usable(candidate) and candidate not in renamed.values():
+                renamed[unit] = candidate
+    parts = [split.skeleton[0]]
+    for unit, between in zip(split.units, split.skeleton[1:], strict=True):
+        parts += [renamed[unit], between]
+    return "".join(parts)
+
+
+def _like(char: str, rng: random.Random) -> str:
+    if char.isdigit():
+        return rng.choice(string.digits)
+    if char.isalpha():
+        return rng.choice(string.ascii_letters)
+    return char
+
+
+def _usable(name: str) -> bool:
+    return not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
+
+
+def _black(source: str) -> str:
+    return black.format_str(source, mode=formatting._MODE)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_renamed_piece_formats_as_its_original_transplanted(
+    seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rng = random.Random(seed)
+    pieces = _pieces(monkeypatch, tmp_path)
+    assert len(pieces) > 100
+    for piece in pieces:
+        variant = _variant(piece, rng)
+        original, renamed = shapes.split(piece), shapes.split(variant)
+        assert renamed.shape() == original.shape()
+        moved = shapes.transplant(shapes.split(_black(piece)), original, renamed)
+        assert moved == _black(variant), variant
+
+
+def test_the_units_are_names_and_words_of_plain_strings() -> None:
+    split = shapes.split(
+        'def f(a, b="x y1"):  # note\n    return rb"\\n" if a else None\n'
+    )
+    assert split.units == ("f", "a", "b", "x", "y1", "a")
+    assert split.skeleton[-2] == '"):  # note\n    return rb"\\n" if '
+
+
+def test_output_whose_units_black_changed_is_not_transplanted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    one, other = shapes.split("x = 'a b'\n"), shapes.split("y = 'c d'\n")
+    assert one.shape() == other.shape()
+    assert shapes.transplant(shapes.split("x = 'a B'\n"), one, other) is None
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
+    monkeypatch.setattr(shapes, "transplant", lambda *args: None)
+    sources = ["x = 'a b'\n", "y = 'c d'\n"]
+    assert formatting.format_modules(sources) == [_black(s) for s in sources]
+
+
+def test_pieces_of_one_shape_are_formatted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
+    sources = [f"def tool_{i:03d}( x ):\n  return 'tool {i:03d}'\n" for i in range(30)]
+    calls: list[str] = []
+
+    def black_once(piece: str) -> str:
+        calls.append(piece)
+        return _black(piece)
+
+    monkeypatch.setattr(formatting, "_black", black_once)
+    assert formatting.format_modules(sources) == [_black(s) for s in sources]
+    assert len(calls) == 1
