@@ -9,7 +9,6 @@ import importlib
 import json
 import sys
 import time
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -382,6 +381,19 @@ def test_async_twins_share_the_server(
     assert moved.text == "plain text é"
 
 
+def test_a_cancelled_async_call_stops_waiting(invokers: dict[str, Any]) -> None:
+    """The async twin awaits the sync exchange in a worker thread: cancelling the
+    task ends the wait (the request runs on in its thread to its timeout)."""
+    twins = importlib.import_module("httppkg.tools.main").ASYNC_INVOKERS
+
+    async def cancelled() -> Any:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(twins["slow"]({}, ENV), 0.05)
+        return await twins["text"]({}, ENV)
+
+    assert asyncio.run(cancelled()).text == "plain text é"
+
+
 def test_a_configured_proxy_sends_through_a_client(
     invokers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -391,7 +403,6 @@ def test_a_configured_proxy_sends_through_a_client(
     runtime = importlib.import_module("httppkg._runtime.http_exec")
     monkeypatch.setattr(runtime, "_proxied", lambda: True)
     monkeypatch.setattr(runtime, "_sync", None)
-    monkeypatch.setattr(runtime, "_asyncs", weakref.WeakKeyDictionary())
     echo = json.loads(_call(invokers, "cookieRedirect", {}).text)
     assert (echo["path"], echo["cookie"]) == ("/echo", "session=abc")
     assert runtime._sync.client is not None
