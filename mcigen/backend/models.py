@@ -2,7 +2,7 @@
 
 All input schemas go into one JSON Schema document (one ``$defs`` entry per tool,
 named after its model), are generated together, and the output module is then
-split with libcst so that each group module carries exactly the classes its tools
+split at its classes so that each group module carries exactly the classes its tools
 reach, with only the imports those classes use. The split is kept in the build
 cache under the document and the groups, so a rebuild whose input schemas did not
 change generates nothing.
@@ -10,6 +10,7 @@ change generates nothing.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import warnings
@@ -17,8 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
-
-import libcst as cst
 
 from .. import ir
 from . import build_cache
@@ -178,16 +177,24 @@ def _run_codegen(document: dict[str, Any]) -> str:
 
 
 def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, GroupModels]:
-    module = cst.parse_module(source)
+    lines = source.splitlines(keepends=True)
     imported: dict[str, str] = {}
-    classes: dict[str, cst.ClassDef] = {}
-    trailing: list[cst.SimpleStatementLine] = []
-    for statement in module.body:
-        if isinstance(statement, cst.ClassDef):
-            classes[statement.name.value] = statement
-        elif isinstance(statement, cst.SimpleStatementLine):
-            _collect_imports(statement, imported, trailing)
-    uses = {name: _names_in(node) for name, node in classes.items()}
+    classes: dict[str, str] = {}
+    uses: dict[str, set[str]] = {}
+    trailing: list[tuple[str, set[str]]] = []
+    statements = ast.parse(source).body
+    starts = [0, *(s.end_lineno or s.lineno for s in statements[:-1])]
+    for statement, start in zip(statements, starts, strict=True):
+        code = "".join(lines[start : statement.end_lineno])
+        if isinstance(statement, ast.ClassDef):
+            classes[statement.name] = code
+            uses[statement.name] = _names_in(statement)
+        elif isinstance(statement, ast.ImportFrom):
+            if statement.module != "__future__":
+                for alias in statement.names:
+                    imported[alias.name] = statement.module or ""
+        elif not isinstance(statement, ast.Import):
+            trailing.append((code, _names_in(statement)))
     groups: dict[str, list[str]] = {}
     for planned in tools:
         groups.setdefault(planned.group, []).append(planned.model_name)
@@ -196,45 +203,27 @@ def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, Group
         reached = _reachable(roots, uses)
         ordered = [name for name in classes if name in reached]
         used_names = set().union(*(uses[name] for name in ordered))
-        body = "\n\n".join(module.code_for_node(classes[name]) for name in ordered)
-        for line in trailing:
-            if _names_in(line) & set(ordered):
-                body += "\n" + module.code_for_node(line)
+        body = "\n\n".join(classes[name] for name in ordered)
+        for code, names in trailing:
+            if names & reached:
+                body += "\n" + code
         result[group] = GroupModels(_import_lines(imported, used_names), body)
     return result
 
 
-def _collect_imports(
-    statement: cst.SimpleStatementLine,
-    imported: dict[str, str],
-    trailing: list[cst.SimpleStatementLine],
-) -> None:
-    for small in statement.body:
-        if isinstance(small, cst.ImportFrom) and isinstance(small.names, Iterable):
-            module_name = (
-                cst.Module([]).code_for_node(small.module) if small.module else ""
-            )
-            if module_name == "__future__":
-                continue
-            for alias in small.names:
-                imported[cst.Module([]).code_for_node(alias.name)] = module_name
-        elif not isinstance(small, cst.Import):
-            trailing.append(statement)
-            return
-
-
-def _names_in(node: cst.CSTNode) -> set[str]:
-    collector = _NameCollector()
-    node.visit(collector)
-    return collector.names
-
-
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+def _names_in(node: ast.AST) -> set[str]:
+    """Every name the code spells: variables, attributes, keywords, definitions."""
+    names: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            names.add(child.id)
+        elif isinstance(child, ast.Attribute):
+            names.add(child.attr)
+        elif isinstance(child, ast.keyword | ast.arg) and child.arg:
+            names.add(child.arg)
+        elif isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(child.name)
+    return names
 
 
 def _reachable(roots: list[str], uses: dict[str, set[str]]) -> set[str]:
