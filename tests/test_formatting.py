@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import black
 import pytest
@@ -13,6 +15,8 @@ from mcigen.pipeline import compile_schema
 from mcigen.planner import McpMode
 
 from .conftest import ROOT
+
+R = TypeVar("R")
 
 MESSY = '''"""A module."""
 from __future__ import annotations
@@ -70,8 +74,35 @@ def test_cached_pieces_are_reused_and_give_the_same_bytes(
     monkeypatch.setenv("MCIGEN_CACHE_DIR", str(tmp_path / "cache"))
     first = formatting.format_modules([MESSY])
     entries = sorted((tmp_path / "cache").rglob("*"))
-    assert len([p for p in entries if p.is_file()]) == len(formatting._pieces(MESSY))
+    pieces = len(formatting._pieces(MESSY))
+    assert len([p for p in entries if p.is_file()]) == pieces + 1  # and the module
     calls: list[str] = []
-    monkeypatch.setattr(formatting, "_black", lambda piece: calls.append(piece) or "")
+    monkeypatch.setattr(formatting, "_black", _spy(formatting._black, calls))
     assert formatting.format_modules([MESSY]) == first
     assert calls == []
+
+
+def test_only_a_changed_module_is_cut_and_only_its_changed_piece_formatted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", str(tmp_path / "cache"))
+    changed = MESSY.replace("return str(a)+b", "return str(a)+b+'!'")
+    formatting.format_modules([MESSY, "x = 1\n"])
+    cut: list[str] = []
+    formatted: list[str] = []
+    monkeypatch.setattr(formatting, "_pieces", _spy(formatting._pieces, cut))
+    monkeypatch.setattr(formatting, "_black", _spy(formatting._black, formatted))
+    assert formatting.format_modules([changed, "x = 1\n"]) == [
+        _whole(changed),
+        "x = 1\n",
+    ]
+    assert cut == [changed]
+    assert formatted == [p for p in formatting._pieces(changed) if "'!'" in p]
+
+
+def _spy(function: Callable[[str], R], calls: list[str]) -> Callable[[str], R]:
+    def spied(text: str) -> R:
+        calls.append(text)
+        return function(text)
+
+    return spied

@@ -22,6 +22,7 @@ import os
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
+from pathlib import Path
 
 import black
 from black.mode import TargetVersion
@@ -35,22 +36,29 @@ _PARALLEL_FROM = 200
 
 
 def format_modules(sources: list[str]) -> list[str]:
-    """Every module of a package, formatted, its pieces cached and spread over cores."""
-    pieces = [_pieces(source) for source in sources]
-    formatted = _format_pieces({piece for module in pieces for piece in module})
-    return ["\n\n".join(formatted[piece] for piece in module) for module in pieces]
+    """Every module of a package, formatted, its pieces cached and spread over cores.
 
-
-def _format_pieces(pieces: Iterable[str]) -> dict[str, str]:
+    The cache maps a text to black's output for it, and a module's output is that of
+    its pieces joined: a module that did not change comes from the cache whole, and
+    only a changed one is cut."""
     cache = build_cache.cache_dir(f"black-{version('black')}")
-    done: dict[str, str] = {}
-    missing: list[str] = []
-    for piece in sorted(pieces):
-        cached = build_cache.read(cache, _key(piece))
-        if cached is None:
-            missing.append(piece)
-        else:
-            done[piece] = cached
+    done = _cached(cache, sources)
+    pieces = {source: _pieces(source) for source in sources if source not in done}
+    formatted = _format_pieces(cache, {p for module in pieces.values() for p in module})
+    for source, module in pieces.items():
+        done[source] = "\n\n".join(formatted[piece] for piece in module)
+        build_cache.write(cache, _key(source), done[source])
+    return [done[source] for source in sources]
+
+
+def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:
+    found = {text: build_cache.read(cache, _key(text)) for text in texts}
+    return {text: output for text, output in found.items() if output is not None}
+
+
+def _format_pieces(cache: Path | None, pieces: Iterable[str]) -> dict[str, str]:
+    done = _cached(cache, pieces)
+    missing = sorted(piece for piece in pieces if piece not in done)
     for piece, result in _format_by_shape(missing).items():
         done[piece] = result
         build_cache.write(cache, _key(piece), result)
