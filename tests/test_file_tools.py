@@ -3,11 +3,13 @@ contents rendered with the template language, and mci-py's results where it is r
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -103,6 +105,55 @@ def test_contents_are_rendered_with_the_template_language(
     invoke = importlib.import_module("filepkg.tools.main").INVOKERS["readAnything"]
     result = invoke({"path": str(tree / "docs" / "list.txt"), "items": [1, "b"]}, {})
     assert result.text == "- 1\n- b\n"
+
+
+class _CountingExecutor(ThreadPoolExecutor):
+    submitted = 0
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
+
+
+def _async_text(package: ModuleType, tool: str, **props: Any) -> tuple[bool, str, int]:
+    """The async twin's result, and how many calls it handed to a worker thread."""
+    executor = _CountingExecutor(1)
+
+    async def call() -> Any:
+        asyncio.get_running_loop().set_default_executor(executor)
+        return await getattr(package, tool + "_async")(**props)
+
+    result = asyncio.run(call())
+    return result.isError, result.text, executor.submitted
+
+
+def test_async_twins_read_files_in_a_thread_and_render_compiled_ones_on_the_loop(
+    package: ModuleType, tree: Path
+) -> None:
+    hello = tree / "docs" / "hello.txt"
+    assert _async_text(package, "read_doc", file="hello.txt", name="A") == (
+        False,
+        "Hello A!\n",
+        1,
+    )
+    assert _async_text(package, "read_doc", file="hello.txt", name="B") == (
+        False,
+        "Hello B!\n",
+        0,
+    )
+    hello.write_text("Bye {{props.name}}, edited", "utf-8")
+    os.utime(hello, ns=(0, 10**9))  # a new version even within the clock's tick
+    assert _async_text(package, "read_doc", file="hello.txt", name="C") == (
+        False,
+        "Bye C, edited",
+        1,
+    )
+    assert _async_text(package, "read_raw") == (False, "Bye {{props.name}}, edited", 1)
+    assert _async_text(package, "read_doc", file="nope.txt") == (
+        True,
+        "File not found: ./docs/nope.txt",
+        0,
+    )
 
 
 def test_templating_can_be_switched_off(package: ModuleType) -> None:

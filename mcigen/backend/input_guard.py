@@ -42,10 +42,12 @@ def input_doubt(schema: dict[str, Any]) -> str | None:
         if doubt is None:
             return None
         key = json.dumps(name, ensure_ascii=False)
-        if name in required:
-            doubts.append(doubt.replace("{v}", f"raw.get({key})"))
+        if name in required:  # the key may be missing, but not once it is a list
+            doubts.append(
+                doubt.replace("{v}", f"raw.get({key})").replace("{w}", f"raw[{key}]")
+            )
         else:
-            given = doubt.replace("{v}", f"raw[{key}]")
+            given = doubt.replace("{v}", f"raw[{key}]").replace("{w}", f"raw[{key}]")
             doubts.append(f"{key} in raw and ({given})")
     return " or ".join(doubts)
 
@@ -80,7 +82,8 @@ def _property_doubt(prop: Any) -> str | None:
 
 def _array_doubt(prop: dict[str, Any]) -> str | None:
     """A list whose every item is a plain value; no doubt for its items is needed
-    when ``items`` is left out (any item goes)."""
+    when ``items`` is left out (any item goes). ``{w}`` stands for the list where
+    it is known to be there."""
     if not set(prop) <= _PROPERTY_KEYS | {"items"} or "enum" in prop:
         return None
     items = prop.get("items", {})
@@ -90,7 +93,7 @@ def _array_doubt(prop: dict[str, Any]) -> str | None:
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
     each = item_doubt.replace("{v}", "item")
-    return "type({v}) is not list or any(" + each + " for item in {v})"
+    return "type({v}) is not list or any(" + each + " for item in {w})"
 
 
 def _fits(value: Any, kind: str) -> bool:

@@ -300,7 +300,9 @@ def _file_view(
     view.policy = _policy_arguments(planned)
     view.file_options = f"{execution.enable_templating!r}, {whitespace!r}"
     view.awaits = True  # the async twin reads the file in a worker thread
-    view.imports.add((".._runtime.file_templates", "in_thread as _in_thread"))
+    view.imports.add(
+        (".._runtime.file_templates", "file_call_async as _file_call_async")
+    )
     _add_helpers(view, view.path.helpers)
     view.imports.update(_PATH_FAILURES)
     view.imports.update(

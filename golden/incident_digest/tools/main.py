@@ -231,7 +231,7 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
         value_1 = props["job"]
         out.append(f"Job {value_1}: ")
         for item_2 in range(1, 4):
-            value_3 = item_2.value if type(item_2) is _Entry else item_2
+            value_3 = item_2
             out.append(f"attempt {value_3} ")
         if _compare(props["mode"], "==", "manual"):
             out.append("then wait for a human")

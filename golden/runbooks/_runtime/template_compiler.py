@@ -140,6 +140,8 @@ class _Compiler:
         self.scope: dict[str, str] = {}
         """Loop variables in scope: name -> the local variable holding its value."""
         self.inline_members = False
+        self.counters: set[str] = set()
+        """The locals of ``@for`` loops: they hold ints, never entries."""
 
     def compile(self, template: Template) -> CompiledText:
         if not template.has_directives:
@@ -241,6 +243,8 @@ class _Compiler:
         root = parts[0]
         if root in self.scope:
             variable = self.scope[root]
+            if len(parts) == 1 and variable in self.counters:
+                return variable, None
             if len(parts) == 1:
                 entry = self._use("Entry")
                 value = (
@@ -379,7 +383,11 @@ class _Compiler:
     ) -> None:
         pad = "    " * depth
         item = self._name("item")
-        source = self._range(node) if isinstance(node, For) else self._items(node)
+        if isinstance(node, For):
+            self.counters.add(item)
+            source = self._range(node)
+        else:
+            source = self._items(node)
         outer = self.scope.get(node.var)
         self.scope[node.var] = item
         reads_before = self.context_reads

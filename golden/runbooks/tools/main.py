@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictStr
 
+from .._runtime.file_templates import file_call_async as _file_call_async
 from .._runtime.file_templates import file_contents as _file_contents
-from .._runtime.file_templates import in_thread as _in_thread
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.paths import PathRefused as _PathRefused
 from .._runtime.paths import checked_path as _checked_path
@@ -47,7 +47,7 @@ def _invoke_restart_runbook(
             or raw["environment"] not in ("staging", "production")
         )
         or type(raw.get("steps")) is not list
-        or any(type(item) is not str for item in raw.get("steps"))
+        or any(type(item) is not str for item in raw["steps"])
     ):
         _validate_input(RestartRunbookInput, raw, "restartRunbook")
     props: dict[str, Any] = {
@@ -68,7 +68,7 @@ def _invoke_restart_runbook(
 async def _invoke_restart_runbook_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _in_thread(_invoke_restart_runbook, raw, env)
+    return await _file_call_async(_invoke_restart_runbook, raw, env)
 
 
 def restart_runbook(
@@ -136,7 +136,7 @@ def _invoke_deploy_checklist(
 async def _invoke_deploy_checklist_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _in_thread(_invoke_deploy_checklist, raw, env)
+    return await _file_call_async(_invoke_deploy_checklist, raw, env)
 
 
 def deploy_checklist(**props: Any) -> ToolResult:
@@ -175,7 +175,7 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
 async def _invoke_runbook_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _in_thread(_invoke_runbook, raw, env)
+    return await _file_call_async(_invoke_runbook, raw, env)
 
 
 def runbook(*, file: str) -> ToolResult:

@@ -64,7 +64,7 @@ async def headline_async(*, text: str) -> ToolResult:
 
 def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     if type(raw.get("items")) is not list or any(
-        type(item) is not str for item in raw.get("items")
+        type(item) is not str for item in raw["items"]
     ):
         _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
