@@ -82,10 +82,10 @@ def test_a_package_carries_only_the_runtime_it_uses() -> None:
     def runtime(package: str) -> set[str]:
         return {p.stem for p in (GOLDEN / package / "_runtime").glob("*.py")}
 
-    executors = {"cli_exec", "file_templates", "http_exec", "mcp_exec"}
+    executors = {"cli_exec", "file_templates", "http_request", "http_exec", "mcp_exec"}
     assert runtime("greetings") & executors == set()
     assert "lookup" not in runtime("greetings")  # its templates need no lookups
     assert runtime("workspace") & executors == {"mcp_exec"}
-    assert runtime("weather_api") & executors == {"http_exec"}
+    assert runtime("weather_api") & executors == {"http_request", "http_exec"}
     assert runtime("repo_tools") & executors == {"cli_exec"}
     assert runtime("runbooks") & executors == {"file_templates"}

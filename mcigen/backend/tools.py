@@ -249,10 +249,10 @@ def _http_view(
     view.imports.update(_TEMPLATE_FAILURES)
     view.imports.update(
         {
-            (".._runtime.http_exec", "HttpCall as _HttpCall"),
-            (".._runtime.http_exec", "http_call as _http_call"),
-            (".._runtime.http_exec", "send as _send"),
-            (".._runtime.http_exec", "send_async as _send_async"),
+            (".._runtime.http_request", "HttpCall as _HttpCall"),
+            (".._runtime.http_request", "http_call as _http_call"),
+            (".._runtime.http_request", "send as _send"),
+            (".._runtime.http_request", "send_async as _send_async"),
         }
     )
 

@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
-from .._runtime.http_exec import HttpCall as _HttpCall
-from .._runtime.http_exec import http_call as _http_call
-from .._runtime.http_exec import send as _send
-from .._runtime.http_exec import send_async as _send_async
+from .._runtime.http_request import HttpCall as _HttpCall
+from .._runtime.http_request import http_call as _http_call
+from .._runtime.http_request import send as _send
+from .._runtime.http_request import send_async as _send_async
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import first as _first
 from .._runtime.lookup import native as _native
