@@ -58,7 +58,8 @@ async def run_cli_async(call: CliCall) -> ToolResult:
     except OSError as error:
         return error_result(str(error))
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), call.timeout_s)
+        async with asyncio.timeout(call.timeout_s):  # no task of its own, as wait_for
+            stdout, stderr = await process.communicate()
     except TimeoutError:
         kill_group(process.pid)
         await process.wait()
