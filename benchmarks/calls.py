@@ -7,6 +7,10 @@ public ``<tool>_async(**props)`` twin otherwise, every call in one running event
 mci-py (no async API) is ``MCIClient.execute`` on one client reused for every call, as
 a long-running agent would; its figure is compared with both. The hand-written
 baseline is the least Python that does the same work.
+
+The templates see the same environment in all three: ``ENV``, a plain dict, as
+mci-py's ``env_vars`` is (it never reads ``os.environ``). Only the async text rows
+read ``os.environ``, because that is what the public twins read; their floor does too.
 """
 
 from __future__ import annotations
@@ -41,7 +45,10 @@ class Case:
     baseline_name: str | None = None
 
 
-_TEXT = "f\"Hello {props['name']} from {props.get('team') or os.environ.get('TEAM', 'us')}!\""
+ENV = {"BENCH_RUN": "1"}
+"""What ``{{env.X}}`` reads: ``TEAM`` is not there, so ``greet`` falls back to 'us'."""
+
+_TEXT = "f\"Hello {props['name']} from {props.get('team') or env.get('TEAM', 'us')}!\""
 _LOOP = (
     "'Items:\\n' + ''.join(f'- {i}\\n' for i in props['items'])"
     " + ('many' if props['n'] > 2 else 'few')"
@@ -145,7 +152,7 @@ def _ours(work: Path, case: Case, manifest: dict[str, Any]) -> Worker:
     entry = next(t for t in manifest["tools"] if t["name"] == case.tool)
     module = f"{PACKAGE}.tools.{entry['group']}"
     setup = (
-        f"import os\nimport {module} as m\nprops = {case.props!r}\nenv = os.environ\n"
+        f"import {module} as m\nprops = {case.props!r}\nenv = {ENV!r}\n"
         f"f = m.INVOKERS[{case.tool!r}]\n"
         f"af = getattr(m, 'ASYNC_INVOKERS', {{}}).get({case.tool!r})\n"
         f"twin = getattr(m, {entry['python_name'] + '_async'!r})\n"
@@ -164,7 +171,7 @@ def _ours(work: Path, case: Case, manifest: dict[str, Any]) -> Worker:
 def _mci_py(work: Path, case: Case, mci_py: Path) -> Worker:
     setup = (
         "from mcipy import MCIClient\n"
-        "c = MCIClient(schema_file_path='bench.mci.json')\n"
+        f"c = MCIClient(schema_file_path='bench.mci.json', env_vars={ENV!r})\n"
         f"props = {case.props!r}\n"
     )
     return Worker(
@@ -178,9 +185,11 @@ def _baseline(work: Path, case: Case, url: str) -> Worker | None:
         return Worker(PYTHON, work, setup, {"async": (_MCP_FLOOR_CALL, True)})
     if case.baseline is None or case.baseline_async is None:
         return None
-    setup = _BASELINE_SETUP + f"props = {case.props!r}\nurl = {url!r}\n"
-    if case.kind == "text":
-        setup += f"async def _atext(props):\n    return {case.baseline}\n"
+    setup = _BASELINE_SETUP + f"props = {case.props!r}\nurl = {url!r}\nenv = {ENV!r}\n"
+    if case.kind == "text":  # as the public twins, it reads os.environ
+        setup += (
+            f"async def _atext(props, env=os.environ):\n    return {case.baseline}\n"
+        )
     return Worker(
         PYTHON,
         work,
