@@ -144,7 +144,9 @@ def test_bad_commands_are_one_line_errors(
     assert (result.returncode, result.stderr) == (2, message)
 
 
-def test_listing_imports_neither_tools_nor_the_mcp_sdk(directory: Path) -> None:
+def test_listing_imports_neither_tools_nor_pydantic_nor_the_mcp_sdk(
+    directory: Path,
+) -> None:
     probe = (
         "import runpy, sys\n"
         "sys.argv = ['clipkg', 'list']\n"
@@ -152,7 +154,7 @@ def test_listing_imports_neither_tools_nor_the_mcp_sdk(directory: Path) -> None:
         "    runpy.run_module('clipkg', run_name='__main__')\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = ('mcp', 'mcp_types', 'anyio', 'clipkg.tools.main')\n"
+        "heavy = ('mcp', 'mcp_types', 'anyio', 'pydantic', 'clipkg.tools.main')\n"
         "print(sorted(m for m in sys.modules if m in heavy), file=sys.stderr)\n"
     )
     done = subprocess.run(

@@ -9,9 +9,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._runtime.errors import ToolInputError
-from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from ._runtime.results import ToolResult
     from .client import Client, MCIClientError
     from .tools.main import (
         health_board,
@@ -38,6 +38,7 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
+    "ToolResult": "._runtime.results",
     "health_board": ".tools.main",
     "health_board_async": ".tools.main",
     "incident_digest": ".tools.main",

@@ -9,9 +9,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._runtime.errors import ToolInputError
-from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from ._runtime.results import ToolResult
     from .client import Client, MCIClientError
     from .tools.main import (
         announce,
@@ -38,6 +38,7 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
+    "ToolResult": "._runtime.results",
     "announce": ".tools.main",
     "announce_async": ".tools.main",
     "changelog_entry": ".tools.main",

@@ -9,9 +9,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._runtime.errors import ToolInputError
-from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from ._runtime.results import ToolResult
     from .client import Client, MCIClientError
     from .tools.main import (
         get_weather,
@@ -34,6 +34,7 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
+    "ToolResult": "._runtime.results",
     "get_weather": ".tools.main",
     "get_weather_async": ".tools.main",
     "post_alert": ".tools.main",

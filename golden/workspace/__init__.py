@@ -9,9 +9,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._runtime.errors import ToolInputError
-from ._runtime.results import ToolResult
 
 if TYPE_CHECKING:
+    from ._runtime.results import ToolResult
     from .client import Client, MCIClientError
     from .tools.main import (
         standup_prompt,
@@ -68,6 +68,7 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
+    "ToolResult": "._runtime.results",
     "bullet_list": ".tools.toolset_formatting",
     "bullet_list_async": ".tools.toolset_formatting",
     "decision_record": ".tools.toolset_notes",

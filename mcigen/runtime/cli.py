@@ -21,7 +21,6 @@ import sys
 from typing import Any
 
 from .errors import ToolInputError
-from .mcp_server import serve as run_serve
 from .registry import Registry, ToolEntry, UnknownToolError, registry
 from .serve_options import add_serve_arguments
 from .table import format_table
@@ -69,8 +68,14 @@ def _parser(package: str) -> argparse.ArgumentParser:
     call.set_defaults(run=_call)
     serve = commands.add_parser("serve", help="serve the tools over MCP")
     add_serve_arguments(serve)
-    serve.set_defaults(run=lambda tools, args: run_serve(package, args))
+    serve.set_defaults(run=lambda tools, args: _serve(package, args))
     return parser
+
+
+def _serve(package: str, args: argparse.Namespace) -> int:
+    from .mcp_server import serve  # here: the other commands load no MCP server
+
+    return serve(package, args)
 
 
 def _list(tools: Registry, args: argparse.Namespace) -> int:

@@ -12,12 +12,13 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .results import ToolResult
+if TYPE_CHECKING:  # listing the tools loads no pydantic
+    from .results import ToolResult
 
-Invoker = Callable[[Mapping[str, Any], Mapping[str, str]], ToolResult]
-AsyncInvoker = Callable[[Mapping[str, Any], Mapping[str, str]], Awaitable[ToolResult]]
+Invoker = Callable[[Mapping[str, Any], Mapping[str, str]], "ToolResult"]
+AsyncInvoker = Callable[[Mapping[str, Any], Mapping[str, str]], Awaitable["ToolResult"]]
 
 MANIFEST = Path(__file__).resolve().parent.parent / "manifest.json"
 
