@@ -106,3 +106,20 @@ def _spy(function: Callable[[str], R], calls: list[str]) -> Callable[[str], R]:
         return function(text)
 
     return spied
+
+
+def test_workers_forked_before_a_large_build_format_as_black_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Enough pieces of distinct shapes to go to the worker processes, forked up
+    front as a build of many tools forks them: each piece is black's output."""
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
+    source = "\n".join(
+        f"def {'f' * (i % 60 + 1)}_{i}(x = {i}):\n  return {{ 'k' : x*{i} }}\n"
+        for i in range(450)
+    )
+    with formatting.early_workers(tools=1000):
+        assert formatting._workers is not None
+        formatted = formatting.format_modules([source])
+    assert formatting._workers is None
+    assert formatted == [black.format_str(source, mode=formatting._MODE)]

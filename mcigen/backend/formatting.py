@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
@@ -33,6 +34,30 @@ _MODE = black.Mode(target_versions={TargetVersion.PY311})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PARALLEL_FROM = 200
 """Fewer pieces than this are formatted in this process (a pool costs ~0.2 s)."""
+_EARLY_WORKERS_FROM = 100
+"""Tools from which a build forks its workers before it emits anything."""
+
+_workers: ProcessPoolExecutor | None = None
+
+
+@contextmanager
+def early_workers(tools: int) -> Iterator[None]:
+    """Around the emission of a package of ``tools`` tools: when it is large, the
+    processes that run black are forked first, while this process is small. A
+    worker forked at the end of a large build would start as a copy of everything
+    the build holds (its page tables count it all, and its garbage collector
+    touches, and so copies, much of it)."""
+    global _workers
+    if tools < _EARLY_WORKERS_FROM or (os.cpu_count() or 1) < 2:
+        yield
+        return
+    _workers = ProcessPoolExecutor(os.cpu_count())
+    _workers.submit(int).result()  # forks every worker now
+    try:
+        yield
+    finally:
+        _workers.shutdown()
+        _workers = None
 
 
 def format_modules(sources: list[str]) -> list[str]:
@@ -88,7 +113,9 @@ def _format_by_shape(pieces: list[str]) -> dict[str, str]:
 
 def _black_all(pieces: list[str]) -> dict[str, str]:
     workers = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
-    if workers > 1:
+    if workers > 1 and _workers is not None:
+        results = list(_workers.map(_black, pieces, chunksize=64))
+    elif workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             results = list(pool.map(_black, pieces, chunksize=64))
     else:
