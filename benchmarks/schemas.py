@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,17 +99,51 @@ def call_schema(http_base: str) -> Schema:
     }
 
 
+_VERBS = ("get", "list", "create", "summarize", "find", "notify", "translate", "sync")
+_NOUNS = (
+    "user",
+    "invoice",
+    "weather",
+    "ticket",
+    "calendarEvent",
+    "repo",
+    "doc",
+    "order",
+)
+_WORDS = (
+    "the a an of for with from to by each every given current latest open closed "
+    "account customer project document message report status summary record entry "
+    "returns fetches updates lists creates searches matching optional required"
+).split()
+
+
+def _phrase(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+
 def _scale_tool(index: int) -> dict[str, Any]:
-    name = f"tool_{index:05d}"
+    """Tool ``index``: names and descriptions of varying length, as real schemas have
+    (so that the build formats them as it would a user's tools), drawn from a
+    generator seeded by the index; tool 0 is ``tool_00000``."""
+    rng = random.Random(index)
+    verb, noun = rng.choice(_VERBS), rng.choice(_NOUNS)
+    name = (
+        f"tool_{index:05d}"
+        if index == 0
+        else f"{verb}{noun[0].upper()}{noun[1:]}{index}"
+    )
     kind = index % 25
     tool: dict[str, Any] = {
         "name": name,
-        "description": f"Benchmark tool number {index}: greets someone, {kind} of 25.",
+        "description": _phrase(rng, rng.randint(4, 24)),
         "tags": [f"group{index % 10}", "bench"],
         "inputSchema": {
             "type": "object",
             "properties": {
-                "name": {"type": "string", "description": "Who to greet"},
+                "name": {
+                    "type": "string",
+                    "description": _phrase(rng, rng.randint(2, 9)),
+                },
                 "count": {"type": "integer", "minimum": 0, "default": 1},
                 "mode": {"type": "string", "enum": ["short", "long"]},
             },
@@ -142,7 +177,7 @@ def _scale_tool(index: int) -> dict[str, Any]:
 
 
 def scale_schema(tools: int) -> Schema:
-    """``tools`` tools, ``tool_00000`` (a text tool) first."""
+    """``tools`` tools, ``tool_00000`` (a text tool) first; the same every time."""
     return {
         "schemaVersion": "1.0",
         "metadata": {"name": f"bench{tools}", "description": "benchmark schema"},
