@@ -105,7 +105,8 @@ def test_a_renamed_piece_formats_as_its_original_transplanted(
         variant = _variant(piece, rng)
         original, renamed = shapes.split(piece), shapes.split(variant)
         assert renamed.shape() == original.shape()
-        moved = shapes.transplant(shapes.split(_black(piece)), original, renamed)
+        output = shapes.split_output(_black(piece), original)
+        moved = shapes.transplant(output, original, renamed)
         assert moved == _black(variant), variant
 
 
@@ -143,3 +144,48 @@ def test_pieces_of_one_shape_are_formatted_once(
     monkeypatch.setattr(formatting, "_black", black_once)
     assert formatting.format_modules(sources) == [_black(s) for s in sources]
     assert len(calls) == 1
+
+
+def _redocumented(piece: str, rng: random.Random) -> str:
+    """``piece`` with every whole docstring replaced by other settled text of
+    another length (more or fewer lines and words): the same shape."""
+    split = shapes.split(piece)
+    parts = [split.skeleton[0]]
+    for unit, length, between in zip(
+        split.units, split.lengths, split.skeleton[1:], strict=True
+    ):
+        parts += [_other_docstring(unit, rng) if length == 0 else unit, between]
+    return "".join(parts)
+
+
+def _other_docstring(body: str, rng: random.Random) -> str:
+    def words(most: int) -> str:
+        return " ".join(
+            "".join(
+                rng.choice(string.ascii_lowercase) for _ in range(rng.randint(1, 9))
+            )
+            for _ in range(rng.randint(1, most))
+        )
+
+    if "\n" not in body:
+        return words(30).capitalize() + "."
+    indent = body.rsplit("\n", 1)[1]
+    lines = [f"{indent}{words(20)}" for _ in range(rng.randint(1, 6))]
+    return words(12).capitalize() + ".\n\n" + "\n".join(lines) + "\n" + indent
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_docstrings_of_any_length_format_as_their_original_transplanted(
+    seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rng = random.Random(seed)
+    pieces = _pieces(monkeypatch, tmp_path)
+    redocumented = 0
+    for piece in pieces:
+        variant = _redocumented(piece, rng)
+        original, changed = shapes.split(piece), shapes.split(variant)
+        assert changed.shape() == original.shape()
+        output = shapes.split_output(_black(piece), original)
+        assert shapes.transplant(output, original, changed) == _black(variant), variant
+        redocumented += variant != piece
+    assert redocumented > 20  # the examples' generated docstrings are whole units

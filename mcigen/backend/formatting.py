@@ -30,7 +30,9 @@ from black.mode import TargetVersion
 
 from . import build_cache, shapes
 
-_MODE = black.Mode(target_versions={TargetVersion.PY311})
+_MODE = black.Mode(
+    target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH
+)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PARALLEL_FROM = 200
 """Fewer pieces than this are formatted in this process (a pool costs ~0.2 s)."""
@@ -100,7 +102,7 @@ def _format_by_shape(pieces: list[str]) -> dict[str, str]:
     formatted = _black_all([members[0][0] for members in groups.values()])
     unsure = []
     for (first, first_split), *others in groups.values():
-        output = shapes.split(formatted[first])
+        output = shapes.split_output(formatted[first], first_split)
         for piece, split in others:
             result = shapes.transplant(output, first_split, split)
             if result is None:

@@ -14,6 +14,11 @@ is turned into the other's by putting the other's units in.
 
 :func:`transplant` checks what that relies on, that black kept the units of the
 piece it formatted, in order; when it did not, the caller runs black itself.
+
+A docstring black leaves as it is (:func:`_settled`: indented as black indents it,
+no trailing blanks, no escapes) is one unit whose length is not part of the shape:
+black never splits, joins or re-wraps one, so tools with the same code and other
+descriptions share a run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
+
+from black.strings import fix_multiline_docstring
 
 _TOKEN = re.compile(
     r"""
@@ -37,6 +44,8 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
 
 Shape = tuple[str, tuple[int, ...], tuple[int, ...]]
+LINE_LENGTH = 88
+"""black's line length, which mcigen formats with."""
 
 
 @dataclass(frozen=True)
@@ -45,25 +54,40 @@ class Split:
 
     skeleton: tuple[str, ...]
     units: tuple[str, ...]
+    lengths: tuple[int, ...]
+    """How long each unit is, as far as black cares: 0 for a whole docstring."""
+    whole_docstrings: bool
+    """Whether each docstring is one unit (else its words are)."""
 
     def shape(self) -> Shape:
         """What black's output depends on: the skeleton, how long each unit is and
         which units are equal to which."""
         first: dict[str, int] = {}
         equal = tuple(first.setdefault(unit, len(first)) for unit in self.units)
-        return "\0".join(self.skeleton), tuple(map(len, self.units)), equal
+        skeleton = "\0".join((str(self.whole_docstrings), *self.skeleton))
+        return skeleton, self.lengths, equal
 
 
-def split(text: str) -> Split:
+def split(text: str, whole_docstrings: bool | None = None) -> Split:
+    """``text`` cut into skeleton and units. Its docstrings are whole units when
+    black leaves every one of them as it is, unless ``whole_docstrings`` says
+    otherwise (black's output is cut as its input was: :func:`split_output`)."""
+    matches = list(_TOKEN.finditer(text))
+    docstrings = [m for m in matches if _docstring(text, m) is not None]
+    if whole_docstrings is None:
+        whole_docstrings = all(_settled(text, m) for m in docstrings)
     skeleton: list[str] = []
     units: list[str] = []
+    lengths: list[int] = []
     kept = 0
-    for match in _TOKEN.finditer(text):
+    for match in matches:
         kind = match.lastgroup
         if kind == "name":
             if not _masked_name(match.group()):
                 continue
             spans = [match.span()]
+        elif whole_docstrings and match in docstrings:
+            spans = [(match.start("string") + 3, match.end("string") - 3)]
         elif kind == "string" and _masked_string(match["string"]):
             body = match.start("string")
             spans = [
@@ -72,12 +96,19 @@ def split(text: str) -> Split:
             ]
         else:
             continue
+        whole = whole_docstrings and match in docstrings
         for start, end in spans:
             skeleton.append(text[kept:start])
             units.append(text[start:end])
+            lengths.append(0 if whole else end - start)
             kept = end
     skeleton.append(text[kept:])
-    return Split(tuple(skeleton), tuple(units))
+    return Split(tuple(skeleton), tuple(units), tuple(lengths), whole_docstrings)
+
+
+def split_output(formatted: str, source: Split) -> Split:
+    """black's output for the piece split as ``source``, cut as that piece was."""
+    return split(formatted, source.whole_docstrings)
 
 
 def transplant(formatted: Split, formatted_from: Split, onto: Split) -> str | None:
@@ -90,6 +121,36 @@ def transplant(formatted: Split, formatted_from: Split, onto: Split) -> str | No
         parts.append(unit)
         parts.append(between)
     return "".join(parts)
+
+
+def _docstring(text: str, match: re.Match[str]) -> str | None:
+    """The indentation of the string of ``match`` if it is a docstring: a plain
+    ``\"\"\"`` string alone at the start of its line, after a line ending in ``:``
+    (or first in the piece)."""
+    if match.lastgroup != "string" or match.start() != match.start("string"):
+        return None
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    indent = text[line_start : match.start()]
+    before = text[:line_start].rstrip()
+    if indent.strip() or not (before == "" or before.endswith(":")):
+        return None
+    return indent if match["string"].startswith('"""') else None
+
+
+def _settled(text: str, match: re.Match[str]) -> bool:
+    """Whether a docstring is one black leaves as it is: its text does not change
+    by black's docstring rules, and its closing quotes stay where they are."""
+    indent = _docstring(text, match)
+    assert indent is not None
+    body = match["string"][3:-3]
+    if not body or "\\" in body or body[0] == '"' or body[-1] == '"':
+        return False
+    if "\n" not in body:
+        return body.strip() == body
+    last = "" if body.endswith("\n") else body.splitlines()[-1]
+    return (
+        fix_multiline_docstring(body, indent) == body and len(last) + 3 <= LINE_LENGTH
+    )
 
 
 def _masked_name(name: str) -> bool:
