@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import ir
 from .backend import emit
-from .backend.formatting import early_workers
+from .backend.workers import early_workers
 from .diagnostics import Diagnostics
 from .frontend import load_schema
 from .planner import McpMode, PlanOptions, plan

@@ -10,7 +10,7 @@ import black
 import pytest
 
 from mcigen import backend
-from mcigen.backend import formatting
+from mcigen.backend import formatting, workers
 from mcigen.pipeline import compile_schema
 from mcigen.planner import McpMode
 
@@ -62,7 +62,7 @@ def test_generated_packages_are_the_same_bytes(
     schema = ROOT / "examples" / example
     pieces, _ = compile_schema(schema, tmp_path / "p", "p", mcp_mode=McpMode.OFFLINE)
     monkeypatch.setattr(
-        backend, "format_modules", lambda sources: [_whole(s) for s in sources]
+        backend, "format_modules", lambda sources, known: [_whole(s) for s in sources]
     )
     whole, _ = compile_schema(schema, tmp_path / "p", "p", mcp_mode=McpMode.OFFLINE)
     assert pieces is not None and pieces == whole
@@ -118,8 +118,8 @@ def test_workers_forked_before_a_large_build_format_as_black_does(
         f"def {'f' * (i % 60 + 1)}_{i}(x = {i}):\n  return {{ 'k' : x*{i} }}\n"
         for i in range(450)
     )
-    with formatting.early_workers(tools=1000):
-        assert formatting._workers is not None
+    with workers.early_workers(tools=1000):
+        assert workers.pool() is not None
         formatted = formatting.format_modules([source])
-    assert formatting._workers is None
+    assert workers.pool() is None
     assert formatted == [black.format_str(source, mode=formatting._MODE)]

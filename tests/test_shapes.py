@@ -54,8 +54,8 @@ def _pieces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     return [piece for source in sources for piece in formatting._pieces(source)]
 
 
-def _keeping(sources: list[str]) -> Callable[[list[str]], list[str]]:
-    def keep(raw: list[str]) -> list[str]:
+def _keeping(sources: list[str]) -> Callable[[list[str], object], list[str]]:
+    def keep(raw: list[str], known: object) -> list[str]:
         sources.extend(raw)
         return raw
 

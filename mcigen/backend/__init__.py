@@ -15,7 +15,8 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from .formatting import format_modules
+from . import workers
+from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
 from .mcp_views import server_functions, server_view
@@ -30,18 +31,8 @@ def emit(
 ) -> tuple[dict[str, bytes], Diagnostics]:
     """Every file of the package, keyed by its path relative to the package directory."""
     diagnostics = Diagnostics()
-    try:
-        models = generate_models(package.tools)
-    except ModelGenerationError as error:
-        culprit = error.tool or package.tools[0]
-        diagnostics.error(
-            culprit.tool.location,
-            f"tool '{culprit.tool.name}': no input model can be generated from its "
-            f"inputSchema: {error}",
-        )
-        return {}, diagnostics
+    models_made = workers.in_background(generate_models, package.tools)
     source = _schema_label(package.schema.source)
-    files: dict[str, str] = {}
     groups: dict[str, list[ir.PlannedTool]] = {}
     for planned in package.tools:
         groups.setdefault(planned.group, []).append(planned)
@@ -50,12 +41,39 @@ def emit(
         server.name: server_view(server, functions[server.name])
         for server in package.schema.mcp_servers
     }
-    for group, members in sorted(groups.items()):
-        views = [tool_view(p, options.whitespace, servers) for p in members]
+    views = {
+        group: [tool_view(p, options.whitespace, servers) for p in members]
+        for group, members in sorted(groups.items())
+    }
+    no_models = GroupModels(frozenset(), "")
+    known = formatted_pieces(  # the tools' functions, while the models are made
+        [
+            _group_module(
+                _group_label(groups[group][0].tool),
+                members,
+                no_models,
+                source,
+                options.schema_dir,
+            )
+            for group, members in views.items()
+        ]
+    )
+    try:
+        models = models_made.result()
+    except ModelGenerationError as error:
+        culprit = error.tool or package.tools[0]
+        diagnostics.error(
+            culprit.tool.location,
+            f"tool '{culprit.tool.name}': no input model can be generated from its "
+            f"inputSchema: {error}",
+        )
+        return {}, diagnostics
+    files: dict[str, str] = {}
+    for group, members in views.items():
         files[f"tools/{group}.py"] = _group_module(
-            _group_label(members[0].tool),
-            views,
-            models.get(group, GroupModels(frozenset(), "")),
+            _group_label(groups[group][0].tool),
+            members,
+            models.get(group, no_models),
             source,
             options.schema_dir,
         )
@@ -84,7 +102,7 @@ def emit(
     for surface in ("client", "meta", "server"):
         files[f"{surface}.py"] = render(f"{surface}.py.jinja", context)
     paths = sorted(files)
-    formatted = format_modules([files[path] for path in paths])
+    formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
     output["manifest.json"] = _manifest(package, options.name)
     output["py.typed"] = b""

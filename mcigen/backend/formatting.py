@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
 import black
 from black.mode import TargetVersion
 
-from . import build_cache, shapes
+from . import build_cache, shapes, workers
 
 _MODE = black.Mode(
     target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH
@@ -36,46 +35,37 @@ _MODE = black.Mode(
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PARALLEL_FROM = 200
 """Fewer pieces than this are formatted in this process (a pool costs ~0.2 s)."""
-_EARLY_WORKERS_FROM = 100
-"""Tools from which a build forks its workers before it emits anything."""
-
-_workers: ProcessPoolExecutor | None = None
 
 
-@contextmanager
-def early_workers(tools: int) -> Iterator[None]:
-    """Around the emission of a package of ``tools`` tools: when it is large, the
-    processes that run black are forked first, while this process is small. A
-    worker forked at the end of a large build would start as a copy of everything
-    the build holds (its page tables count it all, and its garbage collector
-    touches, and so copies, much of it)."""
-    global _workers
-    if tools < _EARLY_WORKERS_FROM or (os.cpu_count() or 1) < 2:
-        yield
-        return
-    _workers = ProcessPoolExecutor(os.cpu_count())
-    _workers.submit(int).result()  # forks every worker now
-    try:
-        yield
-    finally:
-        _workers.shutdown()
-        _workers = None
-
-
-def format_modules(sources: list[str]) -> list[str]:
+def format_modules(
+    sources: list[str], known: Mapping[str, str] | None = None
+) -> list[str]:
     """Every module of a package, formatted, its pieces cached and spread over cores.
 
     The cache maps a text to black's output for it, and a module's output is that of
     its pieces joined: a module that did not change comes from the cache whole, and
-    only a changed one is cut."""
-    cache = build_cache.cache_dir(f"black-{version('black')}")
+    only a changed one is cut. ``known`` holds pieces formatted already
+    (:func:`formatted_pieces`)."""
+    cache = _cache()
     done = _cached(cache, sources)
     pieces = {source: _pieces(source) for source in sources if source not in done}
-    formatted = _format_pieces(cache, {p for module in pieces.values() for p in module})
+    every = {p for module in pieces.values() for p in module}
+    formatted = _format_pieces(cache, every, known or {})
     for source, module in pieces.items():
         done[source] = "\n\n".join(formatted[piece] for piece in module)
         build_cache.write(cache, _key(source), done[source])
     return [done[source] for source in sources]
+
+
+def formatted_pieces(drafts: list[str]) -> dict[str, str]:
+    """black's output for every piece of ``drafts``: modules but for some pieces
+    not made yet, formatted ahead while those are made."""
+    every = {piece for draft in drafts for piece in _pieces(draft)}
+    return _format_pieces(_cache(), every, {})
+
+
+def _cache() -> Path | None:
+    return build_cache.cache_dir(f"black-{version('black')}")
 
 
 def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:
@@ -83,8 +73,11 @@ def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:
     return {text: output for text, output in found.items() if output is not None}
 
 
-def _format_pieces(cache: Path | None, pieces: Iterable[str]) -> dict[str, str]:
-    done = _cached(cache, pieces)
+def _format_pieces(
+    cache: Path | None, pieces: set[str], known: Mapping[str, str]
+) -> dict[str, str]:
+    done = {piece: known[piece] for piece in pieces if piece in known}
+    done.update(_cached(cache, (piece for piece in pieces if piece not in done)))
     missing = sorted(piece for piece in pieces if piece not in done)
     for piece, result in _format_by_shape(missing).items():
         done[piece] = result
@@ -114,11 +107,12 @@ def _format_by_shape(pieces: list[str]) -> dict[str, str]:
 
 
 def _black_all(pieces: list[str]) -> dict[str, str]:
-    workers = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
-    if workers > 1 and _workers is not None:
-        results = list(_workers.map(_black, pieces, chunksize=64))
-    elif workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+    processes = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
+    early = workers.pool()
+    if processes > 1 and early is not None:
+        results = list(early.map(_black, pieces, chunksize=64))
+    elif processes > 1:
+        with ProcessPoolExecutor(processes) as pool:
             results = list(pool.map(_black, pieces, chunksize=64))
     else:
         results = [_black(piece) for piece in pieces]
