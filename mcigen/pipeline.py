@@ -10,7 +10,6 @@ from pathlib import Path
 
 from . import ir
 from .backend import emit
-from .backend.workers import early_workers
 from .diagnostics import Diagnostics
 from .frontend import load_schema
 from .planner import McpMode, PlanOptions, plan
@@ -44,8 +43,7 @@ def compile_schema(
             return None, diagnostics
         schema_dir = os.path.relpath(path.resolve().parent, out_dir.resolve())
         options = ir.BuildOptions(name, Path(schema_dir).as_posix(), whitespace)
-        with early_workers(len(package.tools)):
-            files, emitting = emit(package, options)
+        files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
     return (None if diagnostics.has_errors else files), diagnostics
 

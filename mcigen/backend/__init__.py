@@ -20,7 +20,13 @@ from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
 from .mcp_views import server_functions, server_view
-from .models import GroupModels, ModelGenerationError, generate_models
+from .models import (
+    GroupModels,
+    ModelBatch,
+    ModelGenerationError,
+    make_models,
+    model_batch,
+)
 from .tools import MARKER, ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
@@ -31,7 +37,24 @@ def emit(
 ) -> tuple[dict[str, bytes], Diagnostics]:
     """Every file of the package, keyed by its path relative to the package directory."""
     diagnostics = Diagnostics()
-    models_made = workers.in_background(generate_models, package.tools)
+    try:
+        batch = model_batch(package.tools)
+    except ModelGenerationError as error:
+        return {}, _model_failure(diagnostics, error, package)
+    # A build whose models come from the cache changed little: it needs no workers.
+    with workers.early_workers(len(package.tools) if batch.made is None else 0):
+        return _emit(package, options, batch, diagnostics)
+
+
+def _emit(
+    package: ir.Package,
+    options: ir.BuildOptions,
+    batch: ModelBatch,
+    diagnostics: Diagnostics,
+) -> tuple[dict[str, bytes], Diagnostics]:
+    making = (
+        None if batch.made is not None else workers.in_background(make_models, batch)
+    )
     source = _schema_label(package.schema.source)
     groups: dict[str, list[ir.PlannedTool]] = {}
     for planned in package.tools:
@@ -46,28 +69,24 @@ def emit(
         for group, members in sorted(groups.items())
     }
     no_models = GroupModels(frozenset(), "")
-    known = formatted_pieces(  # the tools' functions, while the models are made
-        [
-            _group_module(
-                _group_label(groups[group][0].tool),
-                members,
-                no_models,
-                source,
-                options.schema_dir,
-            )
-            for group, members in views.items()
-        ]
-    )
-    try:
-        models = models_made.result()
-    except ModelGenerationError as error:
-        culprit = error.tool or package.tools[0]
-        diagnostics.error(
-            culprit.tool.location,
-            f"tool '{culprit.tool.name}': no input model can be generated from its "
-            f"inputSchema: {error}",
+    known: dict[str, str] = {}
+    if making is not None:  # format the tools' functions while the models are made
+        known = formatted_pieces(
+            [
+                _group_module(
+                    _group_label(groups[group][0].tool),
+                    members,
+                    no_models,
+                    source,
+                    options.schema_dir,
+                )
+                for group, members in views.items()
+            ]
         )
-        return {}, diagnostics
+    try:
+        models = make_models(batch) if making is None else making.result()
+    except ModelGenerationError as error:
+        return {}, _model_failure(diagnostics, error, package)
     files: dict[str, str] = {}
     for group, members in views.items():
         files[f"tools/{group}.py"] = _group_module(
@@ -112,6 +131,18 @@ def emit(
     for module, code in sorted(_runtime_sources(output).items()):
         output[f"_runtime/{module}.py"] = code
     return dict(sorted(output.items())), diagnostics
+
+
+def _model_failure(
+    diagnostics: Diagnostics, error: ModelGenerationError, package: ir.Package
+) -> Diagnostics:
+    culprit = error.tool or package.tools[0]
+    diagnostics.error(
+        culprit.tool.location,
+        f"tool '{culprit.tool.name}': no input model can be generated from its "
+        f"inputSchema: {error}",
+    )
+    return diagnostics
 
 
 _GENERATED_IMPORT = re.compile(rb"from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)")

@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from .. import ir
@@ -41,11 +42,20 @@ class ModelGenerationError(Exception):
         self.tool = tool
 
 
-def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
-    """Model code per group for every tool that has an inputSchema."""
+@dataclass(frozen=True)
+class ModelBatch:
+    """Every input schema of a build as one document for the generator, and the
+    model code an earlier build made from it, if the build cache has it."""
+
+    tools: list[ir.PlannedTool]
+    document: dict[str, Any]
+    key: str
+    made: dict[str, GroupModels] | None
+
+
+def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
+    """The batch of every tool that has an inputSchema."""
     with_models = [t for t in tools if t.tool.input_schema]
-    if not with_models:
-        return {}
     definitions: dict[str, Any] = {}
     for planned in with_models:
         try:
@@ -54,18 +64,27 @@ def generate_models(tools: Iterable[ir.PlannedTool]) -> dict[str, GroupModels]:
             raise ModelGenerationError(str(error), planned) from None
     document = {"$defs": definitions}
     groups = [(planned.model_name, planned.group) for planned in with_models]
-    cache = build_cache.cache_dir(f"models-{version('datamodel-code-generator')}")
     key = build_cache.key_of(json.dumps(document), json.dumps(groups))
-    cached = build_cache.read(cache, key)
-    if cached is not None:
-        return _loaded(cached)
+    cached = build_cache.read(_cache(), key) if with_models else _dumped({})
+    made = None if cached is None else _loaded(cached)
+    return ModelBatch(with_models, document, key, made)
+
+
+def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
+    """Model code per group: from the cache, or generated (and cached)."""
+    if batch.made is not None:
+        return batch.made
     try:
-        source = _run_codegen(document)
+        source = _run_codegen(batch.document)
     except ModelGenerationError as error:
-        raise ModelGenerationError(str(error), _culprit(with_models)) from None
-    split = _split_by_group(source, with_models)
-    build_cache.write(cache, key, _dumped(split))
+        raise ModelGenerationError(str(error), _culprit(batch.tools)) from None
+    split = _split_by_group(source, batch.tools)
+    build_cache.write(_cache(), batch.key, _dumped(split))
     return split
+
+
+def _cache() -> Path | None:
+    return build_cache.cache_dir(f"models-{version('datamodel-code-generator')}")
 
 
 def _dumped(split: dict[str, GroupModels]) -> str:

@@ -1,10 +1,11 @@
 """The worker processes of a large build: black runs in them, and so do input
 models while black formats the tools' functions.
 
-They are forked before the build emits anything, while this process is small. A
-worker forked at the end of a large build would start as a copy of everything the
-build holds (its page tables count it all, and its garbage collector touches, and
-so copies, much of it).
+They are forked before the build emits any module, while this process is small,
+and only when the build makes its models anew (one whose models come from the
+cache changed little). A worker forked at the end of a large build would start as
+a copy of everything the build holds (its page tables count it all, and its
+garbage collector touches, and so copies, much of it).
 """
 
 from __future__ import annotations
