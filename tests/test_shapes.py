@@ -94,22 +94,6 @@ def _black(source: str) -> str:
     return black.format_str(source, mode=formatting._MODE)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_renamed_piece_formats_as_its_original_transplanted(
-    seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    rng = random.Random(seed)
-    pieces = _pieces(monkeypatch, tmp_path)
-    assert len(pieces) > 100
-    for piece in pieces:
-        variant = _variant(piece, rng)
-        original, renamed = shapes.split(piece), shapes.split(variant)
-        assert renamed.shape() == original.shape()
-        output = shapes.split_output(_black(piece), original)
-        moved = shapes.transplant(output, original, renamed)
-        assert moved == _black(variant), variant
-
-
 def test_the_units_are_names_and_words_of_plain_strings() -> None:
     split = shapes.split(
         'def f(a, b="x y1"):  # note\n    return rb"\\n" if a else None\n'
@@ -174,18 +158,29 @@ def _other_docstring(body: str, rng: random.Random) -> str:
     return words(12).capitalize() + ".\n\n" + "\n".join(lines) + "\n" + indent
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_docstrings_of_any_length_format_as_their_original_transplanted(
-    seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+Variant = Callable[[str, random.Random], str]
+
+
+@pytest.mark.parametrize(
+    ("make_variant", "seed"),
+    [(_variant, 1), (_variant, 2), (_redocumented, 3), (_redocumented, 4)],
+    ids=["renamed-1", "renamed-2", "redocumented-3", "redocumented-4"],
+)
+def test_a_variant_formats_as_its_original_transplanted(
+    make_variant: Variant, seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Other names and words of the same lengths, or other docstrings of any
+    length: the same shape, and black's output for the original, with the
+    variant's units put in, is black's output for the variant."""
     rng = random.Random(seed)
     pieces = _pieces(monkeypatch, tmp_path)
-    redocumented = 0
+    assert len(pieces) > 100
+    changed = 0
     for piece in pieces:
-        variant = _redocumented(piece, rng)
-        original, changed = shapes.split(piece), shapes.split(variant)
-        assert changed.shape() == original.shape()
+        variant = make_variant(piece, rng)
+        original, varied = shapes.split(piece), shapes.split(variant)
+        assert varied.shape() == original.shape()
         output = shapes.split_output(_black(piece), original)
-        assert shapes.transplant(output, original, changed) == _black(variant), variant
-        redocumented += variant != piece
-    assert redocumented > 20  # the examples' generated docstrings are whole units
+        assert shapes.transplant(output, original, varied) == _black(variant), variant
+        changed += variant != piece
+    assert changed > 20  # (the examples' generated docstrings are whole units)
