@@ -69,33 +69,22 @@ def _emit(
         for group, members in sorted(groups.items())
     }
     no_models = GroupModels(frozenset(), "")
+
+    def group_module(group: str, models: GroupModels) -> str:
+        label = _group_label(groups[group][0].tool)
+        return _group_module(label, views[group], models, source, options.schema_dir)
+
     known: dict[str, str] = {}
     if making is not None:  # format the tools' functions while the models are made
-        known = formatted_pieces(
-            [
-                _group_module(
-                    _group_label(groups[group][0].tool),
-                    members,
-                    no_models,
-                    source,
-                    options.schema_dir,
-                )
-                for group, members in views.items()
-            ]
-        )
+        known = formatted_pieces([group_module(group, no_models) for group in views])
     try:
         models = make_models(batch) if making is None else making.result()
     except ModelGenerationError as error:
         return {}, _model_failure(diagnostics, error, package)
-    files: dict[str, str] = {}
-    for group, members in views.items():
-        files[f"tools/{group}.py"] = _group_module(
-            _group_label(groups[group][0].tool),
-            members,
-            models.get(group, no_models),
-            source,
-            options.schema_dir,
-        )
+    files = {
+        f"tools/{group}.py": group_module(group, models.get(group, no_models))
+        for group in views
+    }
     exports = sorted(
         (name, p.group)
         for p in package.tools

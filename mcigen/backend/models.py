@@ -65,8 +65,10 @@ def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     document = {"$defs": definitions}
     groups = [(planned.model_name, planned.group) for planned in with_models]
     key = build_cache.key_of(json.dumps(document), json.dumps(groups))
-    cached = build_cache.read(_cache(), key) if with_models else _dumped({})
-    made = None if cached is None else _loaded(cached)
+    made: dict[str, GroupModels] | None = {}  # no tool, no models to make
+    if with_models:
+        cached = build_cache.read(_cache(), key)
+        made = None if cached is None else _loaded(cached)
     return ModelBatch(with_models, document, key, made)
 
 

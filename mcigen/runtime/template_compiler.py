@@ -88,9 +88,7 @@ def compile_text(
     function holds as locals (``props`` and ``env``; an MCP server's settings see
     only ``env``). ``inline_members`` reads a loop variable's members from a dict
     in line rather than through a call: faster, but long for code people read."""
-    compiler = _Compiler(present, prefix, roots)
-    compiler.inline_members = inline_members
-    return compiler.compile(template)
+    return _Compiler(present, prefix, roots, inline_members).compile(template)
 
 
 Renderer = Callable[[dict[str, Any]], str]
@@ -127,11 +125,16 @@ def _parts(path: PathRef) -> str:
 
 class _Compiler:
     def __init__(
-        self, present: frozenset[str], prefix: str, roots: frozenset[str]
+        self,
+        present: frozenset[str],
+        prefix: str,
+        roots: frozenset[str],
+        inline_members: bool = False,
     ) -> None:
         self.present = present
         self.prefix = prefix
         self.roots = roots
+        self.inline_members = inline_members
         self.result = CompiledText()
         self.counter = 0
         self.context_reads = 0
@@ -139,7 +142,6 @@ class _Compiler:
         need not bind its variable there."""
         self.scope: dict[str, str] = {}
         """Loop variables in scope: name -> the local variable holding its value."""
-        self.inline_members = False
         self.counters: set[str] = set()
         """The locals of ``@for`` loops: they hold ints, never entries."""
 
