@@ -11,6 +11,7 @@ from .ir import execution_kind
 from .output import OutputError, diff_package, write_package
 from .pipeline import compile_schema, plan_schema
 from .planner import McpMode
+from .planner.names import package_name_problem
 from .runtime.table import format_table
 from .runtime.template_parser import WHITESPACE_MODES
 
@@ -95,11 +96,9 @@ def _report(diagnostics: Diagnostics) -> None:
 def _build(args: argparse.Namespace, schema: Path) -> int:
     out_dir = Path(args.output)
     name = args.name or out_dir.resolve().name
-    if not name.isidentifier():
-        print(
-            f"mcigen: error: '{name}' is not a valid package name; pass --name",
-            file=sys.stderr,
-        )
+    problem = package_name_problem(name)
+    if problem is not None:
+        print(f"mcigen: error: {problem}; pass another --name", file=sys.stderr)
         return EXIT_USAGE
     files, diagnostics = compile_schema(
         schema, out_dir, name, args.whitespace, args.mcp_mode

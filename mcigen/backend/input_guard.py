@@ -10,8 +10,15 @@ refusals (``None`` for an optional property goes the slow way) but never narrowe
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any
+
+from .pysource import literal
+
+Doubt = Callable[[str, str], str]
+"""A doubt about one value, from two expressions of it: ``v`` where it may be
+missing, ``w`` where it is known to be there. Values from the schema are joined in
+as literals after the expressions, never spliced into text that is searched again."""
 
 _PROPERTY_KEYS = frozenset(
     {"type", "description", "title", "default", "enum", "examples"}
@@ -19,11 +26,11 @@ _PROPERTY_KEYS = frozenset(
 _SCHEMA_KEYS = frozenset(
     {"type", "properties", "required", "title", "description", "$schema"}
 )
-_TYPE_DOUBTS = {
-    "string": "type({v}) is not str",
-    "integer": "type({v}) is not int",
-    "number": "type({v}) is not float and type({v}) is not int",
-    "boolean": "type({v}) is not bool",
+_TYPE_DOUBTS: dict[str, Doubt] = {
+    "string": lambda v, w: f"type({v}) is not str",
+    "integer": lambda v, w: f"type({v}) is not int",
+    "number": lambda v, w: f"type({v}) is not float and type({v}) is not int",
+    "boolean": lambda v, w: f"type({v}) is not bool",
 }
 
 
@@ -41,13 +48,11 @@ def input_doubt(schema: dict[str, Any]) -> str | None:
         doubt = _property_doubt(prop)
         if doubt is None:
             return None
-        key = json.dumps(name, ensure_ascii=False)
+        key = literal(name)
         if name in required:  # the key may be missing, but not once it is a list
-            doubts.append(
-                doubt.replace("{v}", f"raw.get({key})").replace("{w}", f"raw[{key}]")
-            )
+            doubts.append(doubt(f"raw.get({key})", f"raw[{key}]"))
         else:
-            given = doubt.replace("{v}", f"raw[{key}]").replace("{w}", f"raw[{key}]")
+            given = doubt(f"raw[{key}]", f"raw[{key}]")
             doubts.append(f"{key} in raw and ({given})")
     return " or ".join(doubts)
 
@@ -61,7 +66,7 @@ def _plain_schema(schema: dict[str, Any]) -> bool:
     return schema.get("type", "object") == "object" and allows_extra
 
 
-def _property_doubt(prop: Any) -> str | None:
+def _property_doubt(prop: Any) -> Doubt | None:
     if isinstance(prop, dict) and prop.get("type") == "array":
         return _array_doubt(prop)
     if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
@@ -69,31 +74,29 @@ def _property_doubt(prop: Any) -> str | None:
     kind = prop.get("type")
     if not isinstance(kind, str) or kind not in _TYPE_DOUBTS:
         return None
-    doubt = _TYPE_DOUBTS[kind]
+    of_type = _TYPE_DOUBTS[kind]
     enum = prop.get("enum")
     if enum is None:
-        return doubt
+        return of_type
     if not enum or not all(_fits(value, kind) for value in enum):
         return None
-    values = [json.dumps(value, ensure_ascii=False) for value in enum]
-    listed = f"({values[0]},)" if len(values) == 1 else f"({', '.join(values)})"
-    return doubt + " or {v} not in " + listed
+    listed = literal(tuple(enum))
+    return lambda v, w: f"{of_type(v, w)} or {v} not in {listed}"
 
 
-def _array_doubt(prop: dict[str, Any]) -> str | None:
+def _array_doubt(prop: dict[str, Any]) -> Doubt | None:
     """A list whose every item is a plain value; no doubt for its items is needed
-    when ``items`` is left out (any item goes). ``{w}`` stands for the list where
-    it is known to be there."""
+    when ``items`` is left out (any item goes)."""
     if not set(prop) <= _PROPERTY_KEYS | {"items"} or "enum" in prop:
         return None
     items = prop.get("items", {})
     if items == {}:
-        return "type({v}) is not list"
+        return lambda v, w: f"type({v}) is not list"
     item_doubt = _property_doubt(items)
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
-    each = item_doubt.replace("{v}", "item")
-    return "type({v}) is not list or any(" + each + " for item in {w})"
+    each = item_doubt("item", "item")
+    return lambda v, w: f"type({v}) is not list or any({each} for item in {w})"
 
 
 def _fits(value: Any, kind: str) -> bool:

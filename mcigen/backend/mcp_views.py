@@ -7,7 +7,6 @@ build environment is written into the package.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -15,6 +14,7 @@ from .. import ir
 from ..planner.names import module_name, unique
 from ..runtime.template_compiler import CompiledText, compile_text
 from ..runtime.template_parser import parse_template
+from .pysource import Code, code, docstring, ident, literal
 
 ENV_ONLY = frozenset({"env"})
 
@@ -23,9 +23,11 @@ ENV_ONLY = frozenset({"env"})
 class McpServerView:
     """The generated function that resolves one server's settings."""
 
-    function: str
-    statements: list[str]
-    arguments: list[str]
+    function: Code
+    label: Code
+    """The server's name, for its docstring."""
+    statements: list[Code]
+    arguments: list[Code]
     needs_context: bool
     helpers: set[str] = field(default_factory=set)
 
@@ -38,7 +40,7 @@ class McpServerView:
 @dataclass(frozen=True)
 class McpToolView:
     server: McpServerView
-    tool_name: str
+    tool_name: Code
     """The tool's name on the server, as a Python literal."""
 
 
@@ -57,39 +59,40 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
     compiled: list[CompiledText] = []
 
     def value(text: str, prefix: str) -> str:
-        code = compile_text(parse_template(text), frozenset(), prefix, ENV_ONLY)
-        compiled.append(code)
-        return code.expression
+        made = compile_text(parse_template(text), frozenset(), prefix, ENV_ONLY)
+        compiled.append(made)
+        return made.expression
 
     def pairs(key: str) -> str:
         mapping: dict[str, str] = config.get(key) or {}
         items = [
-            f"({json.dumps(name, ensure_ascii=False)}, {value(text, f'{key}_{i}')})"
-            for i, (name, text) in enumerate(mapping.items())
+            f"({literal(entry)}, {value(text, f'{key}_{i}')})"
+            for i, (entry, text) in enumerate(mapping.items())
         ]
         return _tuple(items)
 
-    arguments = [json.dumps(server.name, ensure_ascii=False)]
+    arguments = [literal(server.name)]
     if config.get("type") == "http":
         arguments += [
-            f"url={value(config['url'], 'url')}",
-            f"headers={pairs('headers')}",
+            code(f"url={value(config['url'], 'url')}"),
+            code(f"headers={pairs('headers')}"),
         ]
     else:
         args = [
             value(arg, f"arg_{i}") for i, arg in enumerate(config.get("args") or ())
         ]
         arguments += [
-            f"command={value(config['command'], 'command')}",
-            f"args={_tuple(args)}",
-            f"env={pairs('env')}",
+            code(f"command={value(config['command'], 'command')}"),
+            code(f"args={_tuple(args)}"),
+            code(f"env={pairs('env')}"),
         ]
     return McpServerView(
-        function,
-        [statement for code in compiled for statement in code.statements],
+        ident(function),
+        docstring(server.name),
+        [code(statement) for made in compiled for statement in made.statements],
         arguments,
-        any(code.needs_context for code in compiled),
-        {helper for code in compiled for helper in code.helpers},
+        any(made.needs_context for made in compiled),
+        {helper for made in compiled for helper in made.helpers},
     )
 
 

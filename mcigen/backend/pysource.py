@@ -1,16 +1,49 @@
-"""Small helpers that turn schema data into Python source text."""
+"""Python source built from schema data, and the type that marks it as such.
+
+Every value the jinja templates write must be :class:`Code` (``jinja.py`` refuses
+anything else): text from input becomes code only through :func:`literal`,
+:func:`docstring` and :func:`ident`, so no template can splice raw input.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import keyword
+import unicodedata
+
+from ..runtime import pyliteral
 
 
-def docstring_text(text: str) -> str:
-    """``text`` made safe between triple double quotes."""
-    safe = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').rstrip()
-    return f"{safe} " if safe.endswith('"') else safe
+class Code(str):
+    """Python source text made from input only by the functions of this module."""
+
+    __slots__ = ()
 
 
-def literal(value: Any) -> str:
+def code(source: str) -> Code:
+    """Source assembled by the backend or the template compiler out of code made
+    here (names, literals) and fixed text: marked as code as it is."""
+    return Code(source)
+
+
+def literal(value: object) -> Code:
     """A Python expression equal to the JSON value ``value``."""
-    return repr(value)
+    return Code(pyliteral.literal(value))
+
+
+def docstring(text: str) -> Code:
+    """``text`` as the body of a triple-double-quoted docstring: backslashes,
+    quotes and every character that is not printable escaped but newlines, so that
+    ``__doc__`` gives ``text`` back."""
+    safe = pyliteral.string_body(text.rstrip(), keep='\n"').replace('"""', '""\\"')
+    return Code(f"{safe} " if safe.endswith('"') else safe)
+
+
+def ident(identifier: str) -> Code:
+    """An identifier made by ``planner.names``, checked once more where it is written."""
+    if (
+        not identifier.isidentifier()
+        or keyword.iskeyword(identifier)
+        or unicodedata.normalize("NFKC", identifier) != identifier
+    ):
+        raise ValueError(f"not a usable Python identifier: {identifier!r}")
+    return Code(identifier)

@@ -7,6 +7,7 @@ from .context import At, Context, type_name
 from .placeholder_refs import check_placeholder_references
 from .rules import MAIN_SCHEMA, TOOLSET_FILE
 from .source import SourceDocument
+from .unicode_text import check_unicode_text
 
 
 def validate(
@@ -20,6 +21,7 @@ def validate(
             doc.index_location(duplicate.key, duplicate.pointer),
             f"duplicate key '{duplicate.name}'; only the last value is used",
         )
+    check_unicode_text(ctx, doc.data)
     root = At("", "schema")
     if not isinstance(doc.data, dict):
         ctx.error(root, f"the schema must be an object, got {type_name(doc.data)}")

@@ -49,6 +49,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     tools = _unique_tool_names(tools, diagnostics)
     groups = _Groups()
     owners: dict[str, ir.Tool] = {}
+    model_names: set[str] = set()
     planned: list[ir.PlannedTool] = []
     for tool in tools:
         python_name = function_name(tool.name)
@@ -67,7 +68,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
             ir.PlannedTool(
                 tool=tool,
                 python_name=python_name,
-                model_name=f"{class_name(tool.name)}Input",
+                model_name=unique(f"{class_name(tool.name)}Input", model_names),
                 group=groups.of(tool),
                 parameters=_parameters(tool, python_name),
                 path_policy=_path_policy(schema, tool),

@@ -1,53 +1,144 @@
-"""Python names for MCI names: functions, parameters, classes and module groups."""
+"""Python names for MCI names: functions, parameters, classes and module groups.
+
+Every identifier the backend writes is made here, by :func:`identifier`: the name
+is NFKC-normalised first (Python normalises identifiers that way when it parses
+them, so ``ｒｅａｄ_file`` *is* ``read_file``), cut down to identifier characters,
+and kept clear of keywords and of the names its scope already binds. Collisions
+between the results are the callers' to report or resolve (``unique``).
+"""
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
+import sys
+import unicodedata
+from collections.abc import Callable, Collection
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_NOT_IDENTIFIER = re.compile(r"\W+")
+_UNDERSCORES = re.compile(r"_+")
+
+BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+
+MODULE_SCOPE = BUILTINS | {
+    # bound at the top of every generated module, or imported by input models
+    "annotations",
+    "date",
+    "datetime",
+    "time",
+    "timedelta",
+    "conbytes",
+    "condecimal",
+    "confloat",
+    "conint",
+    "conlist",
+    "constr",
+    "field_validator",
+    "model_validator",
+    # bound in the package's __init__ and its submodules' names
+    "importlib",
+    "client",
+    "meta",
+    "models",
+    "server",
+    "tools",
+}
+"""What a public name in a generated module must not shadow: a tool called ``type``
+would replace the builtin every other tool of its module calls."""
+
+PARAMETER_SCOPE = frozenset({"_raw", "_environ", "dict", "str", "Any"})
+"""The names a generated function's own body reads besides its parameters."""
+
+
+def identifier(
+    text: str,
+    *,
+    reserved: Collection[str] = (),
+    prefix: str = "p",
+    convert: Callable[[str], str] = lambda name: name,
+    ascii_only: bool = False,
+) -> str:
+    """A valid, NFKC-stable Python identifier for ``text``.
+
+    ``convert`` restyles the normalised text (e.g. :func:`snake_case`). A result that
+    is not an identifier has every other character replaced by ``_`` (with
+    ``ascii_only``, every non-ASCII one by ``u`` and its code point), runs of ``_``
+    collapsed and edge ``_`` dropped; then ``prefix`` stands for an empty name and
+    goes before a leading digit. A keyword or a name in ``reserved`` gets a
+    trailing ``_``."""
+    name = convert(_nfkc(text))
+    if not name.isidentifier() or (ascii_only and not name.isascii()):
+        name = "".join(_identifier_char(char, ascii_only) for char in name)
+        name = _UNDERSCORES.sub("_", name).strip("_")
+        if not name:
+            name = prefix
+        elif not name[0].isidentifier():
+            name = f"{prefix}_{name}"
+    if _nfkc(name) != name:  # lower() can denormalise a few rare letters
+        return identifier(name, reserved=reserved, prefix=prefix, ascii_only=True)
+    while keyword.iskeyword(name) or name in reserved:
+        name += "_"
+    return name
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _identifier_char(char: str, ascii_only: bool) -> str:
+    if ascii_only and not char.isascii():
+        return f"_u{ord(char):x}_"
+    return char if f"_{char}".isidentifier() else "_"
 
 
 def snake_case(name: str) -> str:
     """``getWeather`` -> ``get_weather``, ``HTTPStatus`` -> ``http_status``, ``a-b`` -> ``a_b``."""
     spaced = _WORD_BOUNDARY.sub("_", name)
-    words = [w for w in _NOT_IDENTIFIER.sub("_", spaced).split("_") if w]
+    words = [w for w in re.sub(r"\W+", "_", spaced).split("_") if w]
     return "_".join(words).lower()
+
+
+def _pascal_case(name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in snake_case(name).split("_"))
 
 
 def class_name(name: str) -> str:
     """``get_weather`` -> ``GetWeather``; a name that would start with a digit gets ``Tool``."""
-    pascal = "".join(w[:1].upper() + w[1:] for w in snake_case(name).split("_"))
-    return pascal if pascal[:1].isalpha() else f"Tool{pascal}"
+    pascal = _pascal_case(_nfkc(name))
+    if not pascal[:1].isalpha():
+        pascal = f"Tool{pascal}"
+    return identifier(pascal, prefix="Tool", ascii_only=True)
 
 
 def function_name(tool_name: str) -> str:
-    """The public function name of a tool: snake_case, never private, never a keyword."""
-    name = snake_case(tool_name) or "tool"
-    if name[0].isdigit():
-        name = f"tool_{name}"
-    return _avoid_keyword(name)
+    """The public function name of a tool: snake_case, never private, never a
+    keyword, never a name its module or package binds."""
+    return identifier(
+        tool_name, reserved=MODULE_SCOPE, prefix="tool", convert=snake_case
+    )
 
 
 def parameter_name(property_name: str) -> str:
     """A keyword-parameter name for an inputSchema property (the original stays the key)."""
-    if property_name.isidentifier():
-        return _avoid_keyword(property_name)
-    name = _NOT_IDENTIFIER.sub("_", property_name).strip("_") or "arg"
-    if name[0].isdigit():
-        name = f"p_{name}"
-    return _avoid_keyword(name)
+    return identifier(property_name, reserved=PARAMETER_SCOPE)
 
 
 def module_name(name: str) -> str:
-    """A module (group) name for a toolset or server name."""
-    module = snake_case(name) or "group"
-    return f"g_{module}" if module[0].isdigit() else _avoid_keyword(module)
+    """A module (group) name for a toolset or server name: ASCII, so that its file
+    name is the same on every file system."""
+    return identifier(name, prefix="g", convert=snake_case, ascii_only=True)
 
 
-def _avoid_keyword(name: str) -> str:
-    return f"{name}_" if keyword.iskeyword(name) else name
+def package_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the import name of a generated package, or None."""
+    if not name.isidentifier() or _nfkc(name) != name:
+        return f"'{name}' is not a valid package name"
+    if keyword.iskeyword(name):
+        return f"'{name}' is a Python keyword and cannot be imported"
+    if name in sys.stdlib_module_names:
+        return f"'{name}' would shadow Python's own '{name}'"
+    return None
 
 
 def unique(name: str, taken: set[str]) -> str:

@@ -17,12 +17,12 @@ the two to the same output.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import lookup
+from .pyliteral import literal, string_body
 from .template_ast import (
     Branch,
     Condition,
@@ -112,14 +112,8 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
     return renderer
 
 
-def _literal(value: object) -> str:
-    return (
-        json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
-    )
-
-
 def _parts(path: PathRef) -> str:
-    items = [_literal(p) for p in path.parts]
+    items = [literal(p) for p in path.parts]
     return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
@@ -171,7 +165,7 @@ class _Compiler:
         that the loops around it need not bind them in ``context`` on every turn."""
         self.result.needs_context = True
         if failing and self.scope:
-            bound = ", ".join(f"{_literal(k)}: {v}" for k, v in self.scope.items())
+            bound = ", ".join(f"{literal(k)}: {v}" for k, v in self.scope.items())
             return f"{{**context, {bound}}}"
         self.context_reads += 1
         return "context"
@@ -192,14 +186,14 @@ class _Compiler:
                 pieces.append("{" + variable + "}")
         if any(isinstance(n, Placeholder) for n in nodes):
             return 'f"' + "".join(pieces) + '"'
-        return _literal("".join(n.value for n in nodes if isinstance(n, Text)))
+        return literal("".join(n.value for n in nodes if isinstance(n, Text)))
 
     def structure(self, value: object) -> str:
         """An expression building a JSON value whose strings are templates; a string
         that is exactly ``{!! path !!}`` becomes the native value at the path."""
         if isinstance(value, dict):
             items = ", ".join(
-                f"{_literal(k)}: {self.structure(v)}" for k, v in value.items()
+                f"{literal(k)}: {self.structure(v)}" for k, v in value.items()
             )
             return "{" + items + "}"
         if isinstance(value, list):
@@ -209,11 +203,11 @@ class _Compiler:
         native = parse_native(value)
         if native is not None:
             alternatives = ", ".join(
-                _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
+                literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
                 for a in native.alternatives
             )
             trailing = "," if len(native.alternatives) == 1 else ""
-            call = f"{self._use('native')}({self._context()}, {_literal(value)}"
+            call = f"{self._use('native')}({self._context()}, {literal(value)}"
             return f"{call}, ({alternatives}{trailing}))"
         return self._fstring(parse_template(value).nodes, self.result.statements, "")
 
@@ -226,7 +220,7 @@ class _Compiler:
         tests: list[tuple[str, str]] = []
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
-                return self._chain(tests, _literal(alternative.value))
+                return self._chain(tests, literal(alternative.value))
             read = self._read(alternative.parts)
             if read is None:
                 return self._first(node, failing=False)
@@ -255,7 +249,7 @@ class _Compiler:
                 return f"({value})", None
             if len(parts) > 2:
                 return None
-            found, key = self._name("found"), _literal(parts[1])
+            found, key = self._name("found"), literal(parts[1])
             member, nothing = self._use("member"), self._use("NOTHING")
             read = f"{member}({variable}, {key})"
             if self.inline_members:
@@ -263,7 +257,7 @@ class _Compiler:
             return found, f"({found} := {read}) is not {nothing}"
         if len(parts) != 2 or root not in self.roots:
             return None
-        local, key = _LOCALS[root], _literal(parts[1])
+        local, key = _LOCALS[root], literal(parts[1])
         self.result.reads_props |= local == "props"
         if local == "props" and parts[1] in self.present:
             return f"props[{key}]", None
@@ -278,15 +272,13 @@ class _Compiler:
 
     def _first(self, node: Placeholder, failing: bool) -> str:
         alternatives = ", ".join(
-            _literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
+            literal(a.value) if isinstance(a, StringLiteral) else _parts(a)
             for a in node.alternatives
         )
         trailing = "," if len(node.alternatives) == 1 else ""
         first = self._use("first")
         context = self._context(failing)
-        return (
-            f"{first}({context}, {_literal(node.source)}, ({alternatives}{trailing}))"
-        )
+        return f"{first}({context}, {literal(node.source)}, ({alternatives}{trailing}))"
 
     # -- blocks ----------------------------------------------------------------
 
@@ -368,16 +360,16 @@ class _Compiler:
             value, test = read
             return value if test is None else f"({test} and {value})"
         left, right = self._operand(condition.left), self._operand(condition.right)
-        return f"{self._use('compare')}({left}, {_literal(condition.op)}, {right})"
+        return f"{self._use('compare')}({left}, {literal(condition.op)}, {right})"
 
     def _operand(self, operand: Operand) -> str:
         if not isinstance(operand, PathRef):
-            return _literal(operand.value)
+            return literal(operand.value)
         read = self._read(operand.parts)
         if read is None:
             return f"{self._use('operand')}({self._context()}, {_parts(operand)})"
         value, test = read
-        own_text = _literal(".".join(operand.parts))
+        own_text = literal(".".join(operand.parts))
         return value if test is None else f"({value} if {test} else {own_text})"
 
     def _loop(
@@ -403,7 +395,7 @@ class _Compiler:
             lines.append(f"{pad}for {item} in {source}:")
             lines.extend(body or [f"{pad}    pass"])
             return
-        saved, var = self._name("saved"), _literal(node.var)
+        saved, var = self._name("saved"), literal(node.var)
         context = self._context()
         lines.append(f"{pad}{saved} = {context}.get({var}, {self._use('UNBOUND')})")
         lines.append(f"{pad}for {item} in {source}:")
@@ -457,6 +449,4 @@ def _strip_static(body: tuple[Node, ...]) -> tuple[Node, ...] | None:
 
 
 def _escape_fstring(text: str) -> str:
-    return (
-        json.dumps(text, ensure_ascii=False)[1:-1].replace("{", "{{").replace("}", "}}")
-    )
+    return string_body(text).replace("{", "{{").replace("}", "}}")

@@ -1,0 +1,74 @@
+"""Building hostile schemas and looking at what came out, shared by the security tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..conftest import run_mcigen
+
+CANARY = "MCIGEN_PWNED"
+"""The builtins entry an injected payload would set if any of it ever ran."""
+
+PAYLOADS = (
+    f'"""\n__import__("builtins").{CANARY} = 1\n"""',
+    f"'''\n__import__('builtins').{CANARY} = 1\n'''",
+    f'"\n__import__("builtins").{CANARY} = 1\n#',
+    f'\\\n__import__("builtins").{CANARY} = 1\n',
+    f'\u2028__import__("builtins").{CANARY} = 1\u2028',
+    f'\r__import__("builtins").{CANARY} = 1\r',
+)
+"""Ways out of a docstring, a string literal, a comment or a line, each followed
+by code that would leave a trace."""
+
+IMPORT_EVERYTHING = f"""
+import builtins, importlib, json, pkgutil, sys
+package = importlib.import_module(sys.argv[1])
+tools = importlib.import_module(sys.argv[1] + ".tools")
+for module in pkgutil.iter_modules(tools.__path__):
+    importlib.import_module(f"{{tools.__name__}}.{{module.name}}")
+for extra in ("client", "meta", "models", "server", "__main__"):
+    importlib.import_module(f"{{sys.argv[1]}}.{{extra}}")
+print(json.dumps(hasattr(builtins, {CANARY!r})))
+"""
+
+
+def build(
+    directory: Path, document: dict[str, Any], file_name: str = "tools.mci.json"
+) -> subprocess.CompletedProcess[str]:
+    """``mcigen build`` of ``document`` into ``directory/pkg``, as a real process."""
+    schema = directory / file_name
+    schema.write_text(json.dumps(document), encoding="utf-8")
+    return run_mcigen("build", schema, "-o", directory / "pkg")
+
+
+def ran_injected_code(directory: Path, package: str = "pkg") -> bool:
+    """Import every module of the package in a fresh interpreter; True if any
+    injected payload ran (the import itself must succeed)."""
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERYTHING, package],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    ran: bool = json.loads(result.stdout)
+    return ran
+
+
+def package_command(
+    directory: Path, *args: str, package: str = "pkg"
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pkg ARGS`` in ``directory``."""
+    return subprocess.run(
+        [sys.executable, "-m", package, *args],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
