@@ -1,0 +1,155 @@
+"""Hostile strings in every name, description, property name, enum value, default,
+template and metadata field of a schema (issue 13): the build succeeds or fails
+with located diagnostics, never an exception; the package imports without running
+any of it; and every string comes back byte for byte in the manifest (``list``,
+``describe``), in ``tools/list`` and in results."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import importlib
+import itertools
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcigen.output import write_package
+from mcigen.pipeline import compile_schema
+
+from ..conftest import write_schema
+from .support import CANARY, PAYLOADS
+
+_SPECIAL = "\"'\\\n\r\t\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff\u200b{}#`$%"
+_CHARACTERS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(_SPECIAL)
+
+hostile = st.one_of(
+    st.sampled_from(PAYLOADS),
+    st.text(_CHARACTERS, max_size=24),
+    st.builds(lambda a, b: a + b, st.sampled_from(PAYLOADS), st.text(_CHARACTERS)),
+    st.sampled_from(["type", "str", "None", "class", "_raw", "Any", "1x", "ｒｅａｄ"]),
+)
+
+
+def _plain_text(text: str) -> str:
+    """``text`` without what the template language reads (tested elsewhere)."""
+    return text.replace("{", "(").replace("}", ")").replace("@", "at")
+
+
+@st.composite
+def hostile_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    tools = []
+    for index in range(draw(st.integers(1, 3))):
+        names = draw(st.lists(hostile, max_size=3, unique=True))
+        properties: dict[str, Any] = {
+            "value": {"type": "string", "description": draw(hostile)}
+        }
+        for name in names:
+            described: dict[str, Any] = {"type": "string", "description": draw(hostile)}
+            values = draw(st.lists(hostile, min_size=1, max_size=3, unique=True))
+            if draw(st.booleans()):
+                described["enum"] = values
+            if draw(st.booleans()):
+                described["default"] = values[0]
+            properties.setdefault(name, described)
+        tools.append(
+            {
+                "name": draw(hostile.filter(bool)) + f"{index}",
+                "description": draw(hostile),
+                "inputSchema": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": ["value"],
+                },
+                "execution": {
+                    "type": "text",
+                    "text": _plain_text(draw(hostile)) + "{{props.value}}",
+                },
+            }
+        )
+    return {
+        "schemaVersion": "1.0",
+        "metadata": {"name": draw(hostile), "description": draw(hostile)},
+        "tools": tools,
+    }
+
+
+_COUNTER = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("hostile")
+    sys.path.insert(0, str(directory))
+    yield directory
+    sys.path.remove(str(directory))
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(document=hostile_schemas(), value=hostile)
+def test_hostile_strings_are_data(
+    workspace: Path, document: dict[str, Any], value: str
+) -> None:
+    package = f"hostile_{next(_COUNTER)}"
+    schema = write_schema(workspace, document, f"{package}.mci.json")
+    files, diagnostics = compile_schema(schema, workspace / package, package)
+    if files is None:
+        assert diagnostics.has_errors
+        for diagnostic in diagnostics.items:
+            assert diagnostic.location.line >= 1 and diagnostic.location.column >= 1
+            assert "both need the Python name" in diagnostic.message, diagnostic
+        return
+    write_package(files, workspace / package)
+    try:
+        _check_package(package, document, value)
+    finally:
+        for module in [m for m in sys.modules if m.split(".")[0] == package]:
+            del sys.modules[module]
+
+
+def _check_package(package: str, document: dict[str, Any], value: str) -> None:
+    imported = importlib.import_module(package)
+    registry = importlib.import_module(f"{package}._runtime.registry").registry(package)
+    for entry in registry.tools:
+        importlib.import_module(f"{package}.tools.{entry.group}")
+    for module in ("client", "meta", "models", "__main__"):
+        importlib.import_module(f"{package}.{module}")
+    assert not hasattr(builtins, CANARY)
+
+    assert registry.metadata == document["metadata"]
+    assert [t.name for t in registry.tools] == [t["name"] for t in document["tools"]]
+    for entry, tool in zip(registry.tools, document["tools"], strict=True):
+        assert entry.description == tool["description"]
+        assert entry.input_schema == tool["inputSchema"]
+
+    server = importlib.import_module(f"{package}._runtime.mcp_server")
+    options = importlib.import_module(f"{package}._runtime.serve_options")
+    surface = server.ToolSurface(package, options.ServeOptions(), env={})
+    listed = {d["name"]: d for d in surface.definitions}
+    for tool in document["tools"]:
+        definition = listed.get(tool["name"]) or next(
+            d
+            for d in surface.definitions
+            if surface.find(d["name"]).name == tool["name"]
+        )
+        assert definition["description"] == tool["description"]
+        assert definition["inputSchema"] == tool["inputSchema"]
+
+    for entry, tool in zip(registry.tools, document["tools"], strict=True):
+        expected = _plain_text(
+            tool["execution"]["text"].removesuffix("{{props.value}}")
+        )
+        function = getattr(imported, entry.python_name)
+        assert function(value=value).text == expected + value
+        called = asyncio.run(surface.call(tool["name"], {"value": value}))
+        assert not called.is_error
+        assert called.content[0].text == expected + value
