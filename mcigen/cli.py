@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, printable
 from .ir import execution_kind
 from .output import OutputError, diff_package, write_package
 from .pipeline import compile_schema, plan_schema
@@ -98,7 +98,9 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     name = args.name or out_dir.resolve().name
     problem = package_name_problem(name)
     if problem is not None:
-        print(f"mcigen: error: {problem}; pass another --name", file=sys.stderr)
+        print(
+            printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr
+        )
         return EXIT_USAGE
     files, diagnostics = compile_schema(
         schema, out_dir, name, args.whitespace, args.mcp_mode
@@ -113,7 +115,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     try:
         write_package(files, out_dir)
     except OutputError as error:
-        print(f"mcigen: error: {error}", file=sys.stderr)
+        print(printable(f"mcigen: error: {error}"), file=sys.stderr)
         return EXIT_ERRORS
     return EXIT_OK
 

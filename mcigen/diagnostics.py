@@ -33,7 +33,17 @@ class Diagnostic:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: {self.level.value}: {self.message}"
+        """One line, whatever the names in it hold: a character that is not printable
+        (a newline, a terminal escape) is shown as its escape sequence."""
+        return printable(f"{self.location}: {self.level.value}: {self.message}")
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable written as ``repr``
+    writes it (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @dataclass

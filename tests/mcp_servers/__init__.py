@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
+LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
 
 
 def free_port() -> int:

@@ -205,3 +205,12 @@ def test_package_names_that_cannot_be_imported_are_refused(
     assert result.returncode == 2
     assert problem in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_diagnostics_stay_one_line_whatever_the_names_hold(tmp_path: Path) -> None:
+    first, second = "a\x1b\nb", "a\u2028b"
+    result = build(tmp_path, schema_of(text_tool(first, "x"), text_tool(second, "y")))
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2 and lines[1] == "1 error, 0 warnings"
+    assert "tool 'a\\u2028b' and tool 'a\\x1b\\nb'" in lines[0]
