@@ -1,0 +1,115 @@
+"""The example schemas (every executor kind, toolsets, an MCP server's cache) with
+hostile strings in random places, keys included (issue 13): a build never raises,
+its errors are located, and a package that builds imports without running any of
+what was put in."""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import importlib
+import itertools
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcigen.output import write_package
+from mcigen.pipeline import compile_schema
+from mcigen.planner import McpMode
+
+from ..conftest import ROOT
+from .support import CANARY
+from .test_hostile_strings_property import hostile
+
+EXAMPLES = sorted(
+    p for p in (ROOT / "examples").iterdir() if p.name.endswith((".json", ".yaml"))
+)
+Path_ = tuple[Any, ...]
+
+
+def _string_places(node: Any, path: Path_ = ()) -> Iterator[tuple[Path_, bool]]:
+    """Every string leaf (False) and every object key (True), by its path."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*path, key), True
+            yield from _string_places(value, (*path, key))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _string_places(item, (*path, index))
+    elif isinstance(node, str):
+        yield path, False
+
+
+def _replace(document: Any, path: Path_, is_key: bool, text: str) -> None:
+    *parents, last = path
+    node = document
+    for step in parents:
+        node = node[step]
+    if is_key:
+        if last in node and text not in node:
+            node[text] = node.pop(last)
+    else:
+        node[last] = text
+
+
+_COUNTER = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("mutated")
+    shutil.copytree(ROOT / "examples", directory / "examples")
+    sys.path.insert(0, str(directory))
+    yield directory
+    sys.path.remove(str(directory))
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_mutated_examples_build_or_fail_located(
+    workspace: Path, data: st.DataObject
+) -> None:
+    example = data.draw(st.sampled_from(EXAMPLES))
+    text = example.read_text("utf-8")
+    original = yaml.safe_load(text) if example.suffix == ".yaml" else json.loads(text)
+    places = list(_string_places(original))
+    document = copy.deepcopy(original)
+    for _ in range(data.draw(st.integers(1, 6))):
+        path, is_key = data.draw(st.sampled_from(places))
+        try:
+            _replace(document, path, is_key, data.draw(hostile))
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier replacement moved this place
+    package = f"mutated_{next(_COUNTER)}"
+    schema = workspace / "examples" / f"{package}.mci.json"
+    schema.write_text(json.dumps(document), encoding="utf-8")
+    files, diagnostics = compile_schema(
+        schema, workspace / package, package, mcp_mode=McpMode.OFFLINE
+    )
+    if files is None:
+        assert diagnostics.has_errors
+        assert all(d.location.line >= 1 for d in diagnostics.items)
+        return
+    write_package(files, workspace / package)
+    try:
+        registry = importlib.import_module(f"{package}._runtime.registry")
+        for entry in registry.registry(package).tools:
+            importlib.import_module(f"{package}.tools.{entry.group}")
+        for module in ("client", "meta", "models", "__main__"):
+            importlib.import_module(f"{package}.{module}")
+        assert not hasattr(builtins, CANARY)
+    finally:
+        for module in [m for m in sys.modules if m.split(".")[0] == package]:
+            del sys.modules[module]
