@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -15,17 +16,36 @@ from .planner.names import package_name_problem
 from .runtime.table import format_table
 from .runtime.template_parser import WHITESPACE_MODES
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     schema = Path(args.schema)
     if not schema.is_file():
-        print(f"mcigen: error: no such schema file: {schema}", file=sys.stderr)
+        print(
+            printable(f"mcigen: error: no such schema file: {schema}"), file=sys.stderr
+        )
         return EXIT_USAGE
-    exit_code: int = args.run(args, schema)
+    try:
+        exit_code: int = args.run(args, schema)
+    except Exception as error:  # the last line of defence: a bug, not the schema's
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        _report_internal_error(error)
+        return EXIT_INTERNAL
     return exit_code
+
+
+def _report_internal_error(error: Exception) -> None:
+    print(
+        printable(f"mcigen: internal error: {type(error).__name__}: {error}"),
+        f"mcigen: this is a bug in mcigen, not in the schema; nothing was written. "
+        f"Run again with {DEBUG_VARIABLE}=1 to see where it happened, and report it.",
+        sep="\n",
+        file=sys.stderr,
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ import json
 
 from json_source_map import handle, types
 
+from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
 from .string_offsets import StringSpan, StringStyle
@@ -16,6 +17,10 @@ def read_json(text: str) -> ParsedText:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise SourceSyntaxError(f"invalid JSON: {error.msg}", error.pos) from None
+    except ValueError as error:
+        if not is_too_long(error):
+            raise
+        raise too_long_number(text) from None
     parsed = ParsedText(data)
     _map_positions(text, parsed)
     return parsed

@@ -9,6 +9,7 @@ from __future__ import annotations
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
 from .string_offsets import StringSpan, StringStyle
@@ -41,6 +42,10 @@ def read_yaml(text: str) -> ParsedText:
         ) from None
     except yaml.YAMLError as error:
         raise SourceSyntaxError(f"invalid YAML: {error}", 0) from None
+    except ValueError as error:
+        if not is_too_long(error):
+            raise
+        raise too_long_number(text) from None
 
 
 def _read(loader: yaml.SafeLoader) -> ParsedText:
