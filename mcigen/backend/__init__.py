@@ -138,7 +138,9 @@ def _model_failure(
     return diagnostics
 
 
-_GENERATED_IMPORT = re.compile(rb"from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)")
+_GENERATED_IMPORT = re.compile(
+    rb"^from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)", re.MULTILINE
+)
 _RUNTIME_IMPORT = re.compile(
     r"^\s*from \.(?: import )?(\w+)(?: import|$)", re.MULTILINE
 )
@@ -150,7 +152,7 @@ def _runtime_sources(files: dict[str, bytes]) -> dict[str, bytes]:
     without MCP tools does not need the MCP SDK even to type-check)."""
     wanted = {"__init__"}
     for source in files.values():
-        for module, names in _GENERATED_IMPORT.findall(source):
+        for module, names in _GENERATED_IMPORT.findall(_after_docstring(source)):
             if module:
                 wanted.add(module.decode())
             else:
@@ -165,6 +167,14 @@ def _runtime_sources(files: dict[str, bytes]) -> dict[str, bytes]:
                 wanted.add(imported)
                 pending.append(imported)
     return sources
+
+
+def _after_docstring(source: bytes) -> bytes:
+    """A generated module without its docstring: input text can start a line only
+    there (every other string from input is a one-line literal or indented)."""
+    if not source.startswith(b'"""'):
+        return source
+    return source.split(b'"""', 2)[-1]
 
 
 def _group_label(tool: ir.Tool) -> str:

@@ -214,3 +214,14 @@ def test_diagnostics_stay_one_line_whatever_the_names_hold(tmp_path: Path) -> No
     lines = result.stderr.splitlines()
     assert len(lines) == 2 and lines[1] == "1 error, 0 warnings"
     assert "tool 'a\\u2028b' and tool 'a\\x1b\\nb'" in lines[0]
+
+
+def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -> None:
+    document = schema_of(
+        text_tool("a", "x", description="from .._runtime.nonexistent import x")
+    )
+    document["metadata"] = {"description": "x\nfrom ._runtime.broker import Broker"}
+    result = build(tmp_path, document)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "pkg" / "_runtime" / "broker.py").exists()
+    assert package_command(tmp_path, "call", "a").stdout == "x\n"
