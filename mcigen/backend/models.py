@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import ir
+from ..planner.names import class_name, unique
 from . import build_cache
 
 _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
@@ -126,17 +127,15 @@ def _definitions_of(planned: ir.PlannedTool) -> dict[str, Any]:
     local_defs: dict[str, Any] = {}
     for key in ("$defs", "definitions"):
         local_defs.update(schema.pop(key, None) or {})
-    renamed = {name: f"{prefix}{_pascal(name)}" for name in local_defs}
+    taken: set[str] = set()
+    renamed = {
+        name: unique(f"{prefix}{class_name(name)}", taken, separator="")
+        for name in local_defs
+    }
     result = {prefix: _rewrite_refs(schema, renamed)}
     for name, definition in local_defs.items():
         result[renamed[name]] = _rewrite_refs(definition, renamed)
     return result
-
-
-def _pascal(name: str) -> str:
-    return "".join(
-        part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_")
-    )
 
 
 def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
@@ -218,6 +217,10 @@ def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, Group
             trailing.append((code, _names_in(statement)))
     groups: dict[str, list[str]] = {}
     for planned in tools:
+        if planned.model_name not in classes:
+            raise ModelGenerationError(
+                f"the generator did not make the class '{planned.model_name}'", planned
+            )
         groups.setdefault(planned.group, []).append(planned.model_name)
     result = {}
     for group, roots in groups.items():

@@ -68,7 +68,9 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
             ir.PlannedTool(
                 tool=tool,
                 python_name=python_name,
-                model_name=unique(f"{class_name(tool.name)}Input", model_names),
+                model_name=unique(
+                    f"{class_name(tool.name)}Input", model_names, separator=""
+                ),
                 group=groups.of(tool),
                 parameters=_parameters(tool, python_name),
                 path_policy=_path_policy(schema, tool),

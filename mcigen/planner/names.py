@@ -99,16 +99,12 @@ def snake_case(name: str) -> str:
     return "_".join(words).lower()
 
 
-def _pascal_case(name: str) -> str:
-    return "".join(w[:1].upper() + w[1:] for w in snake_case(name).split("_"))
-
-
 def class_name(name: str) -> str:
-    """``get_weather`` -> ``GetWeather``; a name that would start with a digit gets ``Tool``."""
-    pascal = _pascal_case(_nfkc(name))
-    if not pascal[:1].isalpha():
-        pascal = f"Tool{pascal}"
-    return identifier(pascal, prefix="Tool", ascii_only=True)
+    """``get_weather`` -> ``GetWeather``: ASCII letters and digits only (the model
+    generator renames anything else), ``Tool`` before a leading digit."""
+    words = identifier(name, prefix="tool", convert=snake_case, ascii_only=True)
+    pascal = "".join(w[:1].upper() + w[1:] for w in words.split("_"))
+    return pascal if pascal[:1].isalpha() else f"Tool{pascal}"
 
 
 def function_name(tool_name: str) -> str:
@@ -141,11 +137,11 @@ def package_name_problem(name: str) -> str | None:
     return None
 
 
-def unique(name: str, taken: set[str]) -> str:
+def unique(name: str, taken: set[str], separator: str = "_") -> str:
     """``name``, or ``name_2``, ``name_3``... whichever is not in ``taken``; records it."""
     candidate, counter = name, 1
     while candidate in taken:
         counter += 1
-        candidate = f"{name}_{counter}"
+        candidate = f"{name}{separator}{counter}"
     taken.add(candidate)
     return candidate

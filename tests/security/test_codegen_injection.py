@@ -225,3 +225,26 @@ def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "pkg" / "_runtime" / "http_exec.py").exists()
     assert package_command(tmp_path, "call", "a").stdout == "x\n"
+
+
+def test_definition_names_and_non_ascii_tool_names_give_working_models(
+    tmp_path: Path,
+) -> None:
+    options = {"type": "object", "properties": {"level": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "$defs": {"v1.2 options": options, PAYLOADS[0]: options},
+        "properties": {
+            "a": {"$ref": "#/$defs/v1.2 options"},
+            "b": {"$ref": "#/$defs/" + PAYLOADS[0].replace("/", "~1")},
+        },
+    }
+    names = ["çava", "天気", "x_1", "x1x"]
+    document = schema_of(*(text_tool(n, "ok", inputSchema=schema) for n in names))
+    result = build(tmp_path, document)
+    assert result.returncode == 0, result.stderr
+    for name in names:
+        good = package_command(tmp_path, "call", name, "--json", '{"a": {"level": 1}}')
+        assert good.stdout == "ok\n", good.stderr
+        bad = package_command(tmp_path, "call", name, "--json", '{"b": {"level": "x"}}')
+        assert bad.returncode == 2 and "b.level" in bad.stderr, bad.stderr

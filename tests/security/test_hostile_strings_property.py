@@ -57,15 +57,22 @@ def hostile_schemas(draw: st.DrawFn) -> dict[str, Any]:
             if draw(st.booleans()):
                 described["default"] = values[0]
             properties.setdefault(name, described)
+        input_schema: dict[str, Any] = {
+            "type": "object",
+            "properties": properties,
+            "required": ["value"],
+        }
+        if draw(st.booleans()):
+            definition, title = draw(hostile), draw(hostile)
+            input_schema["$defs"] = {definition: _nested(draw(hostile), title)}
+            reference = definition.replace("~", "~0").replace("/", "~1")
+            properties["nested"] = {"$ref": f"#/$defs/{reference}", "title": title}
+            properties["items"] = {"type": "array", "items": _nested(title, title)}
         tools.append(
             {
                 "name": draw(hostile.filter(bool)) + f"{index}",
                 "description": draw(hostile),
-                "inputSchema": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": ["value"],
-                },
+                "inputSchema": input_schema,
                 "execution": {
                     "type": "text",
                     "text": _plain_text(draw(hostile)) + "{{props.value}}",
@@ -76,6 +83,16 @@ def hostile_schemas(draw: st.DrawFn) -> dict[str, Any]:
         "schemaVersion": "1.0",
         "metadata": {"name": draw(hostile), "description": draw(hostile)},
         "tools": tools,
+    }
+
+
+def _nested(text: str, title: str) -> dict[str, Any]:
+    """An object schema whose every text field is hostile."""
+    return {
+        "type": "object",
+        "title": title,
+        "description": text,
+        "properties": {text: {"type": "string", "title": title, "examples": [text]}},
     }
 
 
