@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ..runtime.pyliteral import literal
 
 _SIMPLE = {
     "string": "str",
@@ -41,12 +42,8 @@ def _single_type(kind: Any, schema: dict[str, Any]) -> str:
 
 def _literal(values: list[Any]) -> str:
     if all(isinstance(v, str | int | bool) or v is None for v in values):
-        return "Literal[" + ", ".join(_python_literal(v) for v in values) + "]"
+        return "Literal[" + ", ".join(literal(v) for v in values) + "]"
     return "Any"
-
-
-def _python_literal(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 def _union(members: list[str]) -> str:
