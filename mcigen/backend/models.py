@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from .. import ir
 from ..planner.names import class_name, unique
@@ -152,11 +153,18 @@ def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
 
 def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
     for prefix in _LOCAL_REF_PREFIXES:
-        if ref.startswith(prefix) and ref[len(prefix) :] in renamed:
-            return f"#/$defs/{renamed[ref[len(prefix):]]}"
+        name = _pointer_token(ref.removeprefix(prefix))
+        if ref.startswith(prefix) and name in renamed:
+            return f"#/$defs/{renamed[name]}"
     raise ModelGenerationError(
         f"unsupported $ref '{ref}': only local definitions are resolved"
     )
+
+
+def _pointer_token(fragment: str) -> str:
+    """A definition's name from its ``$ref`` token: a URI fragment (percent-encoded)
+    holding a JSON pointer token (``~1`` for ``/``, ``~0`` for ``~``)."""
+    return unquote(fragment).replace("~1", "/").replace("~0", "~")
 
 
 def _run_codegen(document: dict[str, Any]) -> str:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import builtins
+import importlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from hypothesis import HealthCheck, settings
 
 from ..conftest import run_mcigen
 
@@ -72,3 +79,38 @@ def package_command(
         encoding="utf-8",
         check=False,
     )
+
+
+BUILDS = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+"""Hypothesis settings for tests that build a package per example."""
+
+
+@contextmanager
+def importable_from(directory: Path) -> Iterator[Path]:
+    """``directory`` on ``sys.path`` while the block runs."""
+    sys.path.insert(0, str(directory))
+    try:
+        yield directory
+    finally:
+        sys.path.remove(str(directory))
+
+
+@contextmanager
+def every_module_imported(package: str) -> Iterator[ModuleType]:
+    """Import ``package`` and every module it generated, check none of the input
+    ran, and forget them all afterwards."""
+    try:
+        imported = importlib.import_module(package)
+        registry = importlib.import_module(f"{package}._runtime.registry")
+        for entry in registry.registry(package).tools:
+            importlib.import_module(f"{package}.tools.{entry.group}")
+        for module in ("client", "meta", "models", "__main__"):
+            importlib.import_module(f"{package}.{module}")
+        assert not hasattr(builtins, CANARY)
+        yield imported
+    finally:
+        for module in [m for m in sys.modules if m.split(".")[0] == package]:
+            del sys.modules[module]

@@ -7,23 +7,23 @@ any of it; and every string comes back byte for byte in the manifest (``list``,
 from __future__ import annotations
 
 import asyncio
-import builtins
 import importlib
 import itertools
-import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcigen.output import write_package
 from mcigen.pipeline import compile_schema
 
 from ..conftest import write_schema
-from .support import CANARY, PAYLOADS
+from .support import BUILDS, PAYLOADS, every_module_imported, importable_from
 
 _SPECIAL = "\"'\\\n\r\t\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\ufeff\u200b{}#`$%"
 _CHARACTERS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(_SPECIAL)
@@ -65,7 +65,7 @@ def hostile_schemas(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             definition, title = draw(hostile), draw(hostile)
             input_schema["$defs"] = {definition: _nested(draw(hostile), title)}
-            reference = definition.replace("~", "~0").replace("/", "~1")
+            reference = quote(definition.replace("~", "~0").replace("/", "~1"))
             properties["nested"] = {"$ref": f"#/$defs/{reference}", "title": title}
             properties["items"] = {"type": "array", "items": _nested(title, title)}
         tools.append(
@@ -101,17 +101,11 @@ _COUNTER = itertools.count()
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    directory = tmp_path_factory.mktemp("hostile")
-    sys.path.insert(0, str(directory))
-    yield directory
-    sys.path.remove(str(directory))
+    with importable_from(tmp_path_factory.mktemp("hostile")) as directory:
+        yield directory
 
 
-@settings(
-    max_examples=500,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(BUILDS, max_examples=500)
 @given(document=hostile_schemas(), value=hostile)
 def test_hostile_strings_are_data(
     workspace: Path, document: dict[str, Any], value: str
@@ -126,22 +120,13 @@ def test_hostile_strings_are_data(
             assert "both need the Python name" in diagnostic.message, diagnostic
         return
     write_package(files, workspace / package)
-    try:
-        _check_package(package, document, value)
-    finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == package]:
-            del sys.modules[module]
+    with every_module_imported(package) as imported:
+        _check_package(imported, document, value)
 
 
-def _check_package(package: str, document: dict[str, Any], value: str) -> None:
-    imported = importlib.import_module(package)
+def _check_package(imported: ModuleType, document: dict[str, Any], value: str) -> None:
+    package = imported.__name__
     registry = importlib.import_module(f"{package}._runtime.registry").registry(package)
-    for entry in registry.tools:
-        importlib.import_module(f"{package}.tools.{entry.group}")
-    for module in ("client", "meta", "models", "__main__"):
-        importlib.import_module(f"{package}.{module}")
-    assert not hasattr(builtins, CANARY)
-
     assert registry.metadata == document["metadata"]
     assert [t.name for t in registry.tools] == [t["name"] for t in document["tools"]]
     for entry, tool in zip(registry.tools, document["tools"], strict=True):

@@ -5,20 +5,17 @@ what was put in."""
 
 from __future__ import annotations
 
-import builtins
 import copy
-import importlib
 import itertools
 import json
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcigen.output import write_package
@@ -26,7 +23,7 @@ from mcigen.pipeline import compile_schema
 from mcigen.planner import McpMode
 
 from ..conftest import ROOT
-from .support import CANARY
+from .support import BUILDS, every_module_imported, importable_from
 from .test_hostile_strings_property import hostile
 
 EXAMPLES = sorted(
@@ -67,16 +64,11 @@ _COUNTER = itertools.count()
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     directory = tmp_path_factory.mktemp("mutated")
     shutil.copytree(ROOT / "examples", directory / "examples")
-    sys.path.insert(0, str(directory))
-    yield directory
-    sys.path.remove(str(directory))
+    with importable_from(directory):
+        yield directory
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(BUILDS, max_examples=300)
 @given(data=st.data())
 def test_mutated_examples_build_or_fail_located(
     workspace: Path, data: st.DataObject
@@ -103,13 +95,5 @@ def test_mutated_examples_build_or_fail_located(
         assert all(d.location.line >= 1 for d in diagnostics.items)
         return
     write_package(files, workspace / package)
-    try:
-        registry = importlib.import_module(f"{package}._runtime.registry")
-        for entry in registry.registry(package).tools:
-            importlib.import_module(f"{package}.tools.{entry.group}")
-        for module in ("client", "meta", "models", "__main__"):
-            importlib.import_module(f"{package}.{module}")
-        assert not hasattr(builtins, CANARY)
-    finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == package]:
-            del sys.modules[module]
+    with every_module_imported(package):
+        pass
