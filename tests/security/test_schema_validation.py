@@ -10,13 +10,11 @@ from typing import Any
 import pytest
 
 from ..conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
+from ..frontend.support import position
 
 
 def _position(text: str, needle: str) -> str:
-    """line:col of the first ``needle`` in ``text``."""
-    index = text.index(needle)
-    line = text.count("\n", 0, index) + 1
-    return f"{line}:{index - (text.rfind(chr(10), 0, index) + 1) + 1}"
+    return position(text, text.index(needle))
 
 
 def _tool(schema: dict[str, Any]) -> dict[str, Any]:
