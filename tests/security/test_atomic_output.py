@@ -65,6 +65,16 @@ def test_the_package_of_another_name_is_not_replaced(tmp_path: Path) -> None:
     assert _files(out) == before
 
 
+def test_a_symbolic_link_is_not_replaced(tmp_path: Path) -> None:
+    schema, out = _built(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(out)
+    result = run_mcigen("build", schema, "-o", link, "--name", "pkg")
+    assert result.returncode == 1
+    assert f"refusing to overwrite '{link}': it is a symbolic link" in result.stderr
+    assert link.resolve() == out
+
+
 def _kill_build_at(step: str, schema: Path, out: Path) -> None:
     build = subprocess.Popen(
         [sys.executable, "-m", "tests.security.paused_build", step, schema, out],

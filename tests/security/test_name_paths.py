@@ -102,3 +102,23 @@ def test_an_mcp_server_name_leaving_the_cache_folder_is_refused_at_the_name(
     )
     written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()}
     assert written == {Path("a/b/tools.mci.json")}
+
+
+def test_an_mcp_cache_linked_from_outside_is_refused(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    outside = tmp_path / "elsewhere.mci.json"
+    outside.write_text("{}")
+    (project / "mci" / "mcp").mkdir()
+    (project / "mci" / "mcp" / "toy.mci.json").symlink_to(outside)
+    stdio = {"command": sys.executable, "args": [str(TOY_SERVER), "stdio"]}
+    schema = write_schema(
+        project, {"schemaVersion": "1.0", "mcp_servers": {"toy": stdio}}
+    )
+    result = run_mcigen("build", schema, "-o", tmp_path / "out", "--refresh")
+    where = _at(schema, '"toy":')
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        f"{where}: error: MCP server name refused: "
+        f"'toy.mci.json' leads outside '{project / 'mci' / 'mcp'}'"
+    )
+    assert outside.read_text() == "{}"
