@@ -50,7 +50,7 @@ def meta_schema_problems(
         # anyOf/oneOf errors say only "not valid under any of the given schemas";
         # the best of their sub-errors says which part was wrong.
         precise = best_match(error.context) if error.context else error
-        problem = SchemaProblem(tuple(error.absolute_path), _message(precise))
+        problem = SchemaProblem(tuple(precise.absolute_path), _message(precise))
         # 2020-12 checks a subschema once per vocabulary: one error, many times.
         if problem not in seen:
             seen.add(problem)
