@@ -9,7 +9,12 @@ from pathlib import Path
 
 from .diagnostics import Diagnostics, printable
 from .ir import execution_kind
-from .output import OutputError, diff_package, write_package
+from .output import (
+    OutputError,
+    diff_package,
+    restore_interrupted_swap,
+    write_package,
+)
 from .pipeline import compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
@@ -122,6 +127,10 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
             printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr
         )
         return EXIT_USAGE
+    try:
+        restore_interrupted_swap(out_dir, name)
+    except OutputError as error:
+        return _output_failure(error)
     files, diagnostics = compile_schema(
         schema, out_dir, name, args.whitespace, args.mcp_mode
     )
@@ -133,11 +142,15 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         sys.stdout.write(diff)
         return EXIT_ERRORS if diff else EXIT_OK
     try:
-        write_package(files, out_dir)
+        write_package(files, out_dir, name)
     except OutputError as error:
-        print(printable(f"mcigen: error: {error}"), file=sys.stderr)
-        return EXIT_ERRORS
+        return _output_failure(error)
     return EXIT_OK
+
+
+def _output_failure(error: OutputError) -> int:
+    print(printable(f"mcigen: error: {error}"), file=sys.stderr)
+    return EXIT_ERRORS
 
 
 def _check(args: argparse.Namespace, schema: Path) -> int:

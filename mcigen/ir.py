@@ -135,6 +135,7 @@ class ToolsetRef:
     filter: str | None
     filter_value: str | None
     location: Location
+    name_location: Location
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class McpServer:
     name: str
     config: dict[str, JSON]
     location: Location
+    name_location: Location
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,20 @@
-"""Checks of a tool's ``inputSchema``: the parts of JSON Schema mcigen relies on.
+"""Checks of a tool's ``inputSchema``.
 
-Only what the generated signatures depend on is checked: the root describes an
-object, ``properties``/``required``/``enum`` have the right shapes, and defaults
-agree with simple types. Everything else in JSON Schema passes through untouched.
+The schema must be plain JSON, valid against its draft's meta-schema (see
+``json_schema.py``), and describe an object at the root. Once it is valid, what the
+generated signatures depend on is checked too: properties are objects, defaults
+agree with simple types, required properties are defined.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .checks import AnyJson, ArrayOf, MapOf, ObjectCheck, Str
+from .checks import AnyJson, ObjectCheck
 from .context import At, Context, is_json_kind, show, type_name
+from .json_schema import DEFAULT_DRAFT, draft_of, meta_schema_problems
+from .pointers import child_pointer
 
 _SIMPLE_TYPES = frozenset(
     {"string", "integer", "number", "boolean", "array", "object", "null"}
@@ -25,15 +29,13 @@ class PropertySchema(ObjectCheck):
         if not isinstance(value, dict):
             ctx.type_error(at, self.expected, value)
             return
-        if "enum" in value:
-            AnyJson(kinds=("array",)).check(ctx, at.field("enum"), value["enum"])
         if "default" in value:
             _check_default(ctx, at, value)
-        if "properties" in value:
-            MapOf(PropertySchema()).check(
-                ctx, at.field("properties"), value["properties"]
-            )
-        if "required" in value:
+        properties = value.get("properties")
+        if isinstance(properties, dict):
+            for name, schema in properties.items():
+                self.check(ctx, at.field("properties").entry(name), schema)
+        if isinstance(value.get("required"), list):
             _check_required(ctx, at, value)
         if isinstance(value.get("items"), dict):
             self.check(ctx, at.field("items"), value["items"])
@@ -44,8 +46,11 @@ class InputSchema(ObjectCheck):
     """A tool's ``inputSchema``: plain JSON whose root describes an object."""
 
     def check(self, ctx: Context, at: At, value: object) -> None:
+        errors_before = len(ctx.diagnostics.items)
         AnyJson(kinds=("object",)).check(ctx, at, value)
-        if not isinstance(value, dict):
+        if not isinstance(value, dict) or len(ctx.diagnostics.items) > errors_before:
+            return
+        if not _meets_meta_schema(ctx, at, value):
             return
         if "type" in value and value["type"] != "object":
             ctx.error(
@@ -53,6 +58,24 @@ class InputSchema(ObjectCheck):
                 f"'type' of '{at.label}' must be 'object', got {show(value['type'])}",
             )
         PropertySchema().check(ctx, at, value)
+
+
+def _meets_meta_schema(ctx: Context, at: At, schema: dict[str, Any]) -> bool:
+    draft = draft_of(schema)
+    if draft is None:
+        ctx.warning(
+            at.field("$schema"),
+            f"unknown JSON Schema dialect {show(schema['$schema'])}; "
+            "checking it as draft 2020-12",
+        )
+    valid = True
+    for problem in meta_schema_problems(schema, draft or DEFAULT_DRAFT):
+        pointer = at.pointer
+        for key in problem.path:
+            pointer = child_pointer(pointer, key)
+        ctx.error(At(pointer, at.label), f"invalid JSON Schema: {problem.message}")
+        valid = False
+    return valid
 
 
 def _check_default(ctx: Context, at: At, schema: dict[str, object]) -> None:
@@ -69,13 +92,11 @@ def _check_default(ctx: Context, at: At, schema: dict[str, object]) -> None:
 
 def _check_required(ctx: Context, at: At, schema: dict[str, object]) -> None:
     required = schema["required"]
-    ArrayOf(Str()).check(ctx, at.field("required"), required)
-    if not isinstance(required, list):
-        return
+    assert isinstance(required, list)
     properties = schema.get("properties")
     defined = properties if isinstance(properties, dict) else {}
     for index, name in enumerate(required):
-        if isinstance(name, str) and name not in defined:
+        if name not in defined:
             ctx.warning(
                 at.field("required").item(index),
                 f"required property '{name}' is not defined in 'properties'",

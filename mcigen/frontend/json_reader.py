@@ -6,13 +6,16 @@ import json
 
 from json_source_map import handle, types
 
+from .budget import over_budget
 from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
 from .string_offsets import StringSpan, StringStyle
 
 
-def read_json(text: str) -> ParsedText:
+def read_json(text: str, max_chars: int) -> ParsedText:
+    if len(text) > max_chars:
+        raise SourceSyntaxError(over_budget(max_chars), max_chars)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

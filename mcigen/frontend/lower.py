@@ -51,11 +51,7 @@ class _Lowering:
                 for index, ref in enumerate(root.get("toolsets", []))
             ),
             mcp_servers=tuple(
-                ir.McpServer(
-                    name,
-                    config,
-                    self._doc.location(child_pointer("/mcp_servers", name)),
-                )
+                self.mcp_server(name, config)
                 for name, config in root.get("mcp_servers", {}).items()
             ),
             library_dir=root.get("libraryDir", "./mci"),
@@ -87,9 +83,22 @@ class _Lowering:
     def toolset(self, ref: str | JsonObject, pointer: str) -> ir.ToolsetRef:
         location = self._doc.location(pointer)
         if isinstance(ref, str):
-            return ir.ToolsetRef(ref, None, None, location)
+            return ir.ToolsetRef(ref, None, None, location, location)
         return ir.ToolsetRef(
-            ref["name"], ref.get("filter"), ref.get("filterValue"), location
+            ref["name"],
+            ref.get("filter"),
+            ref.get("filterValue"),
+            location,
+            self._doc.location(child_pointer(pointer, "name")),
+        )
+
+    def mcp_server(self, name: str, config: JsonObject) -> ir.McpServer:
+        pointer = child_pointer("/mcp_servers", name)
+        return ir.McpServer(
+            name,
+            config,
+            self._doc.location(pointer),
+            self._doc.key_location(pointer),
         )
 
     def execution(self, config: JsonObject, pointer: str) -> ir.Execution:

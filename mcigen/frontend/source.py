@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import Diagnostics, Location
+from .budget import max_document_chars
 from .json_reader import read_json
 from .lines import JSON_LINE_BREAKS, YAML_LINE_BREAKS, LineIndex
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
@@ -65,7 +66,7 @@ class SourceDocument:
         return Location(self.file, line, column, pointer)
 
 
-_Reader = Callable[[str], ParsedText]
+_Reader = Callable[[str, int], ParsedText]
 
 _FORMATS: dict[str, tuple[_Reader, re.Pattern[str]]] = {
     ".json": (read_json, JSON_LINE_BREAKS),
@@ -92,7 +93,11 @@ def parse_text(text: str, suffix: str, file: str) -> SourceDocument:
     reader, line_breaks = _format(suffix)
     lines = LineIndex(text, line_breaks)
     try:
-        return SourceDocument(file, text, lines, reader(text))
+        max_chars = max_document_chars()
+    except ValueError as error:
+        raise UnreadableSource(str(error)) from None
+    try:
+        return SourceDocument(file, text, lines, reader(text, max_chars))
     except SourceSyntaxError as error:
         raise UnreadableSource(error.message, lines.position(error.index)) from None
     except RecursionError:

@@ -1,7 +1,10 @@
 """YAML text -> data and positions, from one composed node graph.
 
 The text is composed once; the safe constructor builds the data (exactly what
-``yaml.safe_load`` returns) and the node marks give the positions.
+``yaml.safe_load`` returns) and the node marks give the positions. While it is
+composed, the document's size with every alias expanded is counted (see
+``budget.py``), so that an alias which would blow it up is reported where it is
+written, before anything is built from it.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .budget import over_budget
 from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
@@ -23,13 +27,14 @@ _STYLES = {
     "|": StringStyle.LITERAL,
     ">": StringStyle.FOLDED,
 }
-# Aliases let a few lines describe an exponentially large tree ("billion laughs").
+# Aliases let a few lines describe an exponentially large tree ("billion laughs"),
+# and every node of it gets a position in the source map.
 MAX_EXPANDED_NODES = 1_000_000
 
 
-def read_yaml(text: str) -> ParsedText:
+def read_yaml(text: str, max_chars: int) -> ParsedText:
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _MeasuringLoader(text, _Expansion(max_chars, MAX_EXPANDED_NODES))
         try:
             return _read(loader)
         finally:
@@ -128,21 +133,78 @@ def _duplicate_keys(root: Node) -> list[DuplicateKey]:
     return sorted(duplicates, key=lambda duplicate: duplicate.key)
 
 
+class _Expansion:
+    """The characters (of keys and scalars) and nodes of the document so far, every
+    alias counted as the whole subtree it stands for."""
+
+    def __init__(self, max_chars: int, max_nodes: int) -> None:
+        self._max_chars = max_chars
+        self._max_nodes = max_nodes
+        self._chars = 0
+        self._nodes = 0
+        self._sizes: dict[int, tuple[int, int]] = {}
+
+    def add_node(self, node: Node, index: int) -> None:
+        """A node just composed: a scalar, or a collection whose children were
+        counted as they were composed."""
+        chars = len(node.value) if isinstance(node, ScalarNode) else 0
+        self._add(chars, 1, index)
+
+    def add_alias(self, node: Node, index: int) -> None:
+        self._add(*self._size(node), index)
+
+    def _add(self, chars: int, nodes: int, index: int) -> None:
+        self._chars += chars
+        self._nodes += nodes
+        if self._chars > self._max_chars:
+            raise SourceSyntaxError(over_budget(self._max_chars), index)
+        if self._nodes > self._max_nodes:
+            raise SourceSyntaxError(
+                f"invalid YAML: aliases expand to more than {self._max_nodes} nodes",
+                index,
+            )
+
+    def _size(self, node: Node) -> tuple[int, int]:
+        """Characters and nodes of ``node`` expanded, each node computed once. (An
+        alias to an enclosing node sees it partly composed; such a document is
+        refused after composing.)"""
+        known = self._sizes.get(id(node))
+        if known is not None:
+            return known
+        chars, nodes = (len(node.value), 1) if isinstance(node, ScalarNode) else (0, 1)
+        for child in _children(node):
+            child_chars, child_nodes = self._size(child)
+            chars += child_chars
+            nodes += child_nodes
+        self._sizes[id(node)] = chars, nodes
+        return chars, nodes
+
+
+class _MeasuringLoader(yaml.SafeLoader):
+    """The safe loader, counting the expanded document as it composes it."""
+
+    def __init__(self, text: str, expansion: _Expansion) -> None:
+        super().__init__(text)
+        self._expansion = expansion
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        node = super().compose_node(parent, index)
+        if node is not None:
+            where = event.start_mark.index if event.start_mark is not None else 0
+            if isinstance(event, yaml.AliasEvent):
+                self._expansion.add_alias(node, where)
+            else:
+                self._expansion.add_node(node, where)
+        return node
+
+
 class _NodeMapper:
     def __init__(self, loader: yaml.SafeLoader, parsed: ParsedText) -> None:
         self._loader = loader
         self._parsed = parsed
-        self._budget = MAX_EXPANDED_NODES
 
     def map(self, node: Node, pointer: str, key_index: int | None) -> None:
-        self._budget -= 1
-        if self._budget < 0:
-            # An alias node carries its anchor's position, not the alias's, so
-            # the document as a whole is blamed.
-            raise SourceSyntaxError(
-                f"invalid YAML: aliases expand to more than {MAX_EXPANDED_NODES} nodes",
-                0,
-            )
         start = node.start_mark.index
         self._parsed.nodes[pointer] = NodeSpan(start, key_index)
         if isinstance(node, ScalarNode) and node.tag == _STR_TAG:

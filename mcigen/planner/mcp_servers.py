@@ -25,6 +25,7 @@ from ..runtime.lookup import TemplateRuntimeError
 from ..runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
 from ..runtime.template_parser import parse_template
 from ..runtime.template_render import render
+from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
 DEFAULT_EXPIRY_DAYS = 30
@@ -51,7 +52,11 @@ class McpMode(StrEnum):
 
 
 def cache_path(library: Path, server: str) -> Path:
-    return library / "mcp" / f"{server}.mci.json"
+    """Where the cache of ``server`` lives; UnusableName if that is not in
+    ``{library}/mcp`` (the name itself, or the cache file as a symbolic link)."""
+    folder = library / "mcp"
+    path_inside(folder, server)
+    return path_inside(folder, f"{server}.mci.json")
 
 
 def load_mcp_tools(
@@ -64,7 +69,14 @@ def load_mcp_tools(
     """The tools of every MCP server of the schema, filtered as its config says."""
     tools: list[ir.Tool] = []
     for server in schema.mcp_servers:
-        fetcher = _ServerTools(server, cache_path(library, server.name), whitespace)
+        try:
+            cache = cache_path(library, server.name)
+        except UnusableName as problem:
+            diagnostics.error(
+                server.name_location, f"MCP server name refused: {problem}"
+            )
+            continue
+        fetcher = _ServerTools(server, cache, whitespace)
         found = fetcher.tools(mode, schema.schema_version, diagnostics)
         config = server.config.get("config") or {}
         kept = apply_filter(

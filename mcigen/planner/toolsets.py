@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import ir
 from ..diagnostics import Diagnostics, did_you_mean
 from ..frontend import load_schema
+from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
 TOOLSET_SUFFIXES = (".mci.json", ".mci.yaml", ".mci.yml")
@@ -59,10 +60,20 @@ def load_toolsets(
 def _toolset_files(
     library: Path, ref: ir.ToolsetRef, diagnostics: Diagnostics
 ) -> list[Path]:
-    directory = library / ref.name
+    try:
+        return _find_toolset_files(library, ref, diagnostics)
+    except UnusableName as problem:
+        diagnostics.error(ref.name_location, f"toolset name refused: {problem}")
+        return []
+
+
+def _find_toolset_files(
+    library: Path, ref: ir.ToolsetRef, diagnostics: Diagnostics
+) -> list[Path]:
+    directory = path_inside(library, ref.name)
     if directory.is_dir():
         files = sorted(
-            path
+            path_inside(directory, path.name)
             for path in directory.iterdir()
             if path.name.endswith(TOOLSET_SUFFIXES) and path.is_file()
         )
@@ -73,7 +84,7 @@ def _toolset_files(
                 f"{', '.join('*' + s for s in TOOLSET_SUFFIXES)} files",
             )
         return files
-    for candidate in (library / ref.name, *_with_suffixes(library, ref.name)):
+    for candidate in (directory, *_with_suffixes(library, ref.name)):
         if candidate.is_file():
             return [candidate]
     diagnostics.error(
@@ -86,7 +97,7 @@ def _toolset_files(
 
 
 def _with_suffixes(library: Path, name: str) -> list[Path]:
-    return [library / f"{name}{suffix}" for suffix in TOOLSET_SUFFIXES]
+    return [path_inside(library, f"{name}{suffix}") for suffix in TOOLSET_SUFFIXES]
 
 
 def _toolset_names(library: Path) -> list[str]:

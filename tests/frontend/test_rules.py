@@ -844,27 +844,26 @@ INPUT_SCHEMA = [
         input_schema({"type": "object", "properties": ["a"]}),
         error(
             Token("[", after="properties", yaml_needle="- a"),
-            "'properties' must be an object, got array",
+            "invalid JSON Schema: ['a'] is not of type 'object'",
         ),
     ),
     case(
         "input-schema-property-not-object",
         input_schema({"properties": {"a": 5150}}),
-        error("5150", "'properties.a' must be an object, got integer"),
+        error("5150", "invalid JSON Schema: 5150 is not of type 'object', 'boolean'"),
     ),
     case(
         "input-schema-required-not-array",
         input_schema({"properties": {}, "required": "a"}),
         error(
             Token("a", after="required"),
-            "'required' must be an array of strings, got string",
+            "invalid JSON Schema: 'a' is not of type 'array'",
         ),
     ),
     case(
         "input-schema-required-items",
         input_schema({"properties": {"a": {}}, "required": ["a", 6060, "ghost"]}),
-        error("6060", "'required[1]' must be a string, got integer"),
-        warning("ghost", "required property 'ghost' is not defined in 'properties'"),
+        error("6060", "invalid JSON Schema: 6060 is not of type 'string'"),
     ),
     case(
         "input-schema-required-without-properties",
@@ -874,7 +873,7 @@ INPUT_SCHEMA = [
     case(
         "input-schema-enum-not-array",
         input_schema({"properties": {"u": {"type": "string", "enum": "metric"}}}),
-        error("metric", "'enum' must be an array, got string"),
+        error("metric", "invalid JSON Schema: 'metric' is not of type 'array'"),
     ),
     case(
         "input-schema-default-mismatch",
@@ -897,7 +896,7 @@ INPUT_SCHEMA = [
     case(
         "input-schema-items",
         input_schema({"properties": {"l": {"type": "array", "items": {"enum": 7070}}}}),
-        error("7070", "'enum' must be an array, got integer"),
+        error("7070", "invalid JSON Schema: 7070 is not of type 'array'"),
     ),
     case(
         "input-schema-free-keywords-pass",

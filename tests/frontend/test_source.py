@@ -164,7 +164,7 @@ def test_alias_expansion_is_bounded(
     text = "a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n"
     lines = diagnostic_lines(tmp_path, text, ".yaml")
     assert lines == [
-        "s.yaml:1:1: error: invalid YAML: aliases expand to more than 50 nodes"
+        "s.yaml:3:9: error: invalid YAML: aliases expand to more than 50 nodes"
     ]
 
 

@@ -1,0 +1,36 @@
+"""How large a schema document may grow once YAML aliases are expanded.
+
+A few lines of YAML can alias one long string into every tool: the file is small, but
+each copy is written into the package. The limit counts the characters of keys and
+scalar values after expansion, measured while the document is composed (see
+``yaml_reader.py``); a JSON document has no aliases and is held to it by its length.
+
+The limit comes from the environment variable ``MCIGEN_MAX_DOCUMENT_CHARS`` rather
+than a command-line option: it then holds for every file a command reads (schema,
+toolset files, MCP caches) and for every command (build, check, list) without being
+passed through each stage.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENV_VAR = "MCIGEN_MAX_DOCUMENT_CHARS"
+DEFAULT_MAX_CHARS = 16 * 1024 * 1024
+
+
+def max_document_chars() -> int:
+    """The limit in characters; ValueError when the environment sets a bad one."""
+    raw = os.environ.get(ENV_VAR)
+    if raw is None:
+        return DEFAULT_MAX_CHARS
+    if not raw.strip().isdigit() or int(raw) == 0:
+        raise ValueError(
+            f"{ENV_VAR} must be a positive number of characters, got '{raw}'"
+        )
+    return int(raw)
+
+
+def over_budget(limit: int) -> str:
+    """The message for a document that grows past ``limit`` characters."""
+    return f"the document grows past {limit} characters here ({ENV_VAR} sets the limit)"
