@@ -262,3 +262,45 @@ def test_row20_no_state_across_calls(
 
     ours = [INVOKERS[c["tool"]](c["props"], {}).text for c in calls]
     assert ours == ["file a", "file b", "one\n", "two\n"]
+
+
+def test_row42_an_invalid_input_schema_is_a_build_error(tmp_path: Path) -> None:
+    typo = text_tool(
+        "typo",
+        "p={{props.p}}",
+        inputSchema={"type": "object", "properties": {"p": {"type": "strin"}}},
+    )
+    schema = write_schema(tmp_path, schema_of(typo))
+    (theirs,) = run_oracle(schema, [{"tool": "typo", "props": {"p": 1}, "env": {}}])
+    assert theirs["result"]["content"][0]["text"] == "p=1"
+    result = run_mcigen("build", schema, "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert "error: invalid JSON Schema: 'strin' is not one of" in result.stderr
+
+
+def test_row43_a_lone_surrogate_is_a_build_error(tmp_path: Path) -> None:
+    schema = tmp_path / "tools.mci.json"
+    schema.write_text(
+        '{"schemaVersion": "1.0", "tools": [{"name": "odd", '
+        '"execution": {"type": "text", "text": "a\\ud800b"}}]}'
+    )
+    (theirs,) = run_oracle(schema, [{"tool": "odd", "props": {}, "env": {}}])
+    assert theirs["result"]["content"][0]["text"] == "a\ud800b"
+    result = run_mcigen("build", schema, "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert "error: this value holds a lone surrogate (\\ud800)" in result.stderr
+
+
+def test_row44_names_equal_after_nfkc_are_a_build_error(tmp_path: Path) -> None:
+    document = schema_of(
+        text_tool("readFile", "one"), text_tool("ｒｅａｄ_file", "two")
+    )
+    schema = write_schema(tmp_path, document)
+    calls = [
+        {"tool": name, "props": {}, "env": {}} for name in ("readFile", "ｒｅａｄ_file")
+    ]
+    theirs = run_oracle(schema, calls)
+    assert [t["result"]["content"][0]["text"] for t in theirs] == ["one", "two"]
+    result = run_mcigen("build", schema, "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert "both need the Python name 'read_file'" in result.stderr

@@ -119,7 +119,7 @@ def test_hostile_strings_are_data(
             assert diagnostic.location.line >= 1 and diagnostic.location.column >= 1
             assert "both need the Python name" in diagnostic.message, diagnostic
         return
-    write_package(files, workspace / package)
+    write_package(files, workspace / package, package)
     with every_module_imported(package) as imported:
         _check_package(imported, document, value)
 

@@ -94,6 +94,6 @@ def test_mutated_examples_build_or_fail_located(
         assert diagnostics.has_errors
         assert all(d.location.line >= 1 for d in diagnostics.items)
         return
-    write_package(files, workspace / package)
+    write_package(files, workspace / package, package)
     with every_module_imported(package):
         pass
