@@ -353,7 +353,7 @@ def _validation(planned: ir.PlannedTool) -> list[str]:
         return []
     name = json.dumps(tool.name, ensure_ascii=False)
     validate = f"_validate_input({planned.model_name}, raw, {name})"
-    doubt = input_doubt(tool.input_schema)
+    doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
         return [validate]
     if not doubt:
