@@ -79,7 +79,7 @@ def split(text: str, whole_docstrings: bool | None = None) -> Split:
     black leaves every one of them as it is, unless ``whole_docstrings`` says
     otherwise (black's output is cut as its input was: :func:`split_output`)."""
     matches = list(_TOKEN.finditer(text))
-    docstrings = [m for m in matches if _docstring(text, m) is not None]
+    docstrings = {m for m in matches if _docstring(text, m) is not None}
     if whole_docstrings is None:
         whole_docstrings = all(_settled(text, m) for m in docstrings)
     skeleton: list[str] = []
