@@ -15,6 +15,8 @@ from types import ModuleType
 
 import pytest
 
+from mcigen.backend.input_guard import input_doubt
+
 from ..conftest import built_package, schema_of, text_tool, write_schema
 
 COLORS = [f"color-{i:05d}" for i in range(20_000)]
@@ -113,3 +115,21 @@ def test_a_description_of_megabytes_comes_back_byte_for_byte(tmp_path: Path) -> 
         check=False,
     )
     assert description in described.stdout
+
+
+def test_the_input_guard_tests_a_large_enum_by_name_not_by_value() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "color": {"type": "string", "enum": COLORS},
+            "codes": {"type": "array", "items": {"type": "integer", "enum": CODES}},
+        },
+        "required": ["color"],
+    }
+    assert input_doubt(schema, "PickInput") == (
+        'type(raw.get("color")) is not str'
+        ' or raw.get("color") not in _PickInputEnum0'
+        ' or "codes" in raw and (type(raw["codes"]) is not list'
+        " or any(type(item) is not int or item not in _PickInputEnum1"
+        ' for item in raw["codes"]))'
+    )
