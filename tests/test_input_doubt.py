@@ -59,7 +59,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield importlib.import_module(f"{package.__name__}.models").TInput
 
 
-DOUBT = compile(input_doubt(SCHEMA) or "False", "<doubt>", "eval")
+DOUBT = compile(input_doubt(SCHEMA, "Model") or "False", "<doubt>", "eval")
 
 
 @settings(max_examples=600, deadline=None)
@@ -132,8 +132,8 @@ def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -
 def test_schemas_beyond_plain_properties_always_validate(
     schema: dict[str, Any],
 ) -> None:
-    assert input_doubt(schema) is None
+    assert input_doubt(schema, "Model") is None
 
 
 def test_a_schema_without_properties_needs_no_check() -> None:
-    assert input_doubt({"type": "object"}) == ""
+    assert input_doubt({"type": "object"}, "Model") == ""

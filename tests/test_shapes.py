@@ -98,7 +98,7 @@ def test_the_units_are_names_and_words_of_plain_strings() -> None:
     split = shapes.split(
         'def f(a, b="x y1"):  # note\n    return rb"\\n" if a else None\n'
     )
-    assert split.units == ("f", "a", "b", "x", "y1", "a")
+    assert split.units == ("f", "a", "b", "x y1", "a")
     assert split.skeleton[-2] == '"):  # note\n    return rb"\\n" if '
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from . import workers
+from . import enum_data, workers
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
@@ -118,6 +118,8 @@ def _emit(
     formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
     output["manifest.json"] = _manifest(package, options.name)
+    for group, members in batch.enums.items():
+        output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
     output["py.typed"] = b""
     output[MARKER] = marker_content(options.name)
     for module, source_bytes in sorted(_runtime_sources(output).items()):

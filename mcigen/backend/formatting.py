@@ -86,18 +86,21 @@ def _format_pieces(
 
 
 def _format_by_shape(pieces: list[str]) -> dict[str, str]:
-    """black on one piece of every shape (``shapes.py``), its output carried over to
-    the others; black on any piece whose output cannot be carried over."""
+    """black on a stand-in for every shape (``shapes.py``: one piece of the shape,
+    its docstrings cut short), its output carried over to the pieces; black on any
+    piece whose output cannot be carried over."""
     groups: dict[shapes.Shape, list[tuple[str, shapes.Split]]] = {}
     for piece in pieces:
         split = shapes.split(piece)
         groups.setdefault(split.shape(), []).append((piece, split))
-    formatted = _black_all([members[0][0] for members in groups.values()])
+    stand_ins = [shapes.stand_in(members[0][1]) for members in groups.values()]
+    outputs = _black_all([text for text, _ in stand_ins])
+    formatted: dict[str, str] = {}
     unsure = []
-    for (first, first_split), *others in groups.values():
-        output = shapes.split_output(formatted[first], first_split)
-        for piece, split in others:
-            result = shapes.transplant(output, first_split, split)
+    for (text, standing), members in zip(stand_ins, groups.values(), strict=True):
+        output = shapes.split_output(outputs[text], standing)
+        for piece, split in members:
+            result = shapes.transplant(output, standing, split)
             if result is None:
                 unsure.append(piece)
             else:

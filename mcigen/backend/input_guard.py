@@ -6,6 +6,7 @@ over ``raw`` that is false only for input the pydantic model accepts. A call who
 input raises no doubt skips validation; any other is validated by the model, which
 raises the usual ``ToolInputError``. The doubt may be wider than the model's
 refusals (``None`` for an optional property goes the slow way) but never narrower.
+A large enum is tested against its members' name (``enum_data.py``), never spelled out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .enum_data import Path, enum_names
 from .pysource import literal
 
 Doubt = Callable[[str, str], str]
@@ -34,18 +36,20 @@ _TYPE_DOUBTS: dict[str, Doubt] = {
 }
 
 
-def input_doubt(schema: dict[str, Any]) -> str | None:
-    """The doubt expression for ``schema``, "" when no mapping can be invalid, or
-    None when the schema is not plain enough for one (the model always validates)."""
+def input_doubt(schema: dict[str, Any], model_name: str) -> str | None:
+    """The doubt expression for ``schema`` (the input of model ``model_name``), ""
+    when no mapping can be invalid, or None when the schema is not plain enough for
+    one (the model always validates)."""
     if not _plain_schema(schema):
         return None
     properties: dict[str, Any] = schema.get("properties") or {}
     required = set(schema.get("required") or ())
     if not required <= set(properties):
         return None
+    large_enums = enum_names(schema, model_name)
     doubts = []
     for name, prop in properties.items():
-        doubt = _property_doubt(prop)
+        doubt = _property_doubt(prop, ("properties", name), large_enums)
         if doubt is None:
             return None
         key = literal(name)
@@ -66,9 +70,13 @@ def _plain_schema(schema: dict[str, Any]) -> bool:
     return schema.get("type", "object") == "object" and allows_extra
 
 
-def _property_doubt(prop: Any) -> Doubt | None:
+def _property_doubt(
+    prop: Any, path: Path, large_enums: dict[Path, str]
+) -> Doubt | None:
+    """``path``: where ``prop`` is in the input schema, whose large enums are named
+    in ``large_enums``."""
     if isinstance(prop, dict) and prop.get("type") == "array":
-        return _array_doubt(prop)
+        return _array_doubt(prop, path, large_enums)
     if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
         return None
     kind = prop.get("type")
@@ -80,11 +88,13 @@ def _property_doubt(prop: Any) -> Doubt | None:
         return of_type
     if not enum or not all(_fits(value, kind) for value in enum):
         return None
-    listed = literal(tuple(enum))
+    listed = large_enums[path] if path in large_enums else literal(tuple(enum))
     return lambda v, w: f"{of_type(v, w)} or {v} not in {listed}"
 
 
-def _array_doubt(prop: dict[str, Any]) -> Doubt | None:
+def _array_doubt(
+    prop: dict[str, Any], path: Path, large_enums: dict[Path, str]
+) -> Doubt | None:
     """A list whose every item is a plain value; no doubt for its items is needed
     when ``items`` is left out (any item goes)."""
     if not set(prop) <= _PROPERTY_KEYS | {"items"} or "enum" in prop:
@@ -92,7 +102,7 @@ def _array_doubt(prop: dict[str, Any]) -> Doubt | None:
     items = prop.get("items", {})
     if items == {}:
         return lambda v, w: f"type({v}) is not list"
-    item_doubt = _property_doubt(items)
+    item_doubt = _property_doubt(items, (*path, "items"), large_enums)
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
     each = item_doubt("item", "item")

@@ -23,7 +23,7 @@ from urllib.parse import unquote
 
 from .. import ir
 from ..planner.names import class_name, unique
-from . import build_cache
+from . import build_cache, enum_data
 
 _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 
@@ -53,15 +53,23 @@ class ModelBatch:
     document: dict[str, Any]
     key: str
     made: dict[str, GroupModels] | None
+    enums: dict[str, dict[str, list[Any]]]
+    """The members of every large enum by name, by group (``enum_data.py``)."""
 
 
 def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     """The batch of every tool that has an inputSchema."""
     with_models = [t for t in tools if t.tool.input_schema]
     definitions: dict[str, Any] = {}
+    enums: dict[str, dict[str, list[Any]]] = {}
     for planned in with_models:
+        schema, members = enum_data.without_large_enums(
+            planned.tool.input_schema, planned.model_name
+        )
+        if members:
+            enums.setdefault(planned.group, {}).update(members)
         try:
-            definitions.update(_definitions_of(planned))
+            definitions.update(_definitions_of(planned.model_name, schema))
         except ModelGenerationError as error:
             raise ModelGenerationError(str(error), planned) from None
     document = {"$defs": definitions}
@@ -71,7 +79,7 @@ def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     if with_models:
         cached = build_cache.read(_cache(), key)
         made = None if cached is None else _loaded(cached)
-    return ModelBatch(with_models, document, key, made)
+    return ModelBatch(with_models, document, key, made, enums)
 
 
 def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
@@ -82,7 +90,7 @@ def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
         source = _run_codegen(batch.document)
     except ModelGenerationError as error:
         raise ModelGenerationError(str(error), _culprit(batch.tools)) from None
-    split = _split_by_group(source, batch.tools)
+    split = _split_by_group(source, batch.tools, batch.enums)
     build_cache.write(_cache(), batch.key, _dumped(split))
     return split
 
@@ -113,18 +121,21 @@ def _loaded(text: str) -> dict[str, GroupModels]:
 def _culprit(tools: list[ir.PlannedTool]) -> ir.PlannedTool | None:
     """The first tool whose schema fails on its own (only run after a batch failed)."""
     for planned in tools:
+        schema, _ = enum_data.without_large_enums(
+            planned.tool.input_schema, planned.model_name
+        )
         try:
-            _run_codegen({"$defs": _definitions_of(planned)})
+            _run_codegen({"$defs": _definitions_of(planned.model_name, schema)})
         except ModelGenerationError:
             return planned
     return None
 
 
-def _definitions_of(planned: ir.PlannedTool) -> dict[str, Any]:
-    """The tool's schema under its model name, its own $defs hoisted beside it."""
-    schema = copy.deepcopy(planned.tool.input_schema or {})
+def _definitions_of(prefix: str, input_schema: Any) -> dict[str, Any]:
+    """A tool's schema under its model name ``prefix``, its own $defs hoisted
+    beside it."""
+    schema = copy.deepcopy(input_schema or {})
     schema.setdefault("type", "object")
-    prefix = planned.model_name
     local_defs: dict[str, Any] = {}
     for key in ("$defs", "definitions"):
         local_defs.update(schema.pop(key, None) or {})
@@ -204,7 +215,11 @@ def _run_codegen(document: dict[str, Any]) -> str:
     return output
 
 
-def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, GroupModels]:
+def _split_by_group(
+    source: str,
+    tools: list[ir.PlannedTool],
+    enums: dict[str, dict[str, list[Any]]],
+) -> dict[str, GroupModels]:
     lines = source.splitlines(keepends=True)
     imported: dict[str, str] = {}
     classes: dict[str, str] = {}
@@ -218,7 +233,7 @@ def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, Group
             classes[statement.name] = code
             uses[statement.name] = _names_in(statement)
         elif isinstance(statement, ast.ImportFrom):
-            if statement.module != "__future__":
+            if statement.module not in ("__future__", enum_data.FIELD_TYPE_MODULE):
                 for alias in statement.names:
                     imported[alias.name] = statement.module or ""
         elif not isinstance(statement, ast.Import):
@@ -239,7 +254,12 @@ def _split_by_group(source: str, tools: list[ir.PlannedTool]) -> dict[str, Group
         for code, names in trailing:
             if names & reached:
                 body += "\n" + code
-        result[group] = GroupModels(_import_lines(imported, used_names), body)
+        imports = _import_lines(imported, used_names)
+        if group in enums:
+            enum_imports, definitions = enum_data.definitions(enums[group])
+            imports |= enum_imports
+            body = definitions + "\n\n" + body
+        result[group] = GroupModels(imports, body)
     return result
 
 

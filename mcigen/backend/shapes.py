@@ -6,8 +6,8 @@ same length). black does not look at those: it decides on token kinds, on
 keywords, on lengths and on the quotes, backslashes and whitespace inside
 strings, never on which letters a name or a word is made of. So a piece is
 split into its *units* (every name that is not a keyword, soft keyword or dunder,
-and every run of ASCII letters and digits in the body of a plain string without
-backslashes) and its *skeleton* (everything else). Two pieces with the same
+and every run of ASCII letters and digits, single spaces between them, in the
+body of a plain string without backslashes) and its *skeleton* (everything else). Two pieces with the same
 skeleton, unit lengths and pattern of equal units have the same :func:`shape`,
 and black formats both the same way up to their units: the formatted text of one
 is turned into the other's by putting the other's units in.
@@ -29,18 +29,24 @@ from dataclasses import dataclass
 
 from black.strings import fix_multiline_docstring
 
+# Each string body is a run of plain characters between escapes and quotes
+# ("unrolled"): the regex engine keeps state per escape or quote, not per character,
+# so an 8 MB docstring costs no more than its own size.
 _TOKEN = re.compile(
     r"""
     (?<!\w)(?i:rb|br|fr|rf|tr|rt|b|r|u|f|t)?
-    (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-              |'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+    (?P<string>'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
+              |\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
+              |'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")
     |(?P<comment>\#[^\n]*)
     |(?P<number>\d[\w.]*)
     |(?P<name>[^\W\d]\w*)
     """,
     re.VERBOSE | re.DOTALL,
 )
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORDS = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
+"""Words with the single spaces between them, which black keeps as they are: one
+unit for a line of prose rather than one per word."""
 _KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
 
 Shape = tuple[str, tuple[int, ...], tuple[int, ...]]
@@ -73,7 +79,7 @@ def split(text: str, whole_docstrings: bool | None = None) -> Split:
     black leaves every one of them as it is, unless ``whole_docstrings`` says
     otherwise (black's output is cut as its input was: :func:`split_output`)."""
     matches = list(_TOKEN.finditer(text))
-    docstrings = [m for m in matches if _docstring(text, m) is not None]
+    docstrings = {m for m in matches if _docstring(text, m) is not None}
     if whole_docstrings is None:
         whole_docstrings = all(_settled(text, m) for m in docstrings)
     skeleton: list[str] = []
@@ -92,7 +98,7 @@ def split(text: str, whole_docstrings: bool | None = None) -> Split:
             body = match.start("string")
             spans = [
                 (body + word.start(), body + word.end())
-                for word in _WORD.finditer(match["string"])
+                for word in _WORDS.finditer(match["string"])
             ]
         else:
             continue
@@ -106,6 +112,30 @@ def split(text: str, whole_docstrings: bool | None = None) -> Split:
     return Split(tuple(skeleton), tuple(units), tuple(lengths), whole_docstrings)
 
 
+def stand_in(piece: Split) -> tuple[str, Split]:
+    """A piece of the same shape as ``piece`` (text and split) whose whole
+    docstrings are a few letters each: black formats it as it formats ``piece``,
+    but never reads a long description."""
+    if not piece.whole_docstrings:
+        return join(piece), piece
+    numbers: dict[str, int] = {}
+    units = tuple(
+        f"doc {numbers.setdefault(unit, len(numbers))}" if length == 0 else unit
+        for unit, length in zip(piece.units, piece.lengths, strict=True)
+    )
+    standing = Split(piece.skeleton, units, piece.lengths, True)
+    return join(standing), standing
+
+
+def join(piece: Split) -> str:
+    """The text that ``piece`` is split from."""
+    parts = [piece.skeleton[0]]
+    for unit, between in zip(piece.units, piece.skeleton[1:], strict=True):
+        parts.append(unit)
+        parts.append(between)
+    return "".join(parts)
+
+
 def split_output(formatted: str, source: Split) -> Split:
     """black's output for the piece split as ``source``, cut as that piece was."""
     return split(formatted, source.whole_docstrings)
@@ -116,11 +146,7 @@ def transplant(formatted: Split, formatted_from: Split, onto: Split) -> str | No
     of the same shape; None when black did not keep that piece's units as they were."""
     if formatted.units != formatted_from.units:
         return None
-    parts = [formatted.skeleton[0]]
-    for unit, between in zip(onto.units, formatted.skeleton[1:], strict=True):
-        parts.append(unit)
-        parts.append(between)
-    return "".join(parts)
+    return join(Split(formatted.skeleton, onto.units, onto.lengths, True))
 
 
 def _docstring(text: str, match: re.Match[str]) -> str | None:
@@ -131,8 +157,10 @@ def _docstring(text: str, match: re.Match[str]) -> str | None:
         return None
     line_start = text.rfind("\n", 0, match.start()) + 1
     indent = text[line_start : match.start()]
-    before = text[:line_start].rstrip()
-    if indent.strip() or not (before == "" or before.endswith(":")):
+    code_end = line_start  # where the code before the string ends
+    while code_end > 0 and text[code_end - 1].isspace():
+        code_end -= 1
+    if indent.strip() or not (code_end == 0 or text[code_end - 1] == ":"):
         return None
     return indent if match["string"].startswith('"""') else None
 

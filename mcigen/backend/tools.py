@@ -378,7 +378,7 @@ def _validation(planned: ir.PlannedTool) -> list[str]:
     validate = (
         f"_validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
     )
-    doubt = input_doubt(tool.input_schema)
+    doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
         return [validate]
     if not doubt:

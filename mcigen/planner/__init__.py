@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
+from ..large_enums import large_enum_kind
 from .annotations import annotation, optional
 from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
@@ -218,5 +219,11 @@ def _parameters(tool: ir.Tool, python_name: str) -> tuple[ir.Parameter, ...] | N
 
 
 def _doc(prop: dict[str, Any]) -> str | None:
+    """The schema's description; for an undocumented large enum, how many values it
+    takes (its signature type does not list them)."""
     description = prop.get("description")
-    return description if isinstance(description, str) else None
+    if isinstance(description, str):
+        return description
+    if large_enum_kind(prop) is not None:
+        return f"One of {len(prop['enum'])} values."
+    return None

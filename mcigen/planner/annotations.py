@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..large_enums import large_enum_kind
 from ..runtime.pyliteral import literal
 
 _SIMPLE = {
@@ -22,6 +23,9 @@ def annotation(schema: Any) -> str:
         return "Any"
     if "const" in schema:
         return _literal([schema["const"]])
+    large = large_enum_kind(schema)
+    if large is not None:
+        return _SIMPLE[large]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return _literal(schema["enum"])
     variants = schema.get("anyOf") or schema.get("oneOf")
