@@ -33,8 +33,10 @@ def literal(value: object) -> Code:
 def docstring(text: str) -> Code:
     """``text`` as the body of a triple-double-quoted docstring: backslashes,
     quotes and every character that is not printable escaped but newlines, so that
-    ``__doc__`` gives ``text`` back."""
-    safe = pyliteral.string_body(text.rstrip(), keep='\n"').replace('"""', '""\\"')
+    ``__doc__`` gives ``text`` back, but for the spaces that end its lines (black
+    drops them; without them black leaves a long docstring as it is, fast)."""
+    lines = "\n".join(line.rstrip(" ") for line in text.rstrip().split("\n"))
+    safe = pyliteral.string_body(lines, keep='\n"').replace('"""', '""\\"')
     return Code(f"{safe} " if safe.endswith('"') else safe)
 
 
