@@ -131,8 +131,12 @@ def _docstring(text: str, match: re.Match[str]) -> str | None:
         return None
     line_start = text.rfind("\n", 0, match.start()) + 1
     indent = text[line_start : match.start()]
-    before = text[:line_start].rstrip()
-    if indent.strip() or not (before == "" or before.endswith(":")):
+    if indent.strip():
+        return None
+    last = line_start - 1  # the last character before the line that is not blank
+    while last >= 0 and text[last].isspace():
+        last -= 1
+    if last >= 0 and text[last] != ":":
         return None
     return indent if match["string"].startswith('"""') else None
 
