@@ -71,6 +71,8 @@ _INLINE_DEPTH = 8
 """How deeply blocks nest in one generated function; a body deeper than this is a
 function of its own. CPython refuses a function with more than 20 nested loops, or a
 file indented more than 100 levels, and black's formatting cost grows with depth."""
+_FSTRING_FIELDS = 64
+"""The most placeholders one generated f-string holds."""
 _INLINE_TESTS = 8
 """How many alternatives of a fallback chain are tested in line; a longer chain is
 one call of the runtime's ``first`` over a tuple: a flat expression at any length."""
@@ -221,19 +223,32 @@ class _Compiler:
 
     def _fstring(self, nodes: Sequence[Node], statements: list[str], pad: str) -> str:
         """An f-string over the placeholders (bound to variables by ``statements``
-        first), or a literal."""
-        pieces: list[str] = []
+        first), or a literal. A placeholder written again reads the variable of its
+        first time: nothing between the two can change its value. Many placeholders
+        make several f-strings joined: Python 3.11 parses one in quadratic time."""
+        chunks: list[list[str]] = [[]]
+        fields = 0
+        variables: dict[str, str] = {}
         for node in nodes:
             if isinstance(node, Text):
-                pieces.append(_escape_fstring(node.value))
-            else:
-                assert isinstance(node, Placeholder)
-                variable = self._name(self.prefix)
+                chunks[-1].append(_escape_fstring(node.value))
+                continue
+            assert isinstance(node, Placeholder)
+            variable = variables.get(node.source)
+            if variable is None:
+                variable = variables[node.source] = self._name(self.prefix)
                 statements.append(f"{pad}{variable} = {self._value(node)}")
-                pieces.append("{" + variable + "}")
-        if any(isinstance(n, Placeholder) for n in nodes):
-            return 'f"' + "".join(pieces) + '"'
-        return _literal("".join(n.value for n in nodes if isinstance(n, Text)))
+            if fields == _FSTRING_FIELDS:
+                chunks.append([])
+                fields = 0
+            chunks[-1].append("{" + variable + "}")
+            fields += 1
+        if not variables:
+            return _literal("".join(n.value for n in nodes if isinstance(n, Text)))
+        fstrings = ['f"' + "".join(chunk) + '"' for chunk in chunks]
+        if len(fstrings) == 1:
+            return fstrings[0]
+        return '"".join((' + ", ".join(fstrings) + "))"
 
     def structure(self, value: object) -> str:
         """An expression building a JSON value whose strings are templates; a string
