@@ -54,6 +54,7 @@ WORKING = [
     _tool("manyBlocks", "@foreach(e in props.items)[{{e}}]@endforeach" * 500),
     _tool("longLiteral", "ab\"{}'\\" * 20_000),
     _tool("unicodePath", "{{props.x | env.ÉTÉ | '☃'}}"),
+    _tool("lineSeparators", "a\u2028b\x85c\ud800{{props.x}}\u2029"),
 ]
 
 
@@ -72,6 +73,8 @@ def test_hostile_but_valid_templates_build_and_answer(tmp_path: Path) -> None:
         assert package.many_blocks(items=["1", "2"]).text == "[1][2]" * 500
         assert package.long_literal().text == "ab\"{}'\\" * 20_000
         assert package.unicode_path().text == "☃"
+        separated = package.line_separators(x="x").text
+        assert separated == "a\u2028b\x85c\ud800x\u2029"
 
 
 def test_a_long_chain_takes_the_first_value_that_resolves(tmp_path: Path) -> None:

@@ -128,9 +128,7 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
 
 
 def _literal(value: object) -> str:
-    return (
-        json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
-    )
+    return _string_literal(value) if isinstance(value, str) else repr(value)
 
 
 def _parts(path: PathRef) -> str:
@@ -530,6 +528,16 @@ def _strip_static(body: tuple[Node, ...]) -> tuple[Node, ...] | None:
 
 
 def _escape_fstring(text: str) -> str:
-    return (
-        json.dumps(text, ensure_ascii=False)[1:-1].replace("{", "{{").replace("}", "}}")
+    return _string_literal(text)[1:-1].replace("{", "{{").replace("}", "}}")
+
+
+def _string_literal(text: str) -> str:
+    """A double-quoted Python literal of ``text``, readable where it can be: what is
+    not printable is escaped, so that no line separator splits the line and no lone
+    surrogate stops the file from being written as UTF-8."""
+    encoded = json.dumps(text, ensure_ascii=False)
+    if encoded.isprintable():
+        return encoded
+    return "".join(
+        char if char.isprintable() else f"\\U{ord(char):08x}" for char in encoded
     )
