@@ -308,7 +308,7 @@ class _Compiler:
                 value = (
                     f"{variable}.value if type({variable}) is {entry} else {variable}"
                 )
-                return f"({value})", None
+                return value, None
             if len(parts) > 2:
                 return None
             found, key = self._name("found"), _literal(parts[1])

@@ -5,6 +5,8 @@ never a traceback. File templates, compiled at call time, give error results."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,14 @@ def test_hostile_but_valid_templates_build_and_answer(tmp_path: Path) -> None:
         assert package.unicode_path().text == "☃"
         separated = package.line_separators(x="x").text
         assert separated == "a\u2028b\x85c\ud800x\u2029"
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache"]
+        + ["--select", "E,F,W,I,UP,B", "--ignore", "E501", str(tmp_path / "pkg")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert lint.returncode == 0, lint.stdout[:2000]
 
 
 def test_a_long_chain_takes_the_first_value_that_resolves(tmp_path: Path) -> None:
