@@ -16,6 +16,9 @@ from ..runtime.template_ast import PathRef, references
 from .context import Context
 
 ROOTS = ("props", "input", "env")
+WARNINGS_PER_TEMPLATE = 20
+"""Warnings listed for one template: locating each costs a walk of the string, and
+thousands of them help no one."""
 _TOOL_POINTER = re.compile(r"^/tools/(\d+)/")
 
 
@@ -27,13 +30,23 @@ def check_placeholder_references(ctx: Context) -> None:
             continue
         declared = _declared_properties(tools[int(match.group(1))])
         text = ctx.template_texts[pointer]
+        found = 0
         for reference in references(template.nodes):
             if reference.path.root in reference.bound:
                 continue
             problem = _problem(reference.path, declared)
-            if problem:
+            if not problem:
+                continue
+            found += 1
+            if found <= WARNINGS_PER_TEMPLATE:
                 where = ctx.doc.string_location(pointer, text, reference.path.offset)
                 ctx.diagnostics.warning(where, f"'{reference.label}': {problem}")
+        if found > WARNINGS_PER_TEMPLATE:
+            ctx.diagnostics.warning(
+                ctx.doc.location(pointer),
+                f"{found - WARNINGS_PER_TEMPLATE} more paths in this template never "
+                f"resolve; only the first {WARNINGS_PER_TEMPLATE} are listed",
+            )
 
 
 def _declared_properties(tool: Any) -> frozenset[str] | None:

@@ -131,9 +131,10 @@ def references(
     """Every path the nodes read, in template order."""
     for node in nodes:
         if isinstance(node, Placeholder):
+            label = "{{" + _shortened(node.source) + "}}"
             for alternative in node.alternatives:
                 if isinstance(alternative, PathRef):
-                    yield Reference(alternative, bound, "{{" + node.source + "}}")
+                    yield Reference(alternative, bound, label)
         elif isinstance(node, For):
             for bound_value in (node.start, node.end):
                 if isinstance(bound_value, PathRef):
@@ -152,6 +153,17 @@ def references(
                         if isinstance(operand, PathRef):
                             yield Reference(operand, bound, "@if condition")
                 yield from references(branch.body, bound)
+
+
+_LABEL_LENGTH = 80
+
+
+def _shortened(source: str) -> str:
+    """A placeholder's text as messages quote it: a long one is cut, so that a chain
+    of thousands of alternatives does not fill every message about one of them."""
+    if len(source) <= _LABEL_LENGTH:
+        return source
+    return source[: _LABEL_LENGTH - 1] + "…"
 
 
 class TemplateSyntaxError(ValueError):

@@ -16,6 +16,7 @@ the two to the same output.
 """
 
 from __future__ import annotations
+import __future__
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,16 @@ class CompiledText:
 _INFALLIBLE = frozenset({"member", "NOTHING", "Entry", "UNBOUND", "restore"})
 """Helpers that never raise: code calling only these needs no error handling."""
 
+_INLINE_DEPTH = 8
+"""How deeply blocks nest in one generated function; a body deeper than this is a
+function of its own. CPython refuses a function with more than 20 nested loops, or a
+file indented more than 100 levels, and black's formatting cost grows with depth."""
+_FSTRING_FIELDS = 64
+"""The most placeholders one generated f-string holds."""
+_INLINE_TESTS = 8
+"""How many alternatives of a fallback chain are tested in line; a longer chain is
+one call of the runtime's ``first`` over a tuple: a flat expression at any length."""
+
 
 def compile_structure(
     value: object, present: frozenset[str], prefix: str
@@ -107,7 +118,11 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
         lines.extend("    " + line for line in statement.split("\n"))
     lines.append(f"    return {code.expression}")
     namespace = {f"_{helper}": getattr(lookup, helper) for helper in code.helpers}
-    exec(compile("\n".join(lines), name, "exec"), namespace)  # noqa: S102
+    # Annotations of the functions holding deep bodies stay unevaluated.
+    code_object = compile(
+        "\n".join(lines), name, "exec", __future__.annotations.compiler_flag
+    )
+    exec(code_object, namespace)  # noqa: S102
     renderer: Renderer = namespace["render"]
     return renderer
 
@@ -138,6 +153,8 @@ class _Compiler:
         """Loop variables in scope: name -> the local variable holding its value."""
         self.counters: set[str] = set()
         """The locals of ``@for`` loops: they hold ints, never entries."""
+        self.pending: list[_Body] = []
+        """Bodies nested too deeply to be compiled in line, to compile as functions."""
 
     def compile(self, template: Template) -> CompiledText:
         if not template.has_directives:
@@ -147,9 +164,35 @@ class _Compiler:
         else:
             lines: list[str] = ["out: list[str] = []"]
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
-            self.result.statements = lines
+            self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
         return self.result
+
+    def _functions(self) -> list[str]:
+        """The definitions of the functions holding deep bodies, in the order their
+        calls were made; compiling one may add more."""
+        lines: list[str] = []
+        while self.pending:
+            body = self.pending.pop(0)
+            self.scope = body.scope
+            params = [f"{body.target}: list[str]"] + [
+                f"{local}: {'int' if local in self.counters else 'Any'}"
+                for local in body.scope.values()
+            ]
+            lines.append(f"def {body.name}({', '.join(params)}) -> None:")
+            self._nodes(body.nodes, body.target, lines, 1, body.wrap)
+        self.scope = {}
+        return lines
+
+    def _deferred(self, nodes: tuple[Node, ...], target: str, wrap: bool) -> str:
+        """A call of a function that will append what ``nodes`` render to ``target``,
+        with the loop variables in scope as its arguments."""
+        body = _Body(self._name("block"), nodes, target, wrap, dict(self.scope))
+        self.pending.append(body)
+        self.context_reads += (
+            1  # unknown yet: the loops around must bind their variables
+        )
+        return f"{body.name}({', '.join([target, *body.scope.values()])})"
 
     def _name(self, stem: str) -> str:
         self.counter += 1
@@ -174,19 +217,32 @@ class _Compiler:
 
     def _fstring(self, nodes: Sequence[Node], statements: list[str], pad: str) -> str:
         """An f-string over the placeholders (bound to variables by ``statements``
-        first), or a literal."""
-        pieces: list[str] = []
+        first), or a literal. A placeholder written again reads the variable of its
+        first time: nothing between the two can change its value. Many placeholders
+        make several f-strings joined: Python 3.11 parses one in quadratic time."""
+        chunks: list[list[str]] = [[]]
+        fields = 0
+        variables: dict[str, str] = {}
         for node in nodes:
             if isinstance(node, Text):
-                pieces.append(_escape_fstring(node.value))
-            else:
-                assert isinstance(node, Placeholder)
-                variable = self._name(self.prefix)
+                chunks[-1].append(_escape_fstring(node.value))
+                continue
+            assert isinstance(node, Placeholder)
+            variable = variables.get(node.source)
+            if variable is None:
+                variable = variables[node.source] = self._name(self.prefix)
                 statements.append(f"{pad}{variable} = {self._value(node)}")
-                pieces.append("{" + variable + "}")
-        if any(isinstance(n, Placeholder) for n in nodes):
-            return 'f"' + "".join(pieces) + '"'
-        return literal("".join(n.value for n in nodes if isinstance(n, Text)))
+            if fields == _FSTRING_FIELDS:
+                chunks.append([])
+                fields = 0
+            chunks[-1].append("{" + variable + "}")
+            fields += 1
+        if not variables:
+            return literal("".join(n.value for n in nodes if isinstance(n, Text)))
+        fstrings = ['f"' + "".join(chunk) + '"' for chunk in chunks]
+        if len(fstrings) == 1:
+            return fstrings[0]
+        return '"".join((' + ", ".join(fstrings) + "))"
 
     def structure(self, value: object) -> str:
         """An expression building a JSON value whose strings are templates; a string
@@ -227,6 +283,8 @@ class _Compiler:
             value, test = read
             if test is None:
                 return self._chain(tests, value)
+            if len(tests) == _INLINE_TESTS:
+                return self._first(node, failing=False)
             tests.append((value, test))
         return self._chain(tests, self._first(node, failing=True))
 
@@ -246,7 +304,7 @@ class _Compiler:
                 value = (
                     f"{variable}.value if type({variable}) is {entry} else {variable}"
                 )
-                return f"({value})", None
+                return value, None
             if len(parts) > 2:
                 return None
             found, key = self._name("found"), literal(parts[1])
@@ -293,6 +351,9 @@ class _Compiler:
         """Append what ``nodes`` render to ``target``. Unless ``wrap`` asks to mark
         every value (for stripping), a run of text and placeholders is one append."""
         pad = "    " * depth
+        if depth > _INLINE_DEPTH and nodes:
+            lines.append(pad + self._deferred(nodes, target, wrap))
+            return
         run: list[Node] = []
         for node in (*nodes, None):
             if isinstance(node, Text | Placeholder) and not (run and wrap):
@@ -424,6 +485,18 @@ class _Compiler:
         if isinstance(bound, PathRef):
             return f"{self._use('range_bound')}({self._context()}, {_parts(bound)})"
         return repr(bound.value)
+
+
+@dataclass
+class _Body:
+    """A body compiled as a function ``name`` appending to ``target``; ``scope`` maps
+    the loop variables around it to the locals (then parameters) holding them."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    target: str
+    wrap: bool
+    scope: dict[str, str]
 
 
 def _strip_static(body: tuple[Node, ...]) -> tuple[Node, ...] | None:

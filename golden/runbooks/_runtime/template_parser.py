@@ -16,6 +16,7 @@ holding only a directive disappears with its newline and nothing is stripped.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,13 @@ _FOR_HEADER = re.compile(
 _FOREACH_HEADER = re.compile(r"\s*(\w+)\s+in\s+(\S+)\s*$")
 _NUMBER = re.compile(r"-?(\d+\.\d*|\d*\.\d+|\d+)$")
 _OPERATORS = ("==", "!=", ">=", "<=", ">", "<")
+MAX_NUMBER_DIGITS = 640
+"""The most digits a number in a template may have: what every Python converts from
+text and accepts in source, whatever its ``sys.set_int_max_str_digits`` (which may
+not go below 640), so a compiled template imports and a file template parses in any
+process."""
+MAX_NESTING = 200
+"""How deeply blocks may nest: deeper templates are refused where the block opens."""
 _BAD_SEGMENT_CHARS = re.compile(r"[\s{}()'`\"]")
 _QUOTES = ("'", "`")
 
@@ -95,6 +103,10 @@ class _Parser:
         self.stack: list[_Block] = []
         # (searched from, found): nothing searched yet, so "from" is past the end.
         self._directive_at: tuple[int, re.Match[str] | None] = (len(text) + 1, None)
+        self._placeholder_at: tuple[int, tuple[int, int, Placeholder] | None] = (
+            len(text) + 1,
+            None,
+        )
 
     @property
     def nodes(self) -> list[Node]:
@@ -167,6 +179,16 @@ class _Parser:
         return found
 
     def _next_placeholder(self, pos: int) -> tuple[int, int, Placeholder] | None:
+        """The next placeholder at or after ``pos``; remembers the last search, as
+        :meth:`_search_directive` does, for text full of directives."""
+        searched_from, found = self._placeholder_at
+        if searched_from <= pos and (found is None or found[0] >= pos):
+            return found
+        found = self._find_placeholder(pos)
+        self._placeholder_at = (pos, found)
+        return found
+
+    def _find_placeholder(self, pos: int) -> tuple[int, int, Placeholder] | None:
         text = self.text
         start = text.find("{{", pos)
         while start != -1:
@@ -176,7 +198,8 @@ class _Parser:
             if close != start + 2 and text[close + 1 : close + 2] == "}":
                 node = _parse_placeholder(text[start + 2 : close], start + 2)
                 return start, close + 2, node
-            start = text.find("{{", start + 1)
+            # Every "{{" before this "}" meets the same "}" first, and fails too.
+            start = text.find("{{", close + 1)
         return None
 
     def _header(self, pos: int) -> tuple[str, int] | None:
@@ -214,8 +237,10 @@ class _Parser:
         if not self.trim:
             return start, end
         text = self.text
-        line_start = text.rfind("\n", 0, start) + 1
-        if text[line_start:start].strip(" \t"):
+        line_start = start
+        while line_start > 0 and text[line_start - 1] in " \t":
+            line_start -= 1
+        if line_start > 0 and text[line_start - 1] != "\n":
             return start, end
         after = end
         while after < len(text) and text[after] in " \t\r":
@@ -230,6 +255,12 @@ class _Parser:
 
     def _directive(self, keyword: str, header: str | None, offset: int) -> None:
         header_offset = self.text.find("(", offset) + 1
+        if keyword in _CLOSER_OF and len(self.stack) == MAX_NESTING:
+            raise TemplateSyntaxError(
+                f"'@{keyword}' nests blocks {MAX_NESTING + 1} deep; "
+                f"templates may nest at most {MAX_NESTING}",
+                offset,
+            )
         if keyword == "for":
             self.stack.append(
                 _Block("for", offset, _for_header(header or "", header_offset))
@@ -363,11 +394,27 @@ def _operand(text: str, offset: int) -> Operand:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return StringLiteral(text[1:-1])
     if _NUMBER.match(text):
-        return NumberLiteral(float(text) if "." in text else int(text))
+        return _number(text, offset)
     path = _parse_alternative(text, offset)
     if not isinstance(path, PathRef):
         raise TemplateSyntaxError(f"invalid operand {text}", offset)
     return path
+
+
+def _number(text: str, offset: int) -> NumberLiteral:
+    digits = len(text) - text.startswith("-") - ("." in text)
+    if digits > MAX_NUMBER_DIGITS:
+        raise TemplateSyntaxError(
+            f"number with {digits} digits; a number in a template may have "
+            f"at most {MAX_NUMBER_DIGITS}",
+            offset,
+        )
+    if "." not in text:
+        return NumberLiteral(int(text))
+    value = float(text)
+    if math.isinf(value):
+        raise TemplateSyntaxError("number too large for a float", offset)
+    return NumberLiteral(value)
 
 
 def _parse_placeholder(content: str, offset: int) -> Placeholder:
