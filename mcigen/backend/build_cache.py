@@ -2,6 +2,7 @@
 generated models. Entries are keyed by a hash of everything that determines them,
 so a cached answer is the answer; a build with an empty cache gives the same bytes.
 
+Entries of one version of mcigen's code are kept apart from another's.
 Where: ``$MCIGEN_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/mcigen``,
 else ``~/.cache/mcigen``. Safe for concurrent builds: entries are written
 atomically; an unreadable entry is a miss.
@@ -12,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from functools import cache
 from pathlib import Path
+
+from .jinja import templates_dir
 
 
 def cache_dir(kind: str) -> Path | None:
@@ -25,12 +29,24 @@ def cache_dir(kind: str) -> Path | None:
         base = (Path(xdg) if xdg else Path.home() / ".cache") / "mcigen"
     if base is None:
         return None
-    directory = base / kind
+    directory = base / f"{kind}-{_code_fingerprint()}"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
     return directory
+
+
+@cache
+def _code_fingerprint() -> str:
+    """A hash of mcigen's own code and templates: an entry made by another version
+    of the compiler is never taken for this one's answer."""
+    root = Path(__file__).resolve().parent.parent
+    sources = sorted([*root.rglob("*.py"), *templates_dir().rglob("*.jinja")])
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def key_of(*parts: str) -> str:

@@ -221,7 +221,7 @@ def _split_by_group(
     enums: dict[str, dict[str, list[Any]]],
 ) -> dict[str, GroupModels]:
     lines = source.splitlines(keepends=True)
-    imported: dict[str, str] = {}
+    imported: dict[str, tuple[str, str]] = {}
     classes: dict[str, str] = {}
     uses: dict[str, set[str]] = {}
     trailing: list[tuple[str, set[str]]] = []
@@ -235,7 +235,15 @@ def _split_by_group(
         elif isinstance(statement, ast.ImportFrom):
             if statement.module not in ("__future__", enum_data.FIELD_TYPE_MODULE):
                 for alias in statement.names:
-                    imported[alias.name] = statement.module or ""
+                    spelled = (
+                        f"{alias.name} as {alias.asname}"
+                        if alias.asname
+                        else alias.name
+                    )
+                    imported[alias.asname or alias.name] = (
+                        statement.module or "",
+                        spelled,
+                    )
         elif not isinstance(statement, ast.Import):
             trailing.append((code, _names_in(statement)))
     groups: dict[str, list[str]] = {}
@@ -291,8 +299,7 @@ def _reachable(roots: list[str], uses: dict[str, set[str]]) -> set[str]:
 
 
 def _import_lines(
-    imported: dict[str, str], used: set[str]
+    imported: dict[str, tuple[str, str]], used: set[str]
 ) -> frozenset[tuple[str, str]]:
-    return frozenset(
-        (module_name, name) for name, module_name in imported.items() if name in used
-    )
+    """The (module, name or ``name as alias``) imports of the names ``used`` binds."""
+    return frozenset(spelled for bound, spelled in imported.items() if bound in used)

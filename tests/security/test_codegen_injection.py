@@ -248,3 +248,25 @@ def test_definition_names_and_non_ascii_tool_names_give_working_models(
         assert good.stdout == "ok\n", good.stderr
         bad = package_command(tmp_path, "call", name, "--json", '{"b": {"level": "x"}}')
         assert bad.returncode == 2 and "b.level" in bad.stderr, bad.stderr
+
+
+@pytest.mark.parametrize("name", ["StrictStr", "BaseModel", "Field", "Literal"])
+def test_a_property_named_like_an_import_of_the_models(
+    tmp_path: Path, name: str
+) -> None:
+    strict = {"type": "object", "properties": {"s": {"type": "string"}}}
+    shadowing = {
+        "type": "object",
+        "properties": {name: {"type": "string"}, "n": {"type": "integer"}},
+    }
+    document = schema_of(
+        text_tool("plain", "s={{props.s}}", inputSchema=strict),
+        text_tool("shadow", "v={{props." + name + "}}", inputSchema=shadowing),
+    )
+    result = build(tmp_path, document)
+    assert result.returncode == 0, result.stderr
+    assert package_command(tmp_path, "call", "plain", "--arg", "s=x").stdout == "s=x\n"
+    called = package_command(tmp_path, "call", "shadow", "--json", f'{{"{name}": "y"}}')
+    assert called.stdout == "v=y\n", called.stderr
+    refused = package_command(tmp_path, "call", "shadow", "--json", '{"n": "z"}')
+    assert refused.returncode == 2 and "n" in refused.stderr
