@@ -56,7 +56,7 @@ WORKING = [
     _tool("manyBlocks", "@foreach(e in props.items)[{{e}}]@endforeach" * 500),
     _tool("longLiteral", "ab\"{}'\\" * 20_000),
     _tool("unicodePath", "{{props.x | env.ÉTÉ | '☃'}}"),
-    _tool("lineSeparators", "a\u2028b\x85c\ud800{{props.x}}\u2029"),
+    _tool("lineSeparators", "a\u2028b\x85c\x00{{props.x}}\u2029"),
 ]
 
 
@@ -76,7 +76,7 @@ def test_hostile_but_valid_templates_build_and_answer(tmp_path: Path) -> None:
         assert package.long_literal().text == "ab\"{}'\\" * 20_000
         assert package.unicode_path().text == "☃"
         separated = package.line_separators(x="x").text
-        assert separated == "a\u2028b\x85c\ud800x\u2029"
+        assert separated == "a\u2028b\x85c\x00x\u2029"
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache"]
         + ["--select", "E,F,W,I,UP,B", "--ignore", "E501", str(tmp_path / "pkg")],
