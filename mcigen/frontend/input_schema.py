@@ -14,6 +14,7 @@ from typing import Any
 from .checks import AnyJson, ObjectCheck
 from .context import At, Context, is_json_kind, show, type_name
 from .json_schema import DEFAULT_DRAFT, draft_of, meta_schema_problems
+from .plain_schema import plainly_valid
 from .pointers import child_pointer
 
 _SIMPLE_TYPES = frozenset(
@@ -61,6 +62,8 @@ class InputSchema(ObjectCheck):
 
 
 def _meets_meta_schema(ctx: Context, at: At, schema: dict[str, Any]) -> bool:
+    if plainly_valid(schema):
+        return True
     draft = draft_of(schema)
     if draft is None:
         ctx.warning(
