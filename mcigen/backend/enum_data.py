@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..large_enums import large_enum_kind
+from .pysource import literal
 
 FIELD_TYPE_MODULE = "__mcigen_enum_types__"
 """The module datamodel-code-generator is told the field types come from; the
@@ -78,7 +79,7 @@ def definitions(members: dict[str, list[Any]]) -> tuple[set[tuple[str, str]], st
         strict = _STRICT_TYPES[large_enum_kind({"enum": values}) or "string"]
         imports.add(("pydantic", strict))
         lines += [
-            f'{name} = _EnumMembers(__file__, "{name}")',
+            f"{name} = _EnumMembers(__file__, {literal(name)})",
             f"{name}Type: TypeAlias = Annotated[{strict}, AfterValidator({name})]",
         ]
     return imports, "\n".join(lines) + "\n"

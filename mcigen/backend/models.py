@@ -63,15 +63,13 @@ def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     definitions: dict[str, Any] = {}
     enums: dict[str, dict[str, list[Any]]] = {}
     for planned in with_models:
-        schema, members = enum_data.without_large_enums(
-            planned.tool.input_schema, planned.model_name
-        )
-        if members:
-            enums.setdefault(planned.group, {}).update(members)
         try:
-            definitions.update(_definitions_of(planned.model_name, schema))
+            tool_definitions, members = _definitions_of(planned)
         except ModelGenerationError as error:
             raise ModelGenerationError(str(error), planned) from None
+        definitions.update(tool_definitions)
+        if members:
+            enums.setdefault(planned.group, {}).update(members)
     document = {"$defs": definitions}
     groups = [(planned.model_name, planned.group) for planned in with_models]
     key = build_cache.key_of(json.dumps(document), json.dumps(groups))
@@ -121,20 +119,23 @@ def _loaded(text: str) -> dict[str, GroupModels]:
 def _culprit(tools: list[ir.PlannedTool]) -> ir.PlannedTool | None:
     """The first tool whose schema fails on its own (only run after a batch failed)."""
     for planned in tools:
-        schema, _ = enum_data.without_large_enums(
-            planned.tool.input_schema, planned.model_name
-        )
         try:
-            _run_codegen({"$defs": _definitions_of(planned.model_name, schema)})
+            _run_codegen({"$defs": _definitions_of(planned)[0]})
         except ModelGenerationError:
             return planned
     return None
 
 
-def _definitions_of(prefix: str, input_schema: Any) -> dict[str, Any]:
-    """A tool's schema under its model name ``prefix``, its own $defs hoisted
-    beside it."""
-    schema = copy.deepcopy(input_schema or {})
+def _definitions_of(
+    planned: ir.PlannedTool,
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The tool's schema under its model name, its own $defs hoisted beside it and
+    its large enums replaced by their names; and the members of those enums."""
+    prefix = planned.model_name
+    without_enums, members = enum_data.without_large_enums(
+        planned.tool.input_schema, prefix
+    )
+    schema = copy.deepcopy(without_enums or {})
     schema.setdefault("type", "object")
     local_defs: dict[str, Any] = {}
     for key in ("$defs", "definitions"):
@@ -147,7 +148,7 @@ def _definitions_of(prefix: str, input_schema: Any) -> dict[str, Any]:
     result = {prefix: _rewrite_refs(schema, renamed)}
     for name, definition in local_defs.items():
         result[renamed[name]] = _rewrite_refs(definition, renamed)
-    return result
+    return result, members
 
 
 def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
@@ -164,8 +165,10 @@ def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
 
 def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
     for prefix in _LOCAL_REF_PREFIXES:
+        if not ref.startswith(prefix):
+            continue
         name = _pointer_token(ref.removeprefix(prefix))
-        if ref.startswith(prefix) and name in renamed:
+        if name in renamed:
             return f"#/$defs/{renamed[name]}"
     raise ModelGenerationError(
         f"unsupported $ref '{ref}': only local definitions are resolved"

@@ -7,8 +7,9 @@ keywords, on lengths and on the quotes, backslashes and whitespace inside
 strings, never on which letters a name or a word is made of. So a piece is
 split into its *units* (every name that is not a keyword, soft keyword or dunder,
 and every run of ASCII letters and digits, single spaces between them, in the
-body of a plain string without backslashes) and its *skeleton* (everything else). Two pieces with the same
-skeleton, unit lengths and pattern of equal units have the same :func:`shape`,
+body of a plain string without backslashes) and its *skeleton* (everything
+else). Two pieces with the same skeleton, unit lengths and pattern of equal
+units have the same :func:`shape`,
 and black formats both the same way up to their units: the formatted text of one
 is turned into the other's by putting the other's units in.
 

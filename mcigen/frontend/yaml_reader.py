@@ -147,8 +147,7 @@ class _Expansion:
     def add_node(self, node: Node, index: int) -> None:
         """A node just composed: a scalar, or a collection whose children were
         counted as they were composed."""
-        chars = len(node.value) if isinstance(node, ScalarNode) else 0
-        self._add(chars, 1, index)
+        self._add(_own_chars(node), 1, index)
 
     def add_alias(self, node: Node, index: int) -> None:
         self._add(*self._size(node), index)
@@ -171,13 +170,18 @@ class _Expansion:
         known = self._sizes.get(id(node))
         if known is not None:
             return known
-        chars, nodes = (len(node.value), 1) if isinstance(node, ScalarNode) else (0, 1)
+        chars, nodes = _own_chars(node), 1
         for child in _children(node):
             child_chars, child_nodes = self._size(child)
             chars += child_chars
             nodes += child_nodes
         self._sizes[id(node)] = chars, nodes
         return chars, nodes
+
+
+def _own_chars(node: Node) -> int:
+    """The characters of a node itself: a scalar's text; a collection has none."""
+    return len(node.value) if isinstance(node, ScalarNode) else 0
 
 
 class _MeasuringLoader(yaml.SafeLoader):

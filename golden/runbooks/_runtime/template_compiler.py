@@ -189,9 +189,8 @@ class _Compiler:
         with the loop variables in scope as its arguments."""
         body = _Body(self._name("block"), nodes, target, wrap, dict(self.scope))
         self.pending.append(body)
-        self.context_reads += (
-            1  # unknown yet: the loops around must bind their variables
-        )
+        # What the body reads is not known yet: loops around it bind their variables.
+        self.context_reads += 1
         return f"{body.name}({', '.join([target, *body.scope.values()])})"
 
     def _name(self, stem: str) -> str:
