@@ -18,6 +18,7 @@ from .output import (
 from .pipeline import compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
+from .policy_options import add_policy_options, runtime_policy
 from .runtime.table import format_table
 from .runtime.template_parser import WHITESPACE_MODES
 
@@ -71,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _whitespace_option(build)
     _mcp_options(build)
+    add_policy_options(build)
     build.set_defaults(run=_build)
     check = commands.add_parser("check", help="report every problem in SCHEMA")
     check.add_argument("schema", metavar="SCHEMA")
@@ -132,7 +134,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     except OutputError as error:
         return _output_failure(error)
     files, diagnostics = compile_schema(
-        schema, out_dir, name, args.whitespace, args.mcp_mode
+        schema, out_dir, name, args.whitespace, args.mcp_mode, runtime_policy(args)
     )
     _report(diagnostics)
     if files is None:

@@ -187,15 +187,34 @@ class PlannedTool:
     path_policy: EffectivePathPolicy = EffectivePathPolicy(False, ())
 
 
+CLI_ENV_MODES = ("inherit", "minimal")
+
+
+@dataclass(frozen=True)
+class RuntimePolicy:
+    """What the build decides for calls: their limits (non-default ones only, by
+    name), the environment variables file templates may read beyond those the schema
+    names (``--file-env``), and what a command's environment is (``--cli-env``)."""
+
+    limits: tuple[tuple[str, int], ...] = ()
+    file_env: tuple[str, ...] = ()
+    cli_env: str = "inherit"
+
+
+DEFAULT_POLICY = RuntimePolicy()
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     """How to emit: the import name, where the schema's directory is seen from the
-    package directory (relative, so output has no absolute paths), the whitespace mode.
+    package directory (relative, so output has no absolute paths), the whitespace
+    mode, the runtime policy.
     """
 
     name: str
     schema_dir: str = "."
     whitespace: str = "compat"
+    policy: RuntimePolicy = DEFAULT_POLICY
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def compile_schema(
     name: str,
     whitespace: str = "compat",
     mcp_mode: McpMode = McpMode.CACHE,
+    policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it."""
     with _rare_collections():
@@ -42,7 +43,7 @@ def compile_schema(
         if package is None:
             return None, diagnostics
         schema_dir = os.path.relpath(path.resolve().parent, out_dir.resolve())
-        options = ir.BuildOptions(name, Path(schema_dir).as_posix(), whitespace)
+        options = ir.BuildOptions(name, Path(schema_dir).as_posix(), whitespace, policy)
         files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
     return (None if diagnostics.has_errors else files), diagnostics

@@ -8,6 +8,7 @@ gives identical bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
+from ..runtime.limits import Limits
 from . import enum_data, workers
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
@@ -32,6 +34,7 @@ from .pysource import Code, code, docstring, ident, literal
 from .tools import ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
+_DEFAULT_LIMITS = dataclasses.asdict(Limits())
 
 
 def emit(
@@ -74,7 +77,7 @@ def _emit(
 
     def group_module(group: str, models: GroupModels) -> str:
         label = _group_label(groups[group][0].tool)
-        return _group_module(label, views[group], models, source, options.schema_dir)
+        return _group_module(label, views[group], models, source, options)
 
     known: dict[str, str] = {}
     if making is not None:  # format the tools' functions while the models are made
@@ -117,7 +120,7 @@ def _emit(
     paths = sorted(files)
     formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
-    output["manifest.json"] = _manifest(package, options.name)
+    output["manifest.json"] = _manifest(package, options)
     for group, members in batch.enums.items():
         output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
     output["py.typed"] = b""
@@ -191,12 +194,20 @@ def _group_module(
     views: list[ToolView],
     models: GroupModels,
     source: Code,
-    schema_dir: str,
+    options: ir.BuildOptions,
 ) -> str:
     imports = group_imports(views) | models.imports
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
         imports |= {("pathlib", "Path as _Path")}
+    limits = None
+    if any(view.kind in _LIMITED_KINDS for view in views):
+        imports |= {(".._runtime.limits", "Limits as _Limits")}
+        limits = code(
+            "_Limits("
+            + ", ".join(f"{name}={size}" for name, size in options.policy.limits)
+            + ")"
+        )
     servers = {v.mcp.server.function: v.mcp.server for v in views if v.mcp}
     return render(
         "group.py.jinja",
@@ -207,9 +218,14 @@ def _group_module(
             "models": [code(models.body)] if models.body else [],
             "tools": views,
             "servers": [servers[function] for function in sorted(servers)],
-            "schema_dir": literal(schema_dir) if uses_paths else None,
+            "schema_dir": literal(options.schema_dir) if uses_paths else None,
+            "limits": limits,
         },
     )
+
+
+_LIMITED_KINDS = frozenset({"text", "file", "cli", "http"})
+"""The executors that bound what a call renders, reads or captures."""
 
 
 def _schema_label(file_name: str) -> str:
@@ -236,7 +252,7 @@ def _package_doc(schema: ir.Schema) -> Code:
     return docstring(text)
 
 
-def _manifest(package: ir.Package, name: str) -> bytes:
+def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
     tools = [
         {
             "name": p.tool.name,
@@ -252,10 +268,16 @@ def _manifest(package: ir.Package, name: str) -> bytes:
         }
         for p in package.tools
     ]
+    policy = options.policy
     document = {
-        "package": name,
+        "package": options.name,
         "source": _schema_label(package.schema.source),
         "metadata": package.schema.metadata,
+        "runtime": {
+            "limits": {**_DEFAULT_LIMITS, **dict(policy.limits)},
+            "file_env": list(policy.file_env),
+            "cli_env": policy.cli_env,
+        },
         "tools": tools,
     }
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()

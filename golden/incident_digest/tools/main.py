@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from .._runtime.limits import Limits as _Limits
 from .._runtime.lookup import NOTHING as _NOTHING
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
@@ -22,6 +23,9 @@ from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 class IncidentDigestInputIncident(BaseModel):

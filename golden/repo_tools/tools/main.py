@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 from .._runtime.cli_exec import CliCall as _CliCall
 from .._runtime.cli_exec import run_cli as _run_cli
 from .._runtime.cli_exec import run_cli_async as _run_cli_async
+from .._runtime.limits import Limits as _Limits
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import value_or_none as _value_or_none
 from .._runtime.paths import PathRefused as _PathRefused
@@ -25,6 +26,9 @@ from .._runtime.validation import validate_input as _validate_input
 
 _BASE_DIR = str((_Path(__file__).parent.parent / "../../examples").resolve())
 """The schema's directory: relative paths of file tools are taken against it."""
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 class SearchCodeInput(BaseModel):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, StrictStr
 
 from .._runtime.file_templates import file_call_async as _file_call_async
 from .._runtime.file_templates import file_contents as _file_contents
+from .._runtime.limits import Limits as _Limits
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.paths import PathRefused as _PathRefused
 from .._runtime.paths import checked_path as _checked_path
@@ -24,6 +25,9 @@ from .._runtime.validation import validate_input as _validate_input
 
 _BASE_DIR = str((_Path(__file__).parent.parent / "../../examples").resolve())
 """The schema's directory: relative paths of file tools are taken against it."""
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 class RestartRunbookInput(BaseModel):

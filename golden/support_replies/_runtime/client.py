@@ -5,7 +5,8 @@ with ``pkg.Client(env_vars=...)``: the same tool lists, the same ``execute`` res
 (``.result`` is the ``ToolResult``), the same exceptions with the same messages
 where mci-py raises them (an unknown tool, a missing required property). The tools
 see only ``env_vars``, as in mci-py; ``base_dir`` replaces the schema's directory
-for relative paths of file and cli tools.
+for relative paths of file and cli tools; ``limits`` replaces the package's call
+limits by name (see :mod:`.limits`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
+from .limits import limited
 from .paths import BASE_DIR_OVERRIDE
 from .registry import Registry, ToolEntry, UnknownToolError
 from .results import ToolResult
@@ -75,9 +77,13 @@ class BaseClient:
         self,
         env_vars: Mapping[str, Any] | None = None,
         base_dir: str | None = None,
+        limits: Mapping[str, int] | None = None,
     ) -> None:
         self._env: dict[str, Any] = dict(env_vars or {})
         self._base_dir = base_dir
+        self._limits = dict(limits or {})
+        with limited(**self._limits):  # refuses unknown names and bad sizes now
+            pass
         self._tools = [_tool(entry) for entry in self._registry.tools]
 
     def tools(self) -> list[Tool]:
@@ -119,7 +125,8 @@ class BaseClient:
         _check_required(entry, props)
         token = BASE_DIR_OVERRIDE.set(self._base_dir)
         try:
-            result = self._registry.invoker(entry)(props, self._env)
+            with limited(**self._limits):
+                result = self._registry.invoker(entry)(props, self._env)
         except ToolInputError as error:
             raise ClientInputError(error.tool, error.problems) from None
         finally:

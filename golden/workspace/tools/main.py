@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, StrictStr
 
+from .._runtime.limits import Limits as _Limits
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import items_of as _items_of
@@ -18,6 +19,9 @@ from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 class StandupPromptInput(BaseModel):

@@ -11,9 +11,13 @@ from typing import Any
 
 from pydantic import BaseModel, StrictStr
 
+from .._runtime.limits import Limits as _Limits
 from .._runtime.results import ToolResult
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 class DecisionRecordInput(BaseModel):

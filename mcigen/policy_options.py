@@ -1,0 +1,76 @@
+"""The build options that set a package's runtime policy: ``--limit NAME=SIZE``
+(repeatable), ``--file-env NAME`` (repeatable) and ``--cli-env inherit|minimal``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from .ir import CLI_ENV_MODES, RuntimePolicy
+from .runtime.limits import NAMES, Limits
+
+_SIZE = re.compile(r"(\d+)\s*(|k|ki|kib|m|mi|mib|g|gi|gib)", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def add_policy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        type=_limit,
+        metavar="NAME=SIZE",
+        help=f"a call limit of the package ({', '.join(NAMES)}); SIZE in bytes or "
+        "with KiB/MiB/GiB; default 10MiB each",
+    )
+    parser.add_argument(
+        "--file-env",
+        action="append",
+        default=[],
+        type=_env_name,
+        metavar="NAME",
+        help="an environment variable file templates may read besides those the "
+        "schema names",
+    )
+    parser.add_argument(
+        "--cli-env",
+        choices=CLI_ENV_MODES,
+        default="inherit",
+        help="what cli tools' commands see when called as functions: the whole "
+        "environment (inherit) or PATH, HOME, locale, TZ and TMPDIR only (minimal)",
+    )
+
+
+def runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
+    defaults = Limits()
+    limits = {
+        name: size for name, size in args.limit if size != getattr(defaults, name)
+    }
+    return RuntimePolicy(
+        limits=tuple(sorted(limits.items())),
+        file_env=tuple(sorted(set(args.file_env))),
+        cli_env=args.cli_env,
+    )
+
+
+def _limit(text: str) -> tuple[str, int]:
+    name, _, size = text.partition("=")
+    if name not in NAMES:
+        raise argparse.ArgumentTypeError(
+            f"unknown limit '{name}'; limits are {', '.join(NAMES)}"
+        )
+    match = _SIZE.fullmatch(size.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"'{size}' is not a size: write bytes, or a number with KiB, MiB or GiB"
+        )
+    return name, int(match[1]) * _UNITS[match[2][:1].lower()]
+
+
+def _env_name(text: str) -> str:
+    if _ENV_NAME.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not an environment variable name"
+        )
+    return text
