@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ _GENERATED_IMPORT = re.compile(
     rb"^from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)", re.MULTILINE
 )
 _RUNTIME_IMPORT = re.compile(
-    r"^\s*from \.(?: import )?(\w+)(?: import|$)", re.MULTILINE
+    r"^\s*from \.(\w*) import (\([\w,\s]+\)|[\w, ]+)", re.MULTILINE
 )
 
 
@@ -166,11 +167,21 @@ def _runtime_sources(files: dict[str, bytes]) -> dict[str, bytes]:
     while pending:
         module = pending.pop()
         sources[module] = (RUNTIME_DIR / f"{module}.py").read_bytes()
-        for imported in _RUNTIME_IMPORT.findall(sources[module].decode("utf-8")):
+        for imported in _imported_modules(sources[module].decode("utf-8")):
             if imported not in wanted:
                 wanted.add(imported)
                 pending.append(imported)
     return sources
+
+
+def _imported_modules(source: str) -> Iterator[str]:
+    """The runtime modules a runtime module imports (``from .x import ...`` and
+    ``from . import x, y``)."""
+    for module, names in _RUNTIME_IMPORT.findall(source):
+        if module:
+            yield module
+        else:
+            yield from (n.strip() for n in names.strip("()").split(",") if n.strip())
 
 
 def _after_docstring(source: bytes) -> bytes:

@@ -8,7 +8,12 @@ from typing import Any
 
 from .. import ir
 from ..runtime.template_ast import references
-from ..runtime.template_compiler import CompiledText, compile_structure, compile_text
+from ..runtime.template_compiler import (
+    CompiledText,
+    compile_structure,
+    compile_text,
+    helper_module,
+)
 from ..runtime.template_parser import parse_native, parse_template
 from .input_guard import input_doubt
 from .mcp_views import McpServerView, McpToolView
@@ -142,7 +147,11 @@ def tool_view(
     if any("Literal[" in p.annotation for p in parameters or ()):
         view.imports.add(("typing", "Literal"))
     if isinstance(tool.execution, ir.TextExecution):
-        text = compile_text(tool.execution.text.template, _present(tool))
+        text = compile_text(
+            tool.execution.text.template, _present(tool), limit=_TEXT_OUTPUT_LIMIT
+        )
+        if "OutputBudget" in text.helpers:
+            view.imports.add((".._runtime.limits", "active as _active"))
         view.text = text_view(text)
         view.compiled.append(text)
         view.imports.add((".._runtime.results", "text_result as _text_result"))
@@ -341,10 +350,15 @@ def _policy_arguments(planned: ir.PlannedTool) -> Code:
     )
 
 
+_TEXT_OUTPUT_LIMIT = "_active(_LIMITS).text_output"
+"""What a text tool's loops may render: the package's limit, or the caller's."""
+
+
 def _add_helpers(view: ToolView, helpers: Iterable[str]) -> None:
-    """Import the runtime lookup helpers that compiled template code calls."""
+    """Import the runtime helpers that compiled template code calls."""
     for helper in helpers:
-        view.imports.add((".._runtime.lookup", f"{helper} as _{helper}"))
+        module = helper_module(helper).__name__.rpartition(".")[2]
+        view.imports.add((f".._runtime.{module}", f"{helper} as _{helper}"))
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from .limits import Limits
 from .lookup import TemplateRuntimeError
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .template_compiler import Renderer
 
 _CACHE_LIMIT = 256
+_TEXT_OUTPUT = Limits().text_output
 _cache: dict[tuple[str, int, int, str], Renderer] = {}
 
 _on_loop: ContextVar[bool] = ContextVar("mcigen_file_call_on_loop", default=False)
@@ -53,7 +55,7 @@ def file_contents(
         raise TemplateRuntimeError(f"Path is not a file: {shown}")
     try:
         if templating:
-            return _renderer(path, status, whitespace)(dict(context))
+            return _renderer(path, status, whitespace)(dict(context), _TEXT_OUTPUT)
         if _on_loop.get():
             raise _MustRead
         with open(path, encoding="utf-8") as handle:
@@ -62,14 +64,20 @@ def file_contents(
         raise TemplateRuntimeError(str(error)) from None
 
 
-def render_file(path: str, context: dict[str, Any], whitespace: str = "compat") -> str:
+def render_file(
+    path: str,
+    context: dict[str, Any],
+    whitespace: str = "compat",
+    limit: int = _TEXT_OUTPUT,
+) -> str:
     """The contents of the file at ``path`` rendered with ``context``.
 
     Raises :class:`OSError` when the file cannot be read, :class:`UnicodeDecodeError`
     when it is not UTF-8, and :class:`TemplateRuntimeError` when its template is
-    malformed or cannot be rendered with these values.
+    malformed, cannot be rendered with these values or renders more than ``limit``
+    characters (or loop turns).
     """
-    return file_renderer(path, whitespace)(dict(context))
+    return file_renderer(path, whitespace)(dict(context), limit)
 
 
 def file_renderer(path: str, whitespace: str = "compat") -> Renderer:

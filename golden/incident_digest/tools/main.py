@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from .._runtime.limits import Limits as _Limits
+from .._runtime.limits import active as _active
 from .._runtime.lookup import NOTHING as _NOTHING
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
@@ -19,6 +20,7 @@ from .._runtime.lookup import compare as _compare
 from .._runtime.lookup import first as _first
 from .._runtime.lookup import items_of as _items_of
 from .._runtime.lookup import member as _member
+from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -65,10 +67,11 @@ def _invoke_incident_digest(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
+        budget = _OutputBudget(_active(_LIMITS).text_output)
         out: list[str] = []
         value_1 = props["team"]
         out.append(f"Incident digest for {value_1}\n")
-        for item_2 in _items_of(props["incidents"]):
+        for item_2 in budget.each(_items_of(props["incidents"]), out):
             value_3 = (
                 found_4
                 if (found_4 := _member(item_2, "id")) is not _NOTHING
@@ -177,8 +180,9 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
+        budget = _OutputBudget(_active(_LIMITS).text_output)
         out: list[str] = []
-        for item_1 in _items_of(props["services"]):
+        for item_1 in budget.each(_items_of(props["services"]), out):
             value_2 = (
                 found_3
                 if (found_3 := _member(item_1, "key")) is not _NOTHING
@@ -231,10 +235,11 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
         "mode": raw.get("mode", "fast"),
     }
     try:
+        budget = _OutputBudget(_active(_LIMITS).text_output)
         out: list[str] = []
         value_1 = props["job"]
         out.append(f"Job {value_1}: ")
-        for item_2 in range(1, 4):
+        for item_2 in budget.each(range(1, 4), out):
             value_3 = item_2
             out.append(f"attempt {value_3} ")
         if _compare(props["mode"], "==", "manual"):

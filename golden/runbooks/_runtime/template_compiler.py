@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import lookup
+from . import lookup, output_budget
 from .pyliteral import literal, string_body
 from .template_ast import (
     Branch,
@@ -93,31 +93,39 @@ def compile_text(
     prefix: str = "value",
     roots: frozenset[str] = EVERY_ROOT,
     inline_members: bool = False,
+    limit: str | None = None,
 ) -> CompiledText:
     """``prefix`` names the variables holding placeholder values, so that several
     templates can be compiled into one function; ``roots`` are the context roots the
     function holds as locals (``props`` and ``env``; an MCP server's settings see
     only ``env``). ``inline_members`` reads a loop variable's members from a dict
-    in line rather than through a call: faster, but long for code people read."""
-    return _Compiler(present, prefix, roots, inline_members).compile(template)
+    in line rather than through a call: faster, but long for code people read.
+    ``limit`` is the expression of the most characters (and loop turns) the text
+    may take; without it loops are unbounded (the template's own are constant)."""
+    compiler = _Compiler(present, prefix, roots, inline_members, limit)
+    return compiler.compile(template)
 
 
-Renderer = Callable[[dict[str, Any]], str]
+Renderer = Callable[[dict[str, Any], int], str]
 
 
 def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
-    """A function ``context -> text`` that renders ``template`` as the runtime
-    renderer would, compiled to Python; ``name`` is shown in tracebacks."""
-    code = compile_text(template, frozenset(), inline_members=True)
+    """A function ``(context, limit) -> text`` that renders ``template`` as the
+    runtime renderer would, compiled to Python, raising
+    :class:`~.output_budget.OutputLimitError` past ``limit`` characters or loop
+    turns; ``name`` is shown in tracebacks."""
+    code = compile_text(template, frozenset(), inline_members=True, limit="limit")
     lines = [
-        "def render(context):",
+        "def render(context, limit):",
         '    props = context.get("props", {})',
         '    env = context.get("env", {})',
     ]
     for statement in code.statements:
         lines.extend("    " + line for line in statement.split("\n"))
     lines.append(f"    return {code.expression}")
-    namespace = {f"_{helper}": getattr(lookup, helper) for helper in code.helpers}
+    namespace = {
+        f"_{helper}": getattr(helper_module(helper), helper) for helper in code.helpers
+    }
     # Annotations of the functions holding deep bodies stay unevaluated.
     code_object = compile(
         "\n".join(lines), name, "exec", __future__.annotations.compiler_flag
@@ -125,6 +133,11 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
     exec(code_object, namespace)  # noqa: S102
     renderer: Renderer = namespace["render"]
     return renderer
+
+
+def helper_module(helper: str) -> Any:
+    """The runtime module defining a helper that compiled code calls."""
+    return output_budget if helper == "OutputBudget" else lookup
 
 
 def _parts(path: PathRef) -> str:
@@ -139,11 +152,16 @@ class _Compiler:
         prefix: str,
         roots: frozenset[str],
         inline_members: bool = False,
+        limit: str | None = None,
     ) -> None:
         self.present = present
         self.prefix = prefix
         self.roots = roots
         self.inline_members = inline_members
+        self.limit = limit
+        self.bounded = False
+        """Whether loops count turns and output in ``budget``: the template has a
+        loop and a limit."""
         self.result = CompiledText()
         self.counter = 0
         self.context_reads = 0
@@ -163,6 +181,9 @@ class _Compiler:
             )
         else:
             lines: list[str] = ["out: list[str] = []"]
+            self.bounded = self.limit is not None and _has_loop(template.nodes)
+            if self.bounded:
+                lines.insert(0, f"budget = {self._use('OutputBudget')}({self.limit})")
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
             self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
@@ -179,6 +200,8 @@ class _Compiler:
                 f"{local}: {'int' if local in self.counters else 'Any'}"
                 for local in body.scope.values()
             ]
+            if self.bounded:
+                params.append(f"budget: {self._use('OutputBudget')}")
             lines.append(f"def {body.name}({', '.join(params)}) -> None:")
             self._nodes(body.nodes, body.target, lines, 1, body.wrap)
         self.scope = {}
@@ -191,7 +214,8 @@ class _Compiler:
         self.pending.append(body)
         # What the body reads is not known yet: loops around it bind their variables.
         self.context_reads += 1
-        return f"{body.name}({', '.join([target, *body.scope.values()])})"
+        arguments = [target, *body.scope.values(), *(["budget"] * self.bounded)]
+        return f"{body.name}({', '.join(arguments)})"
 
     def _name(self, stem: str) -> str:
         self.counter += 1
@@ -442,6 +466,8 @@ class _Compiler:
             source = self._range(node)
         else:
             source = self._items(node)
+        if self.bounded:
+            source = f"budget.each({source}, {target})"
         outer = self.scope.get(node.var)
         self.scope[node.var] = item
         reads_before = self.context_reads
@@ -496,6 +522,15 @@ class _Body:
     target: str
     wrap: bool
     scope: dict[str, str]
+
+
+def _has_loop(nodes: tuple[Node, ...]) -> bool:
+    for node in nodes:
+        if isinstance(node, For | Foreach):
+            return True
+        if isinstance(node, If) and any(_has_loop(b.body) for b in node.branches):
+            return True
+    return False
 
 
 def _strip_static(body: tuple[Node, ...]) -> tuple[Node, ...] | None:

@@ -12,9 +12,11 @@ from typing import Any
 from pydantic import BaseModel, Field, StrictStr
 
 from .._runtime.limits import Limits as _Limits
+from .._runtime.limits import active as _active
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import items_of as _items_of
+from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -40,10 +42,11 @@ def _invoke_standup_prompt(
         _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
     try:
+        budget = _OutputBudget(_active(_LIMITS).text_output)
         out: list[str] = []
         value_1 = props["team"]
         out.append(f"Stand-up for {value_1}:\n")
-        for item_2 in _items_of(props["people"]):
+        for item_2 in budget.each(_items_of(props["people"]), out):
             value_3 = item_2.value if type(item_2) is _Entry else item_2
             out.append(f"\n- {value_3}: yesterday, today, blockers\n")
     except _TemplateRuntimeError as error:

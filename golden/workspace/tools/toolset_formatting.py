@@ -12,9 +12,11 @@ from typing import Any
 from pydantic import BaseModel, StrictStr
 
 from .._runtime.limits import Limits as _Limits
+from .._runtime.limits import active as _active
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import items_of as _items_of
+from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
@@ -73,8 +75,9 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
         _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
     try:
+        budget = _OutputBudget(_active(_LIMITS).text_output)
         out: list[str] = []
-        for item_1 in _items_of(props["items"]):
+        for item_1 in budget.each(_items_of(props["items"]), out):
             value_2 = item_1.value if type(item_1) is _Entry else item_1
             out.append(f"\n- {value_2}\n")
     except _TemplateRuntimeError as error:
