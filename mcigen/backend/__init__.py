@@ -199,7 +199,7 @@ def _group_module(
     imports = group_imports(views) | models.imports
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
-        imports |= {("pathlib", "Path as _Path")}
+        imports |= {(".._runtime.paths", "schema_directory as _schema_directory")}
     limits = None
     if any(view.kind in _LIMITED_KINDS for view in views):
         imports |= {(".._runtime.limits", "Limits as _Limits")}

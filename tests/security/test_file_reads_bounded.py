@@ -1,0 +1,151 @@
+"""File reads are bounded (issue 14, group 1): a file larger than the ``file_size``
+limit, a FIFO, a device and a NUL byte in a path are error results, never a
+read of everything, a blocked call or a traceback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ..conftest import run_mcigen, write_schema
+from ..oracle import run_oracle
+from .support import build, every_module_imported, importable_from
+
+MIB = 1 << 20
+NAMED = {"type": "object", "properties": {"name": {"type": "string"}}}
+TOOLS = [
+    {
+        "name": "readRaw",
+        "inputSchema": NAMED,
+        "execution": {
+            "type": "file",
+            "path": "data/{{props.name}}",
+            "enableTemplating": False,
+        },
+    },
+    {
+        "name": "readRendered",
+        "inputSchema": NAMED,
+        "execution": {"type": "file", "path": "data/{{props.name}}"},
+    },
+    {
+        "name": "readAny",
+        "enableAnyPaths": True,
+        "inputSchema": NAMED,
+        "execution": {"type": "file", "path": "{{props.name}}"},
+    },
+    {
+        "name": "listIn",
+        "inputSchema": NAMED,
+        "execution": {"type": "cli", "command": "ls", "cwd": "{{props.name}}"},
+    },
+    {
+        "name": "listAnywhere",
+        "enableAnyPaths": True,
+        "inputSchema": NAMED,
+        "execution": {"type": "cli", "command": "ls", "cwd": "{{props.name}}"},
+    },
+]
+
+
+def too_large(shown: str, holds: str, limit: int) -> str:
+    return (
+        f"File too large: {shown} holds {holds} bytes, over the file_size limit of "
+        f"{limit:,} bytes (mcigen build --limit, limited() or Client(limits=...) "
+        "set it)"
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    data = tmp_path / "project" / "data"
+    data.mkdir(parents=True)
+    with open(data / "huge.bin", "wb") as huge:
+        huge.truncate(64 * MIB)  # sparse: no disk, but 64 MiB for whoever reads it
+    (data / "kib.txt").write_text("k" * 1024, "utf-8")
+    (data / "over.txt").write_text("o" * 1025 + "{{props.name}}", "utf-8")
+    os.mkfifo(data / "fifo")
+    return tmp_path / "project"
+
+
+@pytest.fixture
+def package(project: Path) -> Iterator[ModuleType]:
+    assert build(project, {"schemaVersion": "1.0", "tools": TOOLS}).returncode == 0
+    with importable_from(project), every_module_imported("pkg") as imported:
+        yield imported
+
+
+def test_a_file_over_the_limit_is_refused_unread(package: ModuleType) -> None:
+    for tool in (package.read_raw, package.read_rendered):
+        result = tool(name="huge.bin")
+        assert result.isError
+        assert result.text == too_large("data/huge.bin", "67,108,864", 10 * MIB)
+
+
+def test_the_limit_is_set_per_call_and_per_client(package: ModuleType) -> None:
+    from pkg.client import limited
+
+    with limited(file_size=1024):
+        assert package.read_raw(name="kib.txt").text == "k" * 1024
+        refused = package.read_rendered(name="over.txt")
+        assert refused.text == too_large("data/over.txt", "1,039", 1024)
+    client = package.Client(limits={"file_size": 1000})
+    result = client.execute("readRaw", {"name": "kib.txt"}).result
+    assert (result.isError, result.text) == (
+        True,
+        too_large("data/kib.txt", "1,024", 1000),
+    )
+
+
+def test_the_limit_is_set_per_package(project: Path) -> None:
+    schema = write_schema(project, {"schemaVersion": "1.0", "tools": TOOLS[:2]})
+    limit = ("--limit", "file_size=1KiB")
+    built = run_mcigen("build", schema, "-o", project / "small", *limit)
+    assert built.returncode == 0, built.stderr
+    with importable_from(project), every_module_imported("small") as small:
+        assert small.read_raw(name="kib.txt").text == "k" * 1024
+        assert small.read_raw(name="over.txt").text == too_large(
+            "data/over.txt", "1,039", 1024
+        )
+
+
+def test_a_file_growing_past_the_limit_while_read_is_refused(
+    package: ModuleType,
+) -> None:
+    """Files under /proc say they hold 0 bytes and hold more: the read stops at
+    the limit all the same."""
+    from pkg.client import limited
+
+    with limited(file_size=100):
+        result = package.read_any(name="/proc/self/status")
+    assert (result.isError, result.text) == (
+        True,
+        too_large("/proc/self/status", "more", 100),
+    )
+
+
+def test_fifos_and_devices_are_refused_without_blocking(package: ModuleType) -> None:
+    assert package.read_raw(name="fifo").text == "Path is not a file: data/fifo"
+    assert package.read_any(name="/dev/zero").text == "Path is not a file: /dev/zero"
+
+
+def test_a_nul_byte_in_a_path_is_an_error_result_as_in_mci_py(
+    package: ModuleType, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)  # where mci-py opens relative paths (row 16)
+    calls = [("readRaw", "a\x00b"), ("readAny", "/a\x00b"), ("listIn", "a\x00b")]
+    theirs = run_oracle(
+        project / "tools.mci.json",
+        [{"tool": tool, "props": {"name": name}, "env": {}} for tool, name in calls],
+    )
+    client = package.Client()
+    for (tool, name), oracle in zip(calls, theirs, strict=True):
+        ours = client.execute(tool, {"name": name}).result
+        assert ours.model_dump(mode="json") == oracle["result"], tool
+    assert package.read_raw(name="a\x00b").text == "embedded null byte"
+    assert package.read_any(name="/a\x00b").text == "File not found: /a\x00b"
+    assert package.list_anywhere(name="/a\x00b").text == "embedded null byte"
