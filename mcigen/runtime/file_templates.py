@@ -7,7 +7,9 @@ on), must be a regular file no larger than the call's ``file_size`` limit, and i
 read from the very descriptor the path policy checked. The compiled-template cache
 is keyed by that descriptor's status (device, inode, size, times), so an edited file
 is compiled again and an unchanged one never is. A file whose template cannot be
-parsed gives an error naming the file, line and column.
+parsed gives an error naming the file, line and column. A file's template sees
+only the environment variables the package names (the schema's own templates and
+``mcigen build --file-env``), not the whole environment.
 
 An async call renders a file already compiled on the event loop, as a text tool
 renders its template (opening and checking it costs a few system calls); reading a
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +53,12 @@ def file_contents(
     checked: CheckedPath,
     context: dict[str, Any],
     limits: Limits,
+    env_names: Collection[str],
     templating: bool,
     whitespace: str,
 ) -> str:
-    """What a file tool returns: the file at ``checked``, rendered with ``context``
-    when ``templating``.
+    """What a file tool returns: the file at ``checked``, rendered when ``templating``
+    with ``context`` whose ``env`` is cut down to ``env_names``.
 
     Every failure is a :class:`TemplateRuntimeError` (or the path's
     :class:`~.paths.PathRefused`) whose message, naming the path as the schema's
@@ -79,7 +82,7 @@ def file_contents(
     try:
         opened = _Opened(descriptor, real, shown, active(limits).file_size)
         if templating:
-            return _renderer(opened, whitespace)(dict(context))
+            return _renderer(opened, whitespace)(_with_env(context, env_names))
         return opened.text()
     except (OSError, UnicodeDecodeError) as error:
         raise TemplateRuntimeError(str(error)) from None
@@ -148,6 +151,12 @@ class _Opened:
             f"limit of {self.limit:,} bytes (mcigen build --limit, limited() or "
             "Client(limits=...) set it)"
         )
+
+
+def _with_env(context: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
+    """``context`` with only the environment variables ``names`` lists."""
+    env: Mapping[str, Any] = context["env"]
+    return {**context, "env": {name: env[name] for name in names if name in env}}
 
 
 def _renderer(opened: _Opened, whitespace: str) -> Renderer:

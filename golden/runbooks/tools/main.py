@@ -26,6 +26,10 @@ from .._runtime.validation import validate_input as _validate_input
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""
 
+_FILE_ENV: tuple[str, ...] = ()
+"""The environment variables a file's template may read: the ones the schema names,
+and the ones the build allows (--file-env)."""
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -63,7 +67,7 @@ def _invoke_restart_runbook(
     try:
         path = "./runbooks/restart.md"
         checked = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(checked, context, _LIMITS, True, "compat")
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, True, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -131,7 +135,7 @@ def _invoke_deploy_checklist(
     try:
         path = "runbooks/checklist.txt"
         checked = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(checked, context, _LIMITS, False, "compat")
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -170,7 +174,7 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
         value_1 = props["file"]
         path = f"runbooks/{value_1}"
         checked = _checked_path(path, _BASE_DIR, False, ("./runbooks",))
-        text = _file_contents(checked, context, _LIMITS, False, "compat")
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
