@@ -13,31 +13,13 @@ from types import ModuleType
 import pytest
 
 from ..conftest import run_mcigen, write_schema
+from .path_tools import cli_tool, file_tool
 from .support import every_module_imported, importable_from
 
-NAMED = {"type": "object", "properties": {"name": {"type": "string"}}}
 TOOLS = [
-    {
-        "name": "readDoc",
-        "inputSchema": NAMED,
-        "execution": {"type": "file", "path": "docs/{{props.name}}"},
-    },
-    {
-        "name": "readAny",
-        "enableAnyPaths": True,
-        "inputSchema": NAMED,
-        "execution": {"type": "file", "path": "{{props.name}}"},
-    },
-    {
-        "name": "catIn",
-        "inputSchema": NAMED,
-        "execution": {
-            "type": "cli",
-            "command": "cat",
-            "args": ["doc.txt"],
-            "cwd": "{{props.name}}",
-        },
-    },
+    file_tool("readDoc", "docs/{{props.name}}"),
+    file_tool("readAny", "{{props.name}}", enableAnyPaths=True),
+    cli_tool("catIn", ["cat", "doc.txt"], "{{props.name}}"),
 ]
 MISSING = (
     "The schema's directory ({}) does not exist where the package runs, so its "

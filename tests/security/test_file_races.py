@@ -23,37 +23,15 @@ import pytest
 
 from mcigen.atomic_exchange import exchange
 
-from .support import build, every_module_imported, importable_from
+from .path_tools import cli_tool, file_tool, package_of
 
 SECONDS = 1.5
 """How long each race runs."""
 
-ARGUMENT = {"type": "object", "properties": {"name": {"type": "string"}}}
 TOOLS = [
-    {
-        "name": "readRaw",
-        "inputSchema": ARGUMENT,
-        "execution": {
-            "type": "file",
-            "path": "data/{{props.name}}",
-            "enableTemplating": False,
-        },
-    },
-    {
-        "name": "readRendered",
-        "inputSchema": ARGUMENT,
-        "execution": {"type": "file", "path": "data/{{props.name}}"},
-    },
-    {
-        "name": "catMarker",
-        "inputSchema": ARGUMENT,
-        "execution": {
-            "type": "cli",
-            "command": "cat",
-            "args": ["marker"],
-            "cwd": "data/{{props.name}}",
-        },
-    },
+    file_tool("readRaw", "data/{{props.name}}", templating=False),
+    file_tool("readRendered", "data/{{props.name}}"),
+    cli_tool("catMarker", ["cat", "marker"], "data/{{props.name}}"),
 ]
 
 
@@ -73,9 +51,8 @@ def package(tmp_path: Path) -> Iterator[ModuleType]:
     if not exchange(project / "data" / "sub", project / "data" / "link"):
         pytest.skip("this system cannot exchange two paths atomically")
     exchange(project / "data" / "sub", project / "data" / "link")  # back again
-    assert build(project, {"schemaVersion": "1.0", "tools": TOOLS}).returncode == 0
-    with importable_from(project), every_module_imported("pkg") as imported:
-        yield imported
+    with package_of(project, TOOLS) as package:
+        yield package
 
 
 @contextmanager

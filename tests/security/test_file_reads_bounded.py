@@ -13,42 +13,16 @@ import pytest
 
 from ..conftest import run_mcigen, write_schema
 from ..oracle import run_oracle
-from .support import build, every_module_imported, importable_from
+from .path_tools import cli_tool, file_tool, package_of
+from .support import every_module_imported, importable_from
 
 MIB = 1 << 20
-NAMED = {"type": "object", "properties": {"name": {"type": "string"}}}
 TOOLS = [
-    {
-        "name": "readRaw",
-        "inputSchema": NAMED,
-        "execution": {
-            "type": "file",
-            "path": "data/{{props.name}}",
-            "enableTemplating": False,
-        },
-    },
-    {
-        "name": "readRendered",
-        "inputSchema": NAMED,
-        "execution": {"type": "file", "path": "data/{{props.name}}"},
-    },
-    {
-        "name": "readAny",
-        "enableAnyPaths": True,
-        "inputSchema": NAMED,
-        "execution": {"type": "file", "path": "{{props.name}}"},
-    },
-    {
-        "name": "listIn",
-        "inputSchema": NAMED,
-        "execution": {"type": "cli", "command": "ls", "cwd": "{{props.name}}"},
-    },
-    {
-        "name": "listAnywhere",
-        "enableAnyPaths": True,
-        "inputSchema": NAMED,
-        "execution": {"type": "cli", "command": "ls", "cwd": "{{props.name}}"},
-    },
+    file_tool("readRaw", "data/{{props.name}}", templating=False),
+    file_tool("readRendered", "data/{{props.name}}"),
+    file_tool("readAny", "{{props.name}}", enableAnyPaths=True),
+    cli_tool("listIn", ["ls"], "{{props.name}}"),
+    cli_tool("listAnywhere", ["ls"], "{{props.name}}", enableAnyPaths=True),
 ]
 
 
@@ -74,9 +48,8 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def package(project: Path) -> Iterator[ModuleType]:
-    assert build(project, {"schemaVersion": "1.0", "tools": TOOLS}).returncode == 0
-    with importable_from(project), every_module_imported("pkg") as imported:
-        yield imported
+    with package_of(project, TOOLS) as package:
+        yield package
 
 
 def test_a_file_over_the_limit_is_refused_unread(package: ModuleType) -> None:
@@ -101,8 +74,14 @@ def test_the_limit_is_set_per_call_and_per_client(package: ModuleType) -> None:
     )
 
 
-def test_the_limit_is_set_per_package(project: Path) -> None:
-    schema = write_schema(project, {"schemaVersion": "1.0", "tools": TOOLS[:2]})
+def test_row48_the_package_limit_refuses_what_mci_py_reads_whole(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = write_schema(project, {"schemaVersion": "1.0", "tools": TOOLS[:1]})
+    monkeypatch.chdir(project)  # where mci-py opens relative paths (row 16)
+    call = {"tool": "readRaw", "props": {"name": "over.txt"}, "env": {}}
+    (theirs,) = run_oracle(schema, [call])
+    assert theirs["result"]["content"][0]["text"] == "o" * 1025 + "{{props.name}}"
     limit = ("--limit", "file_size=1KiB")
     built = run_mcigen("build", schema, "-o", project / "small", *limit)
     assert built.returncode == 0, built.stderr
