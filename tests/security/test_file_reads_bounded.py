@@ -128,3 +128,16 @@ def test_a_nul_byte_in_a_path_is_an_error_result_as_in_mci_py(
     assert package.read_raw(name="a\x00b").text == "embedded null byte"
     assert package.read_any(name="/a\x00b").text == "File not found: /a\x00b"
     assert package.list_anywhere(name="/a\x00b").text == "embedded null byte"
+
+
+def test_a_directory_that_cannot_be_opened_is_named_resolved(
+    package: ModuleType, project: Path
+) -> None:
+    """As starting the command there said before the directory was opened first."""
+    missing = project / "data" / "nope"
+    assert package.list_in(name="data/./nope").text == (
+        f"[Errno 2] No such file or directory: '{missing}'"
+    )
+    assert package.list_in(name="data/kib.txt").text == (
+        f"[Errno 20] Not a directory: '{project / 'data' / 'kib.txt'}'"
+    )

@@ -77,9 +77,8 @@ class CheckedPath:
         path with every symlink resolved (the path itself when any path is allowed)."""
         try:
             descriptor = os.open(self.path, flags | os.O_CLOEXEC)
-        except (OSError, ValueError):
-            self.check_name()
-            raise
+        except OSError as error:  # named as resolved, once the policy allows the name
+            raise OSError(error.errno, error.strerror, self.check_name()) from None
         if self._base is None:
             return descriptor, self.path
         real = _descriptor_path(descriptor)
@@ -95,12 +94,9 @@ class CheckedPath:
         when the policy does not allow it."""
         if self._base is None:
             return self.path
-        try:
+        try:  # fails on a NUL byte, or a symlink swapped meanwhile
             real = os.path.realpath(self.path)
-        except (
-            OSError,
-            ValueError,
-        ) as error:  # a NUL byte; a symlink swapped meanwhile
+        except (OSError, ValueError) as error:
             raise PathRefused(str(error)) from None
         if not self._allows(real):
             raise PathRefused(_refusal(self.shown))
@@ -120,10 +116,16 @@ class CheckedPath:
         list (resolved only when needed: most paths lie in the base directory)."""
         base = self._base
         assert base is not None
-        return _inside(real, base) or any(
-            _inside(real, os.path.realpath(os.path.join(base, entry)))
-            for entry in self._allow_list
-        )
+        if _inside(real, base):
+            return True
+        for entry in self._allow_list:
+            try:
+                root = os.path.realpath(os.path.join(base, entry))
+            except (OSError, ValueError):
+                continue
+            if _inside(real, root):
+                return True
+        return False
 
 
 class WorkingDirectory(os.PathLike[str]):
