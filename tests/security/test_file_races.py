@@ -25,7 +25,7 @@ from mcigen.atomic_exchange import exchange
 
 from .path_tools import cli_tool, file_tool, package_of
 
-SECONDS = 1.5
+SECONDS = 1.0
 """How long each race runs."""
 
 TOOLS = [

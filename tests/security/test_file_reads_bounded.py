@@ -34,19 +34,20 @@ def too_large(shown: str, holds: str, limit: int) -> str:
     )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    data = tmp_path / "project" / "data"
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Read only by the tests: one package serves them all."""
+    data = tmp_path_factory.mktemp("bounded") / "project" / "data"
     data.mkdir(parents=True)
     with open(data / "huge.bin", "wb") as huge:
         huge.truncate(64 * MIB)  # sparse: no disk, but 64 MiB for whoever reads it
     (data / "kib.txt").write_text("k" * 1024, "utf-8")
     (data / "over.txt").write_text("o" * 1025 + "{{props.name}}", "utf-8")
     os.mkfifo(data / "fifo")
-    return tmp_path / "project"
+    return data.parent
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def package(project: Path) -> Iterator[ModuleType]:
     with package_of(project, TOOLS) as package:
         yield package
@@ -77,7 +78,8 @@ def test_the_limit_is_set_per_call_and_per_client(package: ModuleType) -> None:
 def test_row48_the_package_limit_refuses_what_mci_py_reads_whole(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    schema = write_schema(project, {"schemaVersion": "1.0", "tools": TOOLS[:1]})
+    document = {"schemaVersion": "1.0", "tools": TOOLS[:1]}
+    schema = write_schema(project, document, "small.mci.json")
     monkeypatch.chdir(project)  # where mci-py opens relative paths (row 16)
     call = {"tool": "readRaw", "props": {"name": "over.txt"}, "env": {}}
     (theirs,) = run_oracle(schema, [call])
