@@ -7,12 +7,13 @@ the path, with every symlink resolved, must lie inside the base directory or a
 directory of the allow list (relative entries are taken against the base directory
 too).
 
-The path is checked by its name first (mci-py's check, with its messages), then
-what was opened through it is checked again by the descriptor's own path, as the
-kernel resolved it (``/proc/self/fd/N``): a directory swapped for a symlink to
-elsewhere between the check and the open is refused, never read. A command starts
-in the directory opened and checked, not in whatever its name designates by then.
-Where the system has no ``/proc``, the check by name is the only one.
+What is checked is what was opened: the descriptor's own path, as the kernel
+resolved it (``/proc/self/fd/N``), so a directory swapped for a symlink to elsewhere
+while the path is used is refused, never read, and a command starts in the
+directory opened and checked, not in whatever its name designates by then. The
+name is checked instead (mci-py's check, with its messages) when opening fails, as
+mci-py refuses a path outside the policy before it looks for the file, and on
+systems without ``/proc``.
 """
 
 from __future__ import annotations
