@@ -42,11 +42,22 @@ def compile_schema(
         package, diagnostics = plan_schema(path, whitespace, mcp_mode)
         if package is None:
             return None, diagnostics
-        schema_dir = os.path.relpath(path.resolve().parent, out_dir.resolve())
-        options = ir.BuildOptions(name, Path(schema_dir).as_posix(), whitespace, policy)
+        schema_dir = _way_to(path.resolve().parent, out_dir.resolve())
+        options = ir.BuildOptions(name, schema_dir, whitespace, policy)
         files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
     return (None if diagnostics.has_errors else files), diagnostics
+
+
+def _way_to(schema_dir: Path, package_dir: Path) -> str:
+    """The schema's directory relative to the package's, ending in the directory's
+    name: were it only ``..`` steps, a package copied elsewhere would take some
+    ancestor of its own (``/`` at worst) for the schema's directory; this way it
+    finds no directory and says so (``runtime/paths.py``)."""
+    way = Path(os.path.relpath(schema_dir, package_dir))
+    if schema_dir.name and all(part == os.pardir for part in way.parts):
+        way = way / os.pardir / schema_dir.name
+    return way.as_posix()
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from .. import ir
 from ..diagnostics import Diagnostics
 from ..runtime.limits import Limits
 from . import enum_data, workers
+from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
@@ -75,10 +76,11 @@ def _emit(
         for group, members in sorted(groups.items())
     }
     no_models = GroupModels(frozenset(), "")
+    file_env = literal(file_env_names(package, options.policy.file_env))
 
     def group_module(group: str, models: GroupModels) -> str:
         label = _group_label(groups[group][0].tool)
-        return _group_module(label, views[group], models, source, options)
+        return _group_module(label, views[group], models, source, options, file_env)
 
     known: dict[str, str] = {}
     if making is not None:  # format the tools' functions while the models are made
@@ -206,11 +208,14 @@ def _group_module(
     models: GroupModels,
     source: Code,
     options: ir.BuildOptions,
+    file_env: Code,
 ) -> str:
+    """``file_env``: the names of the environment variables file templates see."""
     imports = group_imports(views) | models.imports
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
-        imports |= {("pathlib", "Path as _Path")}
+        imports |= {(".._runtime.paths", "schema_directory as _schema_directory")}
+    reads_files = any(view.kind == "file" for view in views)
     limits = None
     if any(view.kind in _LIMITED_KINDS for view in views):
         imports |= {(".._runtime.limits", "Limits as _Limits")}
@@ -230,6 +235,7 @@ def _group_module(
             "tools": views,
             "servers": [servers[function] for function in sorted(servers)],
             "schema_dir": literal(options.schema_dir) if uses_paths else None,
+            "file_env": file_env if reads_files else None,
             "limits": limits,
         },
     )

@@ -234,7 +234,7 @@ def _http_view(
         statements.extend(code(s) for s in made.statements)
         _add_helpers(view, made.helpers)
         if secret_env:
-            env_paths.extend(_env_paths(value))
+            env_paths.extend(env_paths_of(value))
         return code(made.expression)
 
     url = compiled(execution.url.raw, "url")
@@ -300,12 +300,12 @@ def _mcp_view(
         view.imports.update(_TEMPLATE_FAILURES)
 
 
-def _env_paths(value: object) -> list[tuple[str, ...]]:
-    """The env paths the strings in a JSON value read: their values are secrets."""
+def env_paths_of(value: object) -> list[tuple[str, ...]]:
+    """The env paths the strings in a JSON value read."""
     if isinstance(value, dict):
-        return [p for v in value.values() for p in _env_paths(v)]
+        return [p for v in value.values() for p in env_paths_of(v)]
     if isinstance(value, list):
-        return [p for v in value for p in _env_paths(v)]
+        return [p for v in value for p in env_paths_of(v)]
     if not isinstance(value, str):
         return []
     native = parse_native(value)

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cli_watchdog import kill_group, watch
+from .paths import WorkingDirectory
 from .results import ToolResult, error_result, text_result
 
 
 @dataclass(frozen=True, slots=True)
 class CliCall:
     argv: list[str]
-    cwd: str | None
+    cwd: WorkingDirectory | None
+    """Opened and checked: the command starts in it; closed once it has started."""
     timeout_s: float
 
 
@@ -36,6 +38,9 @@ def run_cli(call: CliCall) -> ToolResult:
         process = subprocess.Popen(call.argv, cwd=call.cwd, **_SPAWN)
     except OSError as error:
         return error_result(str(error))
+    finally:
+        if call.cwd is not None:
+            call.cwd.close()
     # The watchdog kills the group: communicate(timeout=...) would poll for the exit
     # with sleeps, which costs about a millisecond on every call of a quick command.
     deadline = watch(process.pid, call.timeout_s)
@@ -57,6 +62,9 @@ async def run_cli_async(call: CliCall) -> ToolResult:
         )
     except OSError as error:
         return error_result(str(error))
+    finally:
+        if call.cwd is not None:
+            call.cwd.close()
     try:
         async with asyncio.timeout(call.timeout_s):  # no task of its own, as wait_for
             stdout, stderr = await process.communicate()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from pathlib import Path as _Path
 from typing import Any
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
@@ -20,12 +19,13 @@ from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import value_or_none as _value_or_none
 from .._runtime.paths import PathRefused as _PathRefused
 from .._runtime.paths import checked_path as _checked_path
+from .._runtime.paths import schema_directory as _schema_directory
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.validation import validate_input as _validate_input
 
-_BASE_DIR = str((_Path(__file__).parent.parent / "../../examples").resolve())
-"""The schema's directory: relative paths of file tools are taken against it."""
+_BASE_DIR = _schema_directory(__file__, "../../examples")
+"""The schema's directory: relative paths of file and cli tools are taken against it."""
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -68,7 +68,9 @@ def _prepare_search_code(
         flag_2 = _value_or_none(context, ("props", "max_count"))
         if flag_2 is not None:
             argv += ["--max-count", str(flag_2)]
-        cwd: str | None = _checked_path(f"{cwd_1}", _BASE_DIR, False, ("./runbooks",))
+        cwd = _checked_path(
+            f"{cwd_1}", _BASE_DIR, False, ("./runbooks",)
+        ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _CliCall(argv, cwd, 10.0)
@@ -147,7 +149,7 @@ def _prepare_count_lines(
     try:
         arg_1_1 = props["file"]
         argv: list[str] = ["wc", "-l", f"{arg_1_1}"]
-        cwd: str | None = _checked_path(".", _BASE_DIR, False, ("./runbooks",))
+        cwd = _checked_path(".", _BASE_DIR, False, ("./runbooks",)).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _CliCall(argv, cwd, 2.0)

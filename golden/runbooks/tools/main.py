@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from pathlib import Path as _Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictStr
@@ -18,13 +17,18 @@ from .._runtime.limits import Limits as _Limits
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.paths import PathRefused as _PathRefused
 from .._runtime.paths import checked_path as _checked_path
+from .._runtime.paths import schema_directory as _schema_directory
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
-_BASE_DIR = str((_Path(__file__).parent.parent / "../../examples").resolve())
-"""The schema's directory: relative paths of file tools are taken against it."""
+_BASE_DIR = _schema_directory(__file__, "../../examples")
+"""The schema's directory: relative paths of file and cli tools are taken against it."""
+
+_FILE_ENV: tuple[str, ...] = ()
+"""The environment variables a file's template may read: the ones the schema names,
+and the ones the build allows (--file-env)."""
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -62,8 +66,8 @@ def _invoke_restart_runbook(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         path = "./runbooks/restart.md"
-        resolved = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(path, resolved, context, True, "compat")
+        checked = _checked_path(path, _BASE_DIR, False, ())
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, True, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -130,8 +134,8 @@ def _invoke_deploy_checklist(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         path = "runbooks/checklist.txt"
-        resolved = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(path, resolved, context, False, "compat")
+        checked = _checked_path(path, _BASE_DIR, False, ())
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -169,8 +173,8 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
     try:
         value_1 = props["file"]
         path = f"runbooks/{value_1}"
-        resolved = _checked_path(path, _BASE_DIR, False, ("./runbooks",))
-        text = _file_contents(path, resolved, context, False, "compat")
+        checked = _checked_path(path, _BASE_DIR, False, ("./runbooks",))
+        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)

@@ -1,39 +1,211 @@
-"""The path policy of file tools (and cli working directories), checked right before use.
+"""The path policy of file tools (and cli working directories), checked on what is opened.
 
-A relative path is taken against the base directory (the schema's directory), both
-to check it and to use it. Unless the tool enables any path, the path, with every
-symlink resolved, must lie inside the base directory or a directory of the allow
-list (relative entries are taken against the base directory too).
+A relative path is taken against the base directory: the schema's directory, or the
+one ``Client(base_dir=...)`` or the environment variable ``MCIGEN_BASE_DIR`` names
+(a relative one against the current directory). Unless the tool enables any path,
+the path, with every symlink resolved, must lie inside the base directory or a
+directory of the allow list (relative entries are taken against the base directory
+too).
+
+What is checked is what was opened: the descriptor's own path, as the kernel
+resolved it (``/proc/self/fd/N``), so a directory swapped for a symlink to elsewhere
+while the path is used is refused, never read, and a command starts in the
+directory opened and checked, not in whatever its name designates by then. The
+name is checked instead (mci-py's check, with its messages) when opening fails, as
+mci-py refuses a path outside the policy before it looks for the file, and on
+systems without ``/proc``.
 """
 
 from __future__ import annotations
 
 import os
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import TracebackType
 
 BASE_DIR_OVERRIDE: ContextVar[str | None] = ContextVar("base_dir", default=None)
 """A base directory that replaces the schema's for the calls made in this context:
 what ``Client(base_dir=...)`` sets around each call."""
 
+BASE_DIR_VARIABLE = "MCIGEN_BASE_DIR"
+"""The environment variable that replaces the schema's directory (read at each call)."""
+
 
 class PathRefused(Exception):
-    """A path outside what the tool may touch; the message names it."""
+    """A path the tool may not, or cannot, use; the message says why."""
+
+
+def schema_directory(module_file: str, way: str) -> str | None:
+    """The schema's directory for the generated module at ``module_file``: ``way``
+    (a POSIX path) from the package's directory, symlinks resolved; None when that
+    way climbs above the file system's root (the package was moved away from its
+    schema)."""
+    package = os.path.realpath(os.path.join(os.path.dirname(module_file), os.pardir))
+    depth = package.rstrip(os.sep).count(os.sep)
+    for part in way.split("/"):
+        if part == os.pardir:
+            depth -= 1
+        elif part not in ("", os.curdir):
+            depth += 1
+        if depth < 0:
+            return None
+    return os.path.realpath(os.path.join(package, way))
+
+
+class CheckedPath:
+    """A path under a tool's policy: what is opened through it is checked on the
+    descriptor; the name is checked when opening fails (mci-py refuses a path
+    outside the policy before it looks for the file) or the system cannot say what
+    a descriptor designates."""
+
+    __slots__ = ("path", "shown", "_base", "_allow_list")
+
+    def __init__(
+        self, path: str, shown: str, base: str | None, allow_list: tuple[str, ...]
+    ) -> None:
+        self.path = path
+        """Absolute, unless any path is allowed (then as given, against the base)."""
+        self.shown = shown
+        """The path as the tool's template produced it, for messages."""
+        self._base = base
+        """The base directory, resolved; None when any path is allowed."""
+        self._allow_list = allow_list
+
+    def open(self, flags: int) -> tuple[int, str]:
+        """A descriptor of what the path designates, opened with ``flags``, and its
+        path with every symlink resolved (the path itself when any path is allowed)."""
+        try:
+            descriptor = os.open(self.path, flags | os.O_CLOEXEC)
+        except OSError as error:  # named as resolved, once the policy allows the name
+            raise OSError(error.errno, error.strerror, self.check_name()) from None
+        if self._base is None:
+            return descriptor, self.path
+        real = _descriptor_path(descriptor)
+        if real is None:
+            return descriptor, self.check_name()
+        if not self._allows(real):
+            os.close(descriptor)
+            raise PathRefused(_refusal(self.shown))
+        return descriptor, real
+
+    def check_name(self) -> str:
+        """The path with every symlink resolved as it is now; :class:`PathRefused`
+        when the policy does not allow it."""
+        if self._base is None:
+            return self.path
+        try:  # fails on a NUL byte, or a symlink swapped meanwhile
+            real = os.path.realpath(self.path)
+        except (OSError, ValueError) as error:
+            raise PathRefused(str(error)) from None
+        if not self._allows(real):
+            raise PathRefused(_refusal(self.shown))
+        return real
+
+    def working_directory(self) -> WorkingDirectory:
+        """The directory at the path, opened and checked, for a command to start in."""
+        flags = os.O_DIRECTORY | getattr(os, "O_PATH", os.O_RDONLY)
+        try:
+            descriptor, _ = self.open(flags)
+        except (OSError, ValueError) as error:  # what starting the command would say
+            raise PathRefused(str(error)) from None
+        return WorkingDirectory(descriptor, self.path)
+
+    def _allows(self, real: str) -> bool:
+        """Whether ``real`` lies in the base directory or a directory of the allow
+        list (resolved only when needed: most paths lie in the base directory)."""
+        base = self._base
+        assert base is not None
+        if _inside(real, base):
+            return True
+        for entry in self._allow_list:
+            try:
+                root = os.path.realpath(os.path.join(base, entry))
+            except (OSError, ValueError):
+                continue
+            if _inside(real, root):
+                return True
+        return False
+
+
+class WorkingDirectory(os.PathLike[str]):
+    """An opened, checked directory: given as a process's ``cwd``, the process starts
+    in this very directory (the child changes into ``/proc/self/fd/N`` before it
+    closes the descriptor). Close it once the process has started."""
+
+    __slots__ = ("_descriptor", "_spawn_path")
+
+    def __init__(self, descriptor: int, path: str) -> None:
+        self._descriptor = descriptor
+        by_descriptor = f"/proc/self/fd/{descriptor}"
+        self._spawn_path = by_descriptor if os.path.isdir(by_descriptor) else path
+
+    def __fspath__(self) -> str:
+        return self._spawn_path
+
+    def close(self) -> None:
+        if self._descriptor >= 0:
+            os.close(self._descriptor)
+            self._descriptor = -1
+
+    def __enter__(self) -> WorkingDirectory:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def checked_path(
-    path: str, base_dir: str, enable_any_paths: bool, allow_list: tuple[str, ...]
-) -> str:
-    """The absolute path ``path`` designates, or :class:`PathRefused` when it is not allowed."""
-    base_dir = BASE_DIR_OVERRIDE.get() or base_dir
-    target = os.path.join(base_dir, path)
-    if enable_any_paths:
-        return target
-    real = os.path.realpath(target)
-    for root in (base_dir, *allow_list):
-        allowed = os.path.realpath(os.path.join(base_dir, root))
-        if real == allowed or real.startswith(allowed.rstrip(os.sep) + os.sep):
-            return real
-    raise PathRefused(
+    path: str, base_dir: str | None, enable_any_paths: bool, allow_list: tuple[str, ...]
+) -> CheckedPath:
+    """``path`` under the tool's policy, against the base directory.
+
+    ``base_dir`` is the schema's directory, resolved (None: it cannot be found from
+    where the package is). Raises :class:`PathRefused` when the base directory is
+    needed and missing.
+    """
+    if enable_any_paths and os.path.isabs(path):  # no directory is consulted
+        return CheckedPath(path, path, None, ())
+    base = _base_directory(base_dir)
+    target = os.path.join(base, path)
+    return CheckedPath(target, path, None if enable_any_paths else base, allow_list)
+
+
+def _base_directory(schema_dir: str | None) -> str:
+    chosen = BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
+    if chosen:
+        return os.path.realpath(chosen)
+    if schema_dir is None or not os.path.isdir(schema_dir):
+        where = schema_dir or "above the file system's root"
+        raise PathRefused(
+            f"The schema's directory ({where}) does not exist where the package "
+            "runs, so its relative paths cannot be resolved; name the directory "
+            f"with Client(base_dir=...) or the environment variable {BASE_DIR_VARIABLE}"
+        )
+    return schema_dir
+
+
+def _inside(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _descriptor_path(descriptor: int) -> str | None:
+    """The path of what ``descriptor`` designates, as the kernel resolved it; None
+    where the system does not say."""
+    try:
+        return os.readlink(f"/proc/self/fd/{descriptor}")
+    except OSError:
+        return None
+
+
+def _refusal(shown: str) -> str:
+    return (
         "File path access outside context directory and allow-list is not allowed "
-        f"unless enableAnyPaths is true. Path: {path}"
+        f"unless enableAnyPaths is true. Path: {shown}"
     )
