@@ -55,10 +55,10 @@ def schema_of(*tools: dict[str, Any]) -> dict[str, Any]:
 
 
 @contextmanager
-def built_package(schema: Path, out_dir: Path) -> Iterator[ModuleType]:
-    """Build ``schema`` into ``out_dir`` with the real command, import the package, and
-    forget it (sys.path and sys.modules) afterwards."""
-    result = run_mcigen("build", schema, "-o", out_dir)
+def built_package(schema: Path, out_dir: Path, *options: str) -> Iterator[ModuleType]:
+    """Build ``schema`` into ``out_dir`` with the real command (and build ``options``),
+    import the package, and forget it (sys.path and sys.modules) afterwards."""
+    result = run_mcigen("build", schema, "-o", out_dir, *options)
     assert result.returncode == 0, result.stderr
     sys.path.insert(0, str(out_dir.parent))
     try:

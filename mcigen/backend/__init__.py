@@ -220,6 +220,7 @@ def _group_module(
             "servers": [servers[function] for function in sorted(servers)],
             "schema_dir": literal(options.schema_dir) if uses_paths else None,
             "limits": limits,
+            "cli_env": literal(options.policy.cli_env),
         },
     )
 
