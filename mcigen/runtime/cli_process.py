@@ -30,7 +30,7 @@ _REAP_S = 0.5
 
 
 class Running:
-    """A command started with ``stdout`` and ``stderr`` piped, in a session of its own."""
+    """A command started with stdout and stderr piped, in a session of its own."""
 
     def __init__(
         self, process: subprocess.Popen[bytes], timeout_s: float, limit: int
@@ -123,7 +123,7 @@ class Running:
 
 
 def _exit_fd(pid: int) -> int | None:
-    """A descriptor that becomes readable when ``pid`` exits, where the system has one."""
+    """A descriptor that becomes readable when ``pid`` exits, if the system has one."""
     pidfd_open = getattr(os, "pidfd_open", None)
     if pidfd_open is None:
         return None

@@ -3,10 +3,10 @@
 A command's process group is killed when it times out, but a child that left the
 group (``setsid sleep 30 &``, or a shell's job control) survives and keeps the pipe
 open. Such a child is found by its open descriptors (``/proc/PID/fd`` on Linux): a
-process of another session than this one that holds one of the command's pipes
-for writing can only descend from the command (this process's own forks share its
-session), and is killed. Where ``/proc`` does not exist nothing is found; the call still ends
-at its deadline.
+process of another session than this one that holds one of the command's pipes for
+writing can only descend from the command (this process's own forks share its
+session), and is killed. Where ``/proc`` does not exist nothing is found; the call
+still ends at its deadline.
 """
 
 from __future__ import annotations

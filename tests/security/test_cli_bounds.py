@@ -361,11 +361,16 @@ def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
             result = package.run(command="echo", arg=str(index))
         return result.isError, result.text.splitlines()[0][:16]
 
+    async def flood() -> Any:
+        with limited(cli_output=4096):
+            return await package.flood_async()
+
     async def tasks() -> list[Any]:
         return list(
             await asyncio.gather(
                 *(package.run_async(command="echo", arg=str(i)) for i in range(40)),
                 package.escape_async(),
+                flood(),
             )
         )
 
@@ -379,8 +384,9 @@ def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
             assert (is_error, first) == (True, "Command stopped:")
         else:
             assert (is_error, first) == (False, str(index))
-    assert [r.text for r in in_tasks[:-1]] == [f"{i}\n" for i in range(40)]
-    assert "killed 1 process(es)" in in_tasks[-1].text
+    assert [r.text for r in in_tasks[:40]] == [f"{i}\n" for i in range(40)]
+    assert "killed 1 process(es)" in in_tasks[40].text
+    assert in_tasks[41].metadata["stdout"] == "y\n" * 2048
     assert not _sleepers(ESCAPED)
     assert len(os.listdir("/proc/self/fd")) == fds
     assert threading.active_count() == threads

@@ -35,8 +35,9 @@ def refusal(argv: list[str], operands: tuple[Operand, ...]) -> str | None:
         shown = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
         return (
             f"Refused: '{name}' is {shown!r}, which starts with '-': {argv[0]!r} "
-            f"would read argument {index} as an option rather than as the "
-            f"value of '{name}'. Values starting with '-' are refused here unless the tool's args put '--' "
-            'before it or its cli execution sets "allowOptionLikeArgs": true'
+            f"would read argument {index} as an option rather than as the value "
+            f"of '{name}'. Values starting with '-' are refused here unless the "
+            "tool's args put '--' before it or its cli execution sets "
+            '"allowOptionLikeArgs": true'
         )
     return None
