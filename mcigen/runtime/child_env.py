@@ -22,9 +22,10 @@ user's home, the locale, the time zone and the place for temporary files."""
 
 
 def minimal_base() -> dict[str, str]:
+    environ = os.environ  # its names only are walked: decoding every value costs more
     return {
-        name: value
-        for name, value in os.environ.items()
+        name: environ[name]
+        for name in environ
         if name in BASE_NAMES or name.startswith("LC_")
     }
 
