@@ -173,7 +173,7 @@ def _over_limit(run: Running) -> ToolResult:
     ]
     message = (
         f"Command stopped: its {' and '.join(cut)} passed the cli_output limit of "
-        f"{limit} bytes. Kept the last {limit} bytes of each (dropped: "
+        f"{limit} bytes. Kept at most the last {limit} bytes of each (dropped: "
         f"{run.stdout.dropped} bytes of stdout, {run.stderr.dropped} of stderr); "
         "its stdout follows.\n"
     )
