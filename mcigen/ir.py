@@ -65,6 +65,8 @@ class CliExecution:
     flags: tuple[CliFlag, ...]
     cwd: str | None
     timeout_ms: int
+    allow_option_like_args: bool = False
+    """``allowOptionLikeArgs``: a value starting with '-' may fill an operand."""
 
 
 @dataclass(frozen=True)

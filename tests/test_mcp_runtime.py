@@ -284,10 +284,14 @@ def test_env_reaches_the_stdio_server() -> None:
             call_mcp_tool(server, "get-env", {"name": "MCIGEN_TEST_TOKEN"}).text
             == "s3cr3t value"
         )
-        # Added to our environment, not instead of it.
+        # Added to the minimal base (PATH, HOME, locale, ...), not to all of ours.
         assert (
             call_mcp_tool(server, "get-env", {"name": "MCIGEN_TEST_INHERITED"}).text
-            == "from parent"
+            == "<unset>"
+        )
+        assert (
+            call_mcp_tool(server, "get-env", {"name": "PATH"}).text
+            == os.environ["PATH"]
         )
         assert (
             call_mcp_tool(STDIO, "get-env", {"name": "MCIGEN_TEST_TOKEN"}).text

@@ -237,6 +237,7 @@ def _group_module(
             "schema_dir": literal(options.schema_dir) if uses_paths else None,
             "file_env": file_env if reads_files else None,
             "limits": limits,
+            "cli_env": literal(options.policy.cli_env),
         },
     )
 

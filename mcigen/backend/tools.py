@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ir
-from ..runtime.template_ast import references
+from ..runtime.template_ast import PathRef, Placeholder, references
 from ..runtime.template_compiler import (
     CompiledText,
     compile_structure,
@@ -63,6 +63,8 @@ class CliView:
     flags: list[CliFlagView]
     cwd: Code | None
     timeout: Code
+    operands: Code | None = None
+    """The arguments a property fills whole, as ``cli_args.Operand`` tuples."""
 
 
 @dataclass
@@ -202,7 +204,15 @@ def _cli_view(
     ]
     view.policy = _policy_arguments(planned)
     timeout = execution.timeout_ms / 1000 if execution.timeout_ms > 0 else 30.0
-    view.cli = CliView(statements, argv, flags, cwd, literal(timeout))
+    operands = _operands(planned.tool, execution)
+    view.cli = CliView(
+        statements,
+        argv,
+        flags,
+        cwd,
+        literal(timeout),
+        literal(operands) if operands else None,
+    )
     view.needs_context = bool(flags)
     view.awaits = True
     view.imports.update(_PATH_FAILURES)
@@ -217,6 +227,35 @@ def _cli_view(
         view.imports.add((".._runtime.lookup", "value_or_none as _value_or_none"))
     if cwd:
         view.imports.add((".._runtime.paths", "checked_path as _checked_path"))
+
+
+def _operands(
+    tool: ir.Tool, execution: ir.CliExecution
+) -> tuple[tuple[int, str, bool], ...]:
+    """The arguments before any ``--`` that one placeholder reading a property
+    fills whole: (argv index, property, whether it is a number), unless the schema
+    allows values that look like options there."""
+    if execution.allow_option_like_args:
+        return ()
+    declared = _declared(tool)
+    operands = []
+    for index, arg in enumerate(execution.args, start=1):
+        if arg == "--":
+            break
+        nodes = parse_template(arg).nodes
+        if len(nodes) != 1 or not isinstance(nodes[0], Placeholder):
+            continue
+        paths = [a for a in nodes[0].alternatives if isinstance(a, PathRef)]
+        read = next((p for p in paths if p.root in ("props", "input")), None)
+        if read is None:
+            continue
+        name = read.parts[1] if len(read.parts) > 1 else read.root
+        schema = declared.get(name) if len(read.parts) == 2 else None
+        kind = schema.get("type") if isinstance(schema, dict) else None
+        kinds = kind if isinstance(kind, list) else [kind]
+        numeric = all(k in ("integer", "number") for k in kinds)
+        operands.append((index, name, numeric))
+    return tuple(operands)
 
 
 def _http_view(

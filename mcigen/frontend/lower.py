@@ -144,6 +144,7 @@ class _Lowering:
             ),
             cwd=config.get("cwd"),
             timeout_ms=config.get("timeout_ms", DEFAULT_TIMEOUT_MS),
+            allow_option_like_args=config.get("allowOptionLikeArgs", False),
         )
 
     def templated(

@@ -16,6 +16,7 @@ from .checks import (
     Obj,
     ObjectCheck,
     OrNull,
+    Rule,
     Str,
     Tagged,
 )
@@ -105,10 +106,33 @@ FILTERING: dict[str, Check] = {
 
 
 def _execution(
-    kind: str, required: dict[str, Check], optional: dict[str, Check]
+    kind: str,
+    required: dict[str, Check],
+    optional: dict[str, Check],
+    rules: tuple[Rule, ...] = (),
 ) -> Obj:
     return Obj(
-        f"{kind} execution", required={"type": TEXT, **required}, optional=optional
+        f"{kind} execution",
+        required={"type": TEXT, **required},
+        optional=optional,
+        rules=rules,
+    )
+
+
+def _flags_after_separator(ctx: Context, at: At, value: dict[str, object]) -> None:
+    """MCI appends flags after args: behind a '--' they are operands, not options."""
+    args, flags = value.get("args"), value.get("flags")
+    if not isinstance(args, list) or "--" not in args:
+        return
+    if not isinstance(flags, dict) or not flags:
+        return
+    names = ", ".join(f"'{name}'" for name in flags)
+    ctx.warning(
+        at.field("args").item(args.index("--")),
+        f"'--' ends the options, but MCI appends flags ({names}) after args, so "
+        "the command would read them as operands. Drop '--' (a value starting "
+        "with '-' that fills an operand is refused at call time anyway), or pass "
+        "the value through an option (grep's '-e PATTERN')",
     )
 
 
@@ -191,7 +215,9 @@ EXECUTION = Tagged(
                 "flags": OrNull(MapOf(FLAG)),
                 "cwd": OrNull(TEMPLATED),
                 "timeout_ms": TIMEOUT,
+                "allowOptionLikeArgs": Bool(),
             },
+            rules=(_flags_after_separator,),
         ),
         "file": _execution("file", {"path": TEMPLATED}, {"enableTemplating": Bool()}),
         "text": _execution("text", {"text": Str(template=TemplateMode.DIRECTIVES)}, {}),

@@ -13,9 +13,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-from ..conftest import run_mcigen
+from ..conftest import built_package, run_mcigen, schema_of, write_schema
 
 CANARY = "MCIGEN_PWNED"
 """The builtins entry an injected payload would set if any of it ever ran."""
@@ -114,3 +115,17 @@ def every_module_imported(package: str) -> Iterator[ModuleType]:
     finally:
         for module in [m for m in sys.modules if m.split(".")[0] == package]:
             del sys.modules[module]
+
+
+def built_from_tools(
+    factory: pytest.TempPathFactory,
+    name: str,
+    tools: list[dict[str, Any]],
+    *options: str,
+) -> Iterator[ModuleType]:
+    """The package ``name`` built (with build ``options``) from a schema of ``tools``
+    in a directory of its own, imported while the generator runs: a fixture's body."""
+    directory = factory.mktemp(name)
+    schema = write_schema(directory, schema_of(*tools), f"{name}.mci.json")
+    with built_package(schema, directory / name, *options) as package:
+        yield package

@@ -1,19 +1,34 @@
 """Running the command of a cli tool: argv as a list (never a shell), sync or async.
 
-A timed-out command is killed with its whole process group. Output is decoded as
-UTF-8 with universal newlines, and results carry mci-py's message and metadata.
+Every call is bounded. It ends at its deadline whatever still holds the output
+pipes: the command's process group is killed, and so is every process that left
+the group but kept the pipes open (see :mod:`.cli_survivors`). Of stdout and of
+stderr the last ``cli_output`` bytes are kept (see :mod:`.limits`); a command whose
+output passes that is stopped at once. A command line holding a NUL byte, or an
+option where a property fills an operand, does not run (see :mod:`.cli_args`).
+Output is decoded as UTF-8 with universal newlines, and results carry mci-py's
+message and metadata.
 """
 
 from __future__ import annotations
 
-import signal
+import select
 import subprocess
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cli_watchdog import kill_group, watch
+from .child_env import child_env
+from .cli_args import Operand, refusal
+from .cli_process import Running
+from .limits import Limits, active
 from .paths import WorkingDirectory
 from .results import ToolResult, error_result, text_result
+
+_EXIT_POLL_S = 0.001
+"""Where no pidfd tells the exit, how often a runner looks for it once the pipes
+have closed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +37,14 @@ class CliCall:
     cwd: WorkingDirectory | None
     """Opened and checked: the command starts in it; closed once it has started."""
     timeout_s: float
+    limits: Limits
+    """The package's limits; the call's own are resolved when it starts."""
+    env: Mapping[str, Any]
+    """The environment the call's templates read."""
+    env_mode: str
+    """The build's ``--cli-env``: what a command called with ``os.environ`` sees."""
+    operands: tuple[Operand, ...] = ()
+    """The arguments a property fills whole (refused when they look like options)."""
 
 
 _SPAWN: dict[str, Any] = {
@@ -33,71 +56,157 @@ _SPAWN: dict[str, Any] = {
 """How both runners start a command: no input, output captured, in a new session."""
 
 
-def run_cli(call: CliCall) -> ToolResult:
+def _start(call: CliCall) -> Running | ToolResult:
     try:
-        process = subprocess.Popen(call.argv, cwd=call.cwd, **_SPAWN)
-    except OSError as error:
-        return error_result(str(error))
-    finally:
-        if call.cwd is not None:
-            call.cwd.close()
-    # The watchdog kills the group: communicate(timeout=...) would poll for the exit
-    # with sleeps, which costs about a millisecond on every call of a quick command.
-    deadline = watch(process.pid, call.timeout_s)
-    try:
-        stdout, stderr = process.communicate()
-    finally:
-        deadline.cancel()
-    if deadline.fired and process.returncode == -signal.SIGKILL:
-        return _timed_out(call)
-    return _finish(stdout, stderr, process.returncode)
-
-
-async def run_cli_async(call: CliCall) -> ToolResult:
-    import asyncio  # here: a package that never awaits a command does not load it
-
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *call.argv, cwd=call.cwd, **_SPAWN
+        refused = refusal(call.argv, call.operands)
+        if refused is not None:
+            return error_result(refused)
+        process = subprocess.Popen(
+            call.argv, cwd=call.cwd, env=child_env(call.env, call.env_mode), **_SPAWN
         )
     except OSError as error:
         return error_result(str(error))
+    except ValueError as error:  # a NUL byte or an '=' in the environment
+        return error_result(f"Cannot start the command: {error}")
     finally:
         if call.cwd is not None:
             call.cwd.close()
+    return Running(process, call.timeout_s, active(call.limits).cli_output)
+
+
+def run_cli(call: CliCall) -> ToolResult:
+    started = _start(call)
+    if isinstance(started, ToolResult):
+        return started
+    run = started
     try:
-        async with asyncio.timeout(call.timeout_s):  # no task of its own, as wait_for
-            stdout, stderr = await process.communicate()
+        poller = select.poll()
+        for fd in run.waiting:
+            poller.register(fd, select.POLLIN)
+        while not run.done and (left := run.left()) > 0:
+            for fd, _ in poller.poll(left * 1000):
+                run.ready(fd)
+                if fd not in run.waiting:
+                    poller.unregister(fd)
+        if run.exit_fd is None:  # no pidfd: wait for the exit now
+            while not run.over_limit and run.exit_code() is None and run.left() > 0:
+                time.sleep(_EXIT_POLL_S)
+    except BaseException:
+        run.stop()
+        raise
+    return _outcome(call, run)
+
+
+async def run_cli_async(call: CliCall) -> ToolResult:
+    started = _start(call)
+    if isinstance(started, ToolResult):
+        return started
+    run = started
+    try:
+        await _until_done(run)
+    except BaseException:  # cancelled: nothing of the command outlives the call
+        run.stop()
+        raise
+    return _outcome(call, run)
+
+
+async def _until_done(run: Running) -> None:
+    """Read the command's output until it is done or its deadline has passed."""
+    import asyncio  # here: a package that never awaits a command does not load it
+
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
+
+    def on_ready(fd: int) -> None:
+        run.ready(fd)
+        if fd not in run.waiting:
+            loop.remove_reader(fd)
+        if run.done and not finished.done():
+            finished.set_result(None)
+
+    for fd in run.waiting:
+        loop.add_reader(fd, on_ready, fd)
+    try:
+        async with asyncio.timeout(max(run.left(), 0)):
+            await finished
+            while not run.over_limit and run.exit_code() is None:  # no pidfd
+                await asyncio.sleep(_EXIT_POLL_S)
     except TimeoutError:
-        kill_group(process.pid)
-        await process.wait()
-        return _timed_out(call)
-    assert process.returncode is not None  # communicate() waited for the exit
-    return _finish(stdout, stderr, process.returncode)
+        pass
+    finally:
+        for fd in run.waiting:
+            loop.remove_reader(fd)
 
 
-def _timed_out(call: CliCall) -> ToolResult:
+def _outcome(call: CliCall, run: Running) -> ToolResult:
+    if run.over_limit:
+        run.stop()
+        return _over_limit(run)
+    code = run.exit_code()
+    if run.waiting or code is None:  # the deadline came first
+        return _timed_out(call, code, run.stop())
+    run.close()
+    run.process.wait()  # it has exited: this reaps it at once
+    return _finish(run, code)
+
+
+def _timed_out(call: CliCall, code: int | None, survivors: list[int]) -> ToolResult:
+    message = f"Command '{call.argv}' timed out after {call.timeout_s:g} seconds"
+    if code is not None:
+        message += (
+            f": it exited with code {code}, but processes it started kept its "
+            "output open"
+        )
+    if not survivors:
+        return error_result(message)
+    pids = ", ".join(map(str, survivors))
+    message += (
+        f"; killed {len(survivors)} process(es) that had left its process group "
+        f"and still held its output (pid {pids})"
+    )
+    return error_result(message, {"killed_pids": survivors})
+
+
+def _over_limit(run: Running) -> ToolResult:
+    stdout, stderr = run.stdout.text(), run.stderr.text()
+    limit = run.stdout.limit
+    cut = [
+        name
+        for name, tail in (("stdout", run.stdout), ("stderr", run.stderr))
+        if tail.dropped
+    ]
+    message = (
+        f"Command stopped: its {' and '.join(cut)} passed the cli_output limit of "
+        f"{limit} bytes. Kept at most the last {limit} bytes of each (dropped: "
+        f"{run.stdout.dropped} bytes of stdout, {run.stderr.dropped} of stderr); "
+        "its stdout follows.\n"
+    )
     return error_result(
-        f"Command '{call.argv}' timed out after {call.timeout_s:g} seconds"
+        message + stdout,
+        {
+            **_metadata(run.process.returncode, stdout, stderr),
+            "stdout": stdout,
+            "stdout_truncated_bytes": run.stdout.dropped,
+            "stderr_truncated_bytes": run.stderr.dropped,
+        },
     )
 
 
-def _text(data: bytes) -> str:
-    """What ``subprocess.run(..., text=True)`` gives: UTF-8, universal newlines."""
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _finish(stdout_data: bytes, stderr_data: bytes, code: int) -> ToolResult:
-    try:
-        stdout, stderr = _text(stdout_data), _text(stderr_data)
-    except UnicodeDecodeError as error:
-        return error_result(str(error))
-    metadata: dict[str, Any] = {
+def _metadata(code: int | None, stdout: str, stderr: str) -> dict[str, Any]:
+    return {
         "exit_code": code,
         "stdout_bytes": len(stdout.encode()),
         "stderr_bytes": len(stderr.encode()),
         "stderr": stderr,
     }
+
+
+def _finish(run: Running, code: int) -> ToolResult:
+    try:
+        stdout, stderr = run.stdout.text(), run.stderr.text()
+    except UnicodeDecodeError as error:
+        return error_result(str(error))
+    metadata = _metadata(code, stdout, stderr)
     if code == 0:
         return text_result(stdout, metadata)
     message = f"Command exited with code {code}" + (f": {stderr}" if stderr else "")

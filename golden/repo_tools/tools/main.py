@@ -61,7 +61,7 @@ def _prepare_search_code(
     try:
         arg_3_1 = props["pattern"]
         cwd_1 = props["path"]
-        argv: list[str] = ["grep", "-r", "-n", "--", f"{arg_3_1}", "."]
+        argv: list[str] = ["grep", "-r", "-n", "-e", f"{arg_3_1}", "."]
         flag_1 = _value_or_none(context, ("props", "ignore_case"))
         if flag_1:
             argv.append("-i")
@@ -73,7 +73,7 @@ def _prepare_search_code(
         ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 10.0)
+    return _CliCall(argv, cwd, 10.0, _LIMITS, env, "inherit")
 
 
 def _invoke_search_code(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -152,7 +152,7 @@ def _prepare_count_lines(
         cwd = _checked_path(".", _BASE_DIR, False, ("./runbooks",)).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 2.0)
+    return _CliCall(argv, cwd, 2.0, _LIMITS, env, "inherit", ((2, "file", False),))
 
 
 def _invoke_count_lines(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -201,7 +201,7 @@ def _prepare_utc_now(
         cwd = None
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 30.0)
+    return _CliCall(argv, cwd, 30.0, _LIMITS, env, "inherit")
 
 
 def _invoke_utc_now(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:

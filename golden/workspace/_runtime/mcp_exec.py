@@ -28,6 +28,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from .child_env import over_base
 from .results import (
     AudioContent,
     Content,
@@ -182,7 +183,7 @@ async def _open_transport(server: McpServerParams, stack: AsyncExitStack) -> Any
     params = StdioServerParameters(
         command=server.command,
         args=list(server.args),
-        env={**os.environ, **dict(server.env)},
+        env=over_base(dict(server.env)),  # not the host's secrets: see .child_env
     )
     return await stack.enter_async_context(stdio_client(params, errlog=_errlog()))
 
