@@ -8,7 +8,9 @@ Its tools take ``depth`` and answer a result nested that deep in one place each:
 ``deep_structured`` in ``structuredContent``, ``deep_meta`` in ``_meta``,
 ``deep_content`` in a content item of a kind no client knows, ``deep_text`` as the
 text of a text item (a string: harmless to any client). ``shallow`` answers
-``ok``, to show the session still serves after a deep answer.
+``ok``, to show the session still serves after a deep answer. Each answer to a call
+comes after a stray line of log on stdout, as careless servers write one (a client
+skips it).
 """
 
 from __future__ import annotations
@@ -76,7 +78,10 @@ def answer(message: dict[str, Any]) -> str | None:
 
 def main() -> None:
     for line in sys.stdin:
-        reply = answer(json.loads(line))
+        message = json.loads(line)
+        reply = answer(message)
+        if message.get("method") == "tools/call":
+            sys.stdout.write("calling a tool\n")
         if reply is not None:
             sys.stdout.write(reply + "\n")
             sys.stdout.flush()
