@@ -340,7 +340,10 @@ def test_oauth2_token_is_fetched_once_and_cached(
         "scope": ["read write"],
     }
     denied = _call(invokers, "oauth", {}, {**ENV, "CLIENT_SECRET": "wrong-secret-x"})
-    assert denied.isError is False  # the cached token still serves the same client
+    assert (denied.isError, denied.text) == (  # the token is for the right secret
+        True,
+        f"401 Client Error: Unauthorized for url: {server.base}/token",
+    )
 
 
 def test_header_with_line_break_is_refused_unsent(
@@ -394,22 +397,27 @@ def test_a_cancelled_async_call_stops_waiting(invokers: dict[str, Any]) -> None:
     assert asyncio.run(cancelled()).text == "plain text é"
 
 
-def test_a_configured_proxy_sends_through_a_client(
-    invokers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+def test_a_proxy_the_environment_sets_carries_the_requests(
+    invokers: dict[str, Any],
+    server: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With a proxy in the environment, requests go through an httpx client (which
-    mounts it); the behaviour is the same. (No proxy runs here: the client is made
-    with the environment as it is, and reaches the server directly.)"""
+    """HTTP_PROXY sends requests through the proxy (here the test server, which
+    answers a proxied request itself) and NO_PROXY names the hosts reached directly,
+    as requests reads them. ``refused`` asks port 9 of 127.0.0.1, where nothing
+    listens: only the proxy answers."""
     runtime = importlib.import_module("httppkg._runtime.http_exec")
-    monkeypatch.setattr(runtime, "_proxied", lambda: True)
-    monkeypatch.setattr(runtime, "_sync", None)
-    echo = json.loads(_call(invokers, "cookieRedirect", {}).text)
-    assert (echo["path"], echo["cookie"]) == ("/echo", "session=abc")
-    assert runtime._sync.client is not None
-    assert json.loads(_call(invokers, "header", {"v": "1"}).text)["cookie"] is None
+    monkeypatch.setattr(runtime, "_transports", None)  # made again, with the proxy
+    monkeypatch.setenv("HTTP_PROXY", server.base)
+    proxied = _call(invokers, "refused", {})
+    assert json.loads(proxied.text)["path"] == "/k3y-secret"
     twins = importlib.import_module("httppkg.tools.main").ASYNC_INVOKERS
     moved = asyncio.run(twins["redirectGet"]({"code": 302, "to": "/text"}, ENV))
     assert moved.text == "plain text é"
+    monkeypatch.setattr(runtime, "_transports", None)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    direct = _call(invokers, "refused", {})
+    assert direct.text.startswith("HTTP request failed: ConnectError")
 
 
 def _redirects(base: str) -> list[tuple[str, dict[str, Any]]]:

@@ -82,6 +82,7 @@ class HttpView:
     timeout_ms: Code
     retries: Code
     secrets: Code
+    url_env: Code
 
 
 @dataclass
@@ -287,14 +288,9 @@ def _http_view(
     retries = NONE
     if execution.retry_attempts is not None:
         retries = literal((execution.retry_attempts, execution.retry_backoff_ms or 0))
-    unique_paths = list(dict.fromkeys(env_paths))
-    if unique_paths:
+    url_env_paths = env_paths_of(execution.url.raw)
+    if env_paths or url_env_paths:
         view.imports.add((".._runtime.lookup", "value_or_none as _value_or_none"))
-    secrets = code(
-        "["
-        + ", ".join(f"_value_or_none(context, {literal(p)})" for p in unique_paths)
-        + "]"
-    )
     view.http = HttpView(
         statements,
         literal(execution.method),
@@ -306,7 +302,8 @@ def _http_view(
         auth,
         literal(execution.timeout_ms),
         retries,
-        secrets,
+        _env_values(env_paths),
+        _env_values(url_env_paths),
     )
     view.needs_context = True
     view.awaits = True
@@ -337,6 +334,14 @@ def _mcp_view(
     _add_helpers(view, server.helpers)
     if server.can_fail:
         view.imports.update(_TEMPLATE_FAILURES)
+
+
+def _env_values(paths: list[tuple[str, ...]]) -> Code:
+    """A list expression of the env values at ``paths`` (None where unset), once each."""
+    unique = dict.fromkeys(paths)
+    return code(
+        "[" + ", ".join(f"_value_or_none(context, {literal(p)})" for p in unique) + "]"
+    )
 
 
 def env_paths_of(value: object) -> list[tuple[str, ...]]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from .http_secrets import url_query_secrets
+from .limits import Limits, active
 from .results import ToolResult, error_result
 
 
@@ -36,11 +38,18 @@ class HttpCall:
     params: list[tuple[str, str]]
     content: bytes | None
     timeout_s: float
+    """For the whole call: connecting, redirects, retries and the body."""
     attempts: int
     backoff_ms: int
     retries: bool
+    body_limit: int
+    """Bytes of response body the call may read (the ``http_body`` limit)."""
     oauth2: OAuth2 | None = None
     secrets: list[str] = field(default_factory=list)
+
+
+class BadHeader(ValueError):
+    """A header that cannot be sent; the message says why."""
 
 
 def http_call(
@@ -53,14 +62,24 @@ def http_call(
     auth: dict[str, Any] | None,
     timeout_ms: int,
     retries: tuple[int, int] | None,
-    secrets: list[str],
+    secrets: list[Any],
+    url_env: list[Any],
+    limits: Limits,
 ) -> HttpCall | ToolResult:
-    """Encode the templated parts of a request; a header with a line break is refused."""
+    """Encode the templated parts of a request; what cannot be sent (a header with
+    a line break or beyond Latin-1, a body JSON cannot hold) is an error result.
+
+    ``secrets``: the environment values the headers, params and auth fields read;
+    ``url_env``: those the url reads (its query values holding one are secrets)."""
     header_pairs = [(str(k), str(v)) for k, v in headers.items()]
     param_pairs = _pairs(params) if isinstance(params, dict) else []
     content: bytes | None = None
     if body_type is not None:
-        content, content_type = _body(body_type, body)
+        try:
+            content, content_type = _body(body_type, body)
+        except (ValueError, RecursionError) as error:
+            message = _unencodable(body_type, error)
+            return error_result(f"{message}; the request was not sent")
         if not any(k.lower() == "content-type" for k, _ in header_pairs):
             header_pairs.append(("Content-Type", content_type))
     call = HttpCall(
@@ -73,18 +92,51 @@ def http_call(
         retries[0] if retries else 1,
         retries[1] if retries else 0,
         retries is not None,
-        secrets=[s for s in secrets if isinstance(s, str) and len(s) >= 3],
+        active(limits).http_body,
+        secrets=[s for s in secrets if isinstance(s, str) and s],
     )
+    call.secrets += url_query_secrets(url, url_env)
     if auth is not None:
-        failure = _apply_auth(call, auth)
+        try:
+            failure = _apply_auth(call, auth)
+        except UnicodeEncodeError:
+            failure = error_result(
+                "The basic auth credentials cannot be encoded; the request was not sent"
+            )
         if failure is not None:
             return failure
-    for name, value in call.headers:
-        if "\r" in value or "\n" in value:
-            return error_result(
-                f"Header '{name}' contains a line break; the request was not sent"
-            )
+    try:
+        for name, value in call.headers:
+            check_header(name, value)
+    except BadHeader as bad:
+        return error_result(f"{bad}; the request was not sent")
     return call
+
+
+def check_header(name: str, value: str) -> None:
+    """Raise :class:`BadHeader` for a header HTTP cannot carry: a line break, a name
+    beyond ASCII, a value beyond Latin-1 (sent as Latin-1 bytes, as requests sends
+    it)."""
+    if "\r" in value or "\n" in value:
+        raise BadHeader(f"Header '{name}' contains a line break")
+    if not name.isascii():
+        raise BadHeader(f"Header name '{name}' is not ASCII")
+    if not value.isascii():
+        try:
+            value.encode("latin-1")
+        except UnicodeEncodeError:
+            raise BadHeader(
+                f"Header '{name}' holds a character no header can carry "
+                "(header values are Latin-1 text)"
+            ) from None
+
+
+def _unencodable(body_type: str, error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return f"The {body_type} body is nested too deep to encode"
+    if body_type == "json" and "JSON compliant" in str(error):
+        return "The JSON body holds NaN or Infinity, which JSON cannot carry"
+    return f"The {body_type} body cannot be encoded: {error}"
 
 
 def _pairs(mapping: dict[str, Any]) -> list[tuple[str, str]]:
@@ -108,29 +160,34 @@ def _body(body_type: str, body: Any) -> tuple[bytes, str]:
 def _apply_auth(call: HttpCall, auth: dict[str, Any]) -> ToolResult | None:
     kind = auth["type"]
     if kind == "apiKey":
-        call.secrets.append(auth["value"])
+        _keep_secret(call, auth["value"])
         pair = (auth["name"], auth["value"])
         if auth["in"] == "query":
             call.params = [p for p in call.params if p[0] != auth["name"]] + [pair]
         else:
             call.headers.append(pair)
     elif kind == "bearer":
-        call.secrets.append(auth["token"])
+        _keep_secret(call, auth["token"])
         call.headers.append(("Authorization", f"Bearer {auth['token']}"))
     elif kind == "basic":
-        call.secrets.append(auth["password"])
-        credentials = f"{auth['username']}:{auth['password']}".encode()
-        encoded = base64.b64encode(credentials).decode()
-        call.headers.append(("Authorization", f"Basic {encoded}"))
+        _keep_secret(call, auth["password"])
+        credentials = f"{auth['username']}:{auth['password']}"
+        encoded = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
+        call.headers.append(("Authorization", f"Basic {encoded.decode()}"))
     else:
         if auth["flow"] != "clientCredentials":
             return error_result(f"Unsupported OAuth2 flow: {auth['flow']}")
-        call.secrets.append(auth["clientSecret"])
+        _keep_secret(call, auth["clientSecret"])
         scopes = tuple(auth.get("scopes") or ())
         call.oauth2 = OAuth2(
             auth["tokenUrl"], auth["clientId"], auth["clientSecret"], scopes
         )
     return None
+
+
+def _keep_secret(call: HttpCall, value: Any) -> None:
+    if isinstance(value, str) and value:
+        call.secrets.append(value)
 
 
 def send(call: HttpCall) -> ToolResult:

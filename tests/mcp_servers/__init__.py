@@ -1,4 +1,5 @@
-"""Real MCP servers for the tests: the toy server, over stdio or Streamable HTTP."""
+"""Real MCP servers for the tests: the toy server, over stdio or Streamable HTTP; a
+server listing any tools; a hostile one answering JSON nested very deep."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
 LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
+DEEP_SERVER = Path(__file__).resolve().parent / "deep_server.py"
 
 
 def free_port() -> int:

@@ -16,6 +16,7 @@ from mcigen.runtime.file_templates import render_file
 from mcigen.runtime.output_budget import OutputLimitError
 
 from ..conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
+from ..oracle import run_oracle
 
 REPEAT = text_tool(
     "repeat",
@@ -118,3 +119,38 @@ def test_a_file_template_looping_a_billion_times_stops(tmp_path: Path) -> None:
     path.write_text("@for(i in range(0, 1000000000))line {{i}}\n@endfor")
     with pytest.raises(OutputLimitError, match="limit of 4096 characters"):
         render_file(str(path), {"props": {}, "env": {}}, limit=4096)
+
+
+def test_row50_mci_py_renders_what_the_limit_refuses(tmp_path: Path) -> None:
+    fixed = text_tool("fixed", "@for(i in range(0, 2000))abcde@endfor")
+    schema = write_schema(tmp_path, schema_of(fixed))
+    (theirs,) = run_oracle(schema, [{"tool": "fixed", "props": {}, "env": {}}])
+    assert theirs["result"]["content"][0]["text"] == "abcde" * 2000
+    out = tmp_path / "row50_pkg"
+    with built_package(schema, out, "--limit", "text_output=9999") as package:
+        result = package.fixed()
+    assert result.isError
+    assert result.text == (
+        "Template output exceeds the limit of 9999 characters (text_output): "
+        "the output is not returned"
+    )
+
+
+def test_a_file_tool_renders_at_most_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "loop.md").write_text("@for(i in range(0, props.n))row {{i}}\n@endfor")
+    tool = {
+        "name": "rows",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "execution": {
+            "type": "file",
+            "path": "./loop.md",
+            "enableTemplating": True,
+        },
+    }
+    schema = write_schema(tmp_path, schema_of(tool))
+    with built_package(schema, tmp_path / "rows_pkg") as package:
+        assert package.rows(n=2).text == "row 0\nrow 1\n"
+        assert "(text_output)" in package.rows(n=10**12).text
+        with _limited(package, text_output=12):
+            assert package.rows(n=2).text == "row 0\nrow 1\n"
+            assert "limit of 12 characters" in package.rows(n=3).text

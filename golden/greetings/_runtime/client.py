@@ -6,7 +6,8 @@ with ``pkg.Client(env_vars=...)``: the same tool lists, the same ``execute`` res
 where mci-py raises them (an unknown tool, a missing required property). The tools
 see only ``env_vars``, as in mci-py; ``base_dir`` replaces the schema's directory
 for relative paths of file and cli tools; ``limits`` replaces the package's call
-limits by name (see :mod:`.limits`).
+limits by name (see :mod:`.limits`). OAuth2 tokens a client fetches serve its own
+calls only.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
+from .http_tokens import TokenCache, tokens_of
 from .limits import limited
 from .paths import BASE_DIR_OVERRIDE
 from .registry import Registry, ToolEntry, UnknownToolError
@@ -85,6 +87,7 @@ class BaseClient:
         with limited(**self._limits):  # refuses unknown names and bad sizes now
             pass
         self._tools = [_tool(entry) for entry in self._registry.tools]
+        self._tokens = TokenCache()  # this client's OAuth2 tokens, no other's
 
     def tools(self) -> list[Tool]:
         return list(self._tools)
@@ -125,7 +128,7 @@ class BaseClient:
         _check_required(entry, props)
         token = BASE_DIR_OVERRIDE.set(self._base_dir)
         try:
-            with limited(**self._limits):
+            with limited(**self._limits), tokens_of(self._tokens):
                 result = self._registry.invoker(entry)(props, self._env)
         except ToolInputError as error:
             raise ClientInputError(error.tool, error.problems) from None

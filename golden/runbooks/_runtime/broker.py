@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -71,6 +70,7 @@ from typing import Any
 
 from .errors import ToolInputError
 from .example_args import example_args
+from .plain_json import plain_json
 from .registry import Registry, ToolEntry
 from .results import ToolResult
 from .truncation import truncate_answer
@@ -480,9 +480,7 @@ class Broker:
             "isError": bool(result.isError),
             "content": [item.model_dump(mode="json") for item in result.content],
             "metadata": (
-                None
-                if result.metadata is None
-                else json.loads(json.dumps(result.metadata, default=str))
+                None if result.metadata is None else plain_json(result.metadata)
             ),
         }
         if self.max_output_chars is None:

@@ -10,7 +10,6 @@ nothing. Text outside loops is bounded by the template and the values it reads.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import islice
 from typing import TypeVar
 
 from .lookup import TemplateRuntimeError
@@ -50,7 +49,7 @@ class OutputBudget:
         _, done, chars = self._counted.get(id(out), (out, 0, 0))
         if done == len(out):
             return
-        chars += sum(map(len, islice(out, done, None)))
+        chars += sum(map(len, out[done:]))  # a slice: islice would walk from 0
         if chars > self.limit:
             raise OutputLimitError(
                 f"Template output exceeds the limit of {self.limit} characters "

@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import ToolInputError
+from .plain_json import plain_json
 from .registry import Registry, ToolEntry, registry
 from .results import AudioContent, ImageContent, TextContent, ToolResult
 from .serve_options import (
@@ -138,9 +139,7 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
             )
     meta = None
     if result.metadata is not None:
-        # As plain JSON, whatever a tool put in it.
-        plain = json.loads(json.dumps(result.metadata, default=str))
-        meta = {METADATA_META_KEY: plain}
+        meta = {METADATA_META_KEY: plain_json(result.metadata)}
     return types.CallToolResult(content=content, is_error=result.isError, _meta=meta)
 
 

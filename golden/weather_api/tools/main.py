@@ -85,6 +85,8 @@ def _prepare_get_weather(
             5000,
             (3, 200),
             [_value_or_none(context, ("env", "WEATHER_API_KEY"))],
+            [_value_or_none(context, ("env", "WEATHER_URL"))],
+            _LIMITS,
         )
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
@@ -205,6 +207,8 @@ def _prepare_post_alert(
                 _value_or_none(context, ("env", "WEATHER_CLIENT_ID")),
                 _value_or_none(context, ("env", "WEATHER_CLIENT_SECRET")),
             ],
+            [_value_or_none(context, ("env", "WEATHER_URL"))],
+            _LIMITS,
         )
     except _TemplateRuntimeError as error:
         return _error_result(str(error))

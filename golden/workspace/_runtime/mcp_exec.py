@@ -193,10 +193,14 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     import anyio
     from mcp import ClientSession
 
+    from .mcp_unreadable import Answering
+
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
-            session = await stack.enter_async_context(ClientSession(read, write))
+            session = await stack.enter_async_context(
+                ClientSession(Answering(read), write)
+            )
             try:
                 with anyio.fail_after(STARTUP_TIMEOUT):
                     await session.initialize()
