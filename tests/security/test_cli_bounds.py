@@ -183,7 +183,7 @@ def test_a_flood_keeps_the_last_10_mib_and_memory_stays_flat(
         "import json, resource\n"
         "r = p.flood()\n"
         "m = r.metadata\n"
-        "print(json.dumps([r.isError, r.text.splitlines()[0], m['stdout_bytes'],"
+        "print(json.dumps([r.isError, r.text.partition(\"\\n\")[0], m['stdout_bytes'],"
         " m['stdout_truncated_bytes'], m['exit_code'],"
         " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024]))\n",
     )
