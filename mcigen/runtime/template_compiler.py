@@ -137,7 +137,7 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
 
 def helper_module(helper: str) -> Any:
     """The runtime module defining a helper that compiled code calls."""
-    return output_budget if helper == "OutputBudget" else lookup
+    return output_budget if helper in ("Output", "OutputBudget") else lookup
 
 
 def _parts(path: PathRef) -> str:
@@ -180,13 +180,16 @@ class _Compiler:
                 template.nodes, self.result.statements, ""
             )
         else:
-            lines: list[str] = ["out: list[str] = []"]
             self.bounded = self.limit is not None and _has_loop(template.nodes)
+            lines: list[str] = [f"out: list[str] = {self._new_list()}"]
             if self.bounded:
                 lines.insert(0, f"budget = {self._use('OutputBudget')}({self.limit})")
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
             self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
+            if self.bounded:  # counted in the statements, where failures are caught
+                self.result.statements.append("rendered = budget.text(out)")
+                self.result.expression = "rendered"
         return self.result
 
     def _functions(self) -> list[str]:
@@ -216,6 +219,10 @@ class _Compiler:
         self.context_reads += 1
         arguments = [target, *body.scope.values(), *(["budget"] * self.bounded)]
         return f"{body.name}({', '.join(arguments)})"
+
+    def _new_list(self) -> str:
+        """An empty list of pieces: one that counts what loops append, if bounded."""
+        return f"{self._use('Output')}()" if self.bounded else "[]"
 
     def _name(self, stem: str) -> str:
         self.counter += 1
@@ -429,7 +436,7 @@ class _Compiler:
             self._nodes(body, target, lines, depth, wrap)
             return
         pieces = self._name("pieces")
-        lines.append(f"{'    ' * depth}{pieces}: list[str] = []")
+        lines.append(f"{'    ' * depth}{pieces}: list[str] = {self._new_list()}")
         self._nodes(branch.body, pieces, lines, depth, wrap=True)
         strip = self._use("strip_pieces")
         lines.append(f"{'    ' * depth}{target}.extend({strip}({pieces}))")

@@ -55,9 +55,11 @@ def pkg(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-de
 
 
 def test_a_huge_loop_bound_is_an_error_result_at_the_default_limit(pkg) -> None:  # type: ignore[no-untyped-def]
-    result = pkg.repeat(n=10**12, word="x" * 1000)
+    result = pkg.repeat(n=10**6, word="x" * 1000)  # a gigabyte of text
     assert result.isError
     assert "exceeds the limit of 10485760 characters (text_output)" in result.text
+    result = pkg.repeat(n=10**12, word="")  # refused before its first turn
+    assert "exceed the limit of 10485760 turns (text_output)" in result.text
 
 
 def test_a_loop_that_renders_nothing_still_stops(pkg) -> None:  # type: ignore[no-untyped-def]
@@ -114,9 +116,9 @@ def test_a_bad_limit_option_is_a_usage_error(tmp_path: Path) -> None:
     assert "'lots' is not a size" in result.stderr
 
 
-def test_a_file_template_looping_a_billion_times_stops(tmp_path: Path) -> None:
+def test_a_file_template_stops_at_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "loop.txt"
-    path.write_text("@for(i in range(0, 1000000000))line {{i}}\n@endfor")
+    path.write_text("@for(i in range(0, 1000))line {{i}}\n@endfor")
     with pytest.raises(OutputLimitError, match="limit of 4096 characters"):
         render_file(str(path), {"props": {}, "env": {}}, limit=4096)
 
@@ -151,6 +153,7 @@ def test_a_file_tool_renders_at_most_the_limit(tmp_path: Path) -> None:
     with built_package(schema, tmp_path / "rows_pkg") as package:
         assert package.rows(n=2).text == "row 0\nrow 1\n"
         assert "(text_output)" in package.rows(n=10**12).text
+        assert "characters (text_output)" in package.rows(n=10**7).text
         with _limited(package, text_output=12):
             assert package.rows(n=2).text == "row 0\nrow 1\n"
             assert "limit of 12 characters" in package.rows(n=3).text

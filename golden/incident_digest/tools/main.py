@@ -20,6 +20,7 @@ from .._runtime.lookup import compare as _compare
 from .._runtime.lookup import first as _first
 from .._runtime.lookup import items_of as _items_of
 from .._runtime.lookup import member as _member
+from .._runtime.output_budget import Output as _Output
 from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -68,7 +69,7 @@ def _invoke_incident_digest(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = []
+        out: list[str] = _Output()
         value_1 = props["team"]
         out.append(f"Incident digest for {value_1}\n")
         for item_2 in budget.each(_items_of(props["incidents"]), out):
@@ -133,9 +134,10 @@ def _invoke_incident_digest(
             )
             out.append(f"On call: {value_12}")
         out.append("\n")
+        rendered = budget.text(out)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result("".join(out))
+    return _text_result(rendered)
 
 
 def incident_digest(
@@ -181,7 +183,7 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = []
+        out: list[str] = _Output()
         for item_1 in budget.each(_items_of(props["services"]), out):
             value_2 = (
                 found_3
@@ -192,9 +194,10 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
             out.append(f"{value_2}: {value_4}\n")
         value_5 = props["threshold_ms"]
         out.append(f"(threshold {value_5} ms)")
+        rendered = budget.text(out)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result("".join(out))
+    return _text_result(rendered)
 
 
 def health_board(*, services: dict[str, Any], threshold_ms: float = 250) -> ToolResult:
@@ -236,7 +239,7 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
     }
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = []
+        out: list[str] = _Output()
         value_1 = props["job"]
         out.append(f"Job {value_1}: ")
         for item_2 in budget.each(range(1, 4), out):
@@ -250,9 +253,10 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
             value_4 = props["mode"]
             out.append(f"then retry {value_4}")
         out.append(".")
+        rendered = budget.text(out)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result("".join(out))
+    return _text_result(rendered)
 
 
 def retry_plan(

@@ -1,15 +1,18 @@
 """How much a template's loops may render: the bound on a call's text output.
 
 A template renders by appending pieces to lists (its output, and the pieces of a
-block whose whitespace is stripped). Every turn of a loop counts what was appended
-since the last turn to the lists the loop writes to, and the turns themselves: a
-loop over ``range(0, 10**12)`` stops after ``limit`` turns even when it renders
-nothing. Text outside loops is bounded by the template and the values it reads.
+block whose whitespace is stripped); when it has loops, those lists are
+:class:`Output` lists that know how much of them was counted. Every loop, as it
+starts, counts what was appended to the list it writes to since the last count
+and charges its turns: a loop over ``range(0, 10**12)`` stops the render before
+it starts, even when it would render nothing. A long loop counts again every few
+pieces. Between two counts a list grows by at most a few dozen pieces, each
+bounded by the template's text and the values it reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from .lookup import TemplateRuntimeError
@@ -21,38 +24,64 @@ class OutputLimitError(TemplateRuntimeError):
     """A template that renders more than its call may: the message says so."""
 
 
+_STRIDE = 32
+"""How many pieces a list may gain between two counts: counting on every turn
+would double the cost of a short loop; between counts a list grows by at most this
+many pieces, each as long as the template's text and the values it reads."""
+
+
+class Output(list[str]):
+    """A list of rendered pieces: the first ``counted`` hold ``chars`` characters."""
+
+    counted = 0  # class defaults: an instance is made at C speed
+    chars = 0
+
+
 class OutputBudget:
-    __slots__ = ("limit", "_turns_left", "_counted")
+    __slots__ = ("limit", "_turns_left")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._turns_left = limit
-        self._counted: dict[int, tuple[list[str], int, int]] = {}
-        """id of a list -> (the list, kept alive so that its id stays its own; how
-        many of its pieces were counted; their characters)."""
 
-    def each(self, items: Iterable[_Item], out: list[str]) -> Iterator[_Item]:
-        """``items``, stopping the render once the loop has run ``limit`` turns or
-        ``out`` holds more than ``limit`` characters."""
-        for item in items:
-            self._turns_left -= 1
-            if self._turns_left < 0:
-                raise OutputLimitError(
-                    f"Template loops exceed the limit of {self.limit} turns "
-                    "(text_output): the output is not returned"
-                )
+    def each(self, items: Sequence[_Item], out: list[str]) -> Iterable[_Item]:
+        """``items`` (a list or a range) to loop over, once what ``out`` (an
+        :class:`Output`) holds is counted and the turns are charged: a loop of more
+        turns than are left, or an ``out`` of more than ``limit`` characters, stops
+        the render. A long loop counts ``out`` again as it goes."""
+        assert isinstance(out, Output)
+        if len(out) != out.counted:
             self._count(out)
-            yield item
-        self._count(out)
+        try:
+            turns = len(items)
+        except OverflowError:  # a range longer than sys.maxsize
+            turns = self._turns_left + 1
+        self._turns_left -= turns
+        if self._turns_left < 0:
+            raise OutputLimitError(
+                f"Template loops exceed the limit of {self.limit} turns "
+                "(text_output): the output is not returned"
+            )
+        return items if turns <= _STRIDE else self._counting(items, out)
 
-    def _count(self, out: list[str]) -> None:
-        _, done, chars = self._counted.get(id(out), (out, 0, 0))
-        if done == len(out):
-            return
-        chars += sum(map(len, out[done:]))  # a slice: islice would walk from 0
-        if chars > self.limit:
+    def text(self, out: list[str]) -> str:
+        """What ``out`` (an :class:`Output`) holds, joined, once it is counted."""
+        assert isinstance(out, Output)
+        if len(out) != out.counted:
+            self._count(out)
+        return "".join(out)
+
+    def _counting(self, items: Sequence[_Item], out: Output) -> Iterator[_Item]:
+        for item in items:
+            if len(out) - out.counted > _STRIDE:
+                self._count(out)
+            yield item
+
+    def _count(self, out: Output) -> None:
+        out.chars += sum(map(len, out[out.counted :]))
+        out.counted = len(out)
+        if out.chars > self.limit:
             raise OutputLimitError(
                 f"Template output exceeds the limit of {self.limit} characters "
                 "(text_output): the output is not returned"
             )
-        self._counted[id(out)] = (out, len(out), chars)

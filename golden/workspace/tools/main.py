@@ -16,6 +16,7 @@ from .._runtime.limits import active as _active
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import items_of as _items_of
+from .._runtime.output_budget import Output as _Output
 from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -43,15 +44,16 @@ def _invoke_standup_prompt(
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = []
+        out: list[str] = _Output()
         value_1 = props["team"]
         out.append(f"Stand-up for {value_1}:\n")
         for item_2 in budget.each(_items_of(props["people"]), out):
             value_3 = item_2.value if type(item_2) is _Entry else item_2
             out.append(f"\n- {value_3}: yesterday, today, blockers\n")
+        rendered = budget.text(out)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result("".join(out))
+    return _text_result(rendered)
 
 
 def standup_prompt(*, team: str, people: list[str]) -> ToolResult:

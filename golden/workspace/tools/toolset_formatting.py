@@ -16,6 +16,7 @@ from .._runtime.limits import active as _active
 from .._runtime.lookup import Entry as _Entry
 from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from .._runtime.lookup import items_of as _items_of
+from .._runtime.output_budget import Output as _Output
 from .._runtime.output_budget import OutputBudget as _OutputBudget
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -76,13 +77,14 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
     props: dict[str, Any] = {"items": raw["items"]}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = []
+        out: list[str] = _Output()
         for item_1 in budget.each(_items_of(props["items"]), out):
             value_2 = item_1.value if type(item_1) is _Entry else item_1
             out.append(f"\n- {value_2}\n")
+        rendered = budget.text(out)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
-    return _text_result("".join(out))
+    return _text_result(rendered)
 
 
 def bullet_list(*, items: list[str]) -> ToolResult:
