@@ -7,7 +7,7 @@ import argparse
 import re
 
 from .ir import CLI_ENV_MODES, RuntimePolicy
-from .runtime.limits import NAMES, Limits
+from .runtime.limits import DEFAULT, NAMES
 
 _SIZE = re.compile(r"(\d+)\s*(|k|ki|kib|m|mi|mib|g|gi|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -43,10 +43,7 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
 
 
 def runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
-    defaults = Limits()
-    limits = {
-        name: size for name, size in args.limit if size != getattr(defaults, name)
-    }
+    limits = {name: size for name, size in args.limit if size != getattr(DEFAULT, name)}
     return RuntimePolicy(
         limits=tuple(sorted(limits.items())),
         file_env=tuple(sorted(set(args.file_env))),

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from ..runtime.limits import Limits
+from ..runtime.limits import DEFAULT
 from . import enum_data, workers
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
@@ -36,7 +36,7 @@ from .pysource import Code, code, docstring, ident, literal
 from .tools import ToolView, group_imports, tool_view
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-_DEFAULT_LIMITS = dataclasses.asdict(Limits())
+_DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
 
 
 def emit(

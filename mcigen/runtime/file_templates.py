@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from .limits import Limits, active
+from .limits import DEFAULT, Limits, active
 from .lookup import TemplateRuntimeError
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from .template_compiler import Renderer
 
 _CACHE_LIMIT = 256
-_TEXT_OUTPUT = Limits().text_output
 _cache: dict[tuple[Any, ...], Renderer] = {}
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK
@@ -97,7 +96,7 @@ def render_file(
     path: str,
     context: dict[str, Any],
     whitespace: str = "compat",
-    limit: int = _TEXT_OUTPUT,
+    limit: int = DEFAULT.text_output,
 ) -> str:
     """The contents of the file at ``path`` rendered with ``context``.
 
@@ -114,9 +113,7 @@ def file_renderer(path: str, whitespace: str = "compat") -> Renderer:
     """The compiled template of the file at ``path`` as it is now."""
     descriptor = os.open(path, _READ_FLAGS | os.O_CLOEXEC)
     try:
-        return _renderer(
-            _Opened(descriptor, path, path, Limits().file_size), whitespace
-        )
+        return _renderer(_Opened(descriptor, path, path, DEFAULT.file_size), whitespace)
     finally:
         os.close(descriptor)
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
 from .http_tokens import TokenCache, tokens_of
-from .limits import limited
+from .limits import check_sizes, limited
 from .paths import BASE_DIR_OVERRIDE
 from .registry import Registry, ToolEntry, UnknownToolError
 from .results import ToolResult
@@ -84,8 +84,7 @@ class BaseClient:
         self._env: dict[str, Any] = dict(env_vars or {})
         self._base_dir = base_dir
         self._limits = dict(limits or {})
-        with limited(**self._limits):  # refuses unknown names and bad sizes now
-            pass
+        check_sizes(self._limits)
         self._tools = [_tool(entry) for entry in self._registry.tools]
         self._tokens = TokenCache()  # this client's OAuth2 tokens, no other's
 

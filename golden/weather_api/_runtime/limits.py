@@ -27,11 +27,22 @@ class Limits:
     """Bytes of an HTTP response body."""
 
 
+DEFAULT = Limits()
 NAMES = tuple(field.name for field in fields(Limits))
 
 _for_calls: ContextVar[Mapping[str, int] | None] = ContextVar(
     "mcigen_limits", default=None
 )
+
+
+def check_sizes(sizes: Mapping[str, object]) -> None:
+    """Raise unless ``sizes`` maps names of limits to non-negative ints."""
+    unknown = sorted(set(sizes) - set(NAMES))
+    if unknown:
+        raise TypeError(f"unknown limit {unknown[0]!r}; limits are {', '.join(NAMES)}")
+    for name, size in sizes.items():
+        if type(size) is not int or size < 0:
+            raise ValueError(f"limit {name!r} must be a non-negative int, not {size!r}")
 
 
 def active(package: Limits) -> Limits:
@@ -42,13 +53,12 @@ def active(package: Limits) -> Limits:
 
 @contextmanager
 def limited(**sizes: int) -> Iterator[None]:
-    """Calls made inside use these limits instead of their package's."""
-    unknown = sorted(set(sizes) - set(NAMES))
-    if unknown:
-        raise TypeError(f"unknown limit {unknown[0]!r}; limits are {', '.join(NAMES)}")
-    for name, size in sizes.items():
-        if type(size) is not int or size < 0:
-            raise ValueError(f"limit {name!r} must be a non-negative int, not {size!r}")
+    """Calls made inside use these limits instead of their package's (no sizes:
+    the limits stay as they are, and :func:`active` copies nothing)."""
+    check_sizes(sizes)
+    if not sizes:
+        yield
+        return
     token = _for_calls.set({**(_for_calls.get() or {}), **sizes})
     try:
         yield

@@ -50,8 +50,7 @@ class OutputBudget:
         turns than are left, or an ``out`` of more than ``limit`` characters, stops
         the render. A long loop counts ``out`` again as it goes."""
         assert isinstance(out, Output)
-        if len(out) != out.counted:
-            self._count(out)
+        self._count(out)
         try:
             turns = len(items)
         except OverflowError:  # a range longer than sys.maxsize
@@ -67,8 +66,7 @@ class OutputBudget:
     def text(self, out: list[str]) -> str:
         """What ``out`` (an :class:`Output`) holds, joined, once it is counted."""
         assert isinstance(out, Output)
-        if len(out) != out.counted:
-            self._count(out)
+        self._count(out)
         return "".join(out)
 
     def _counting(self, items: Sequence[_Item], out: Output) -> Iterator[_Item]:
@@ -78,6 +76,9 @@ class OutputBudget:
             yield item
 
     def _count(self, out: Output) -> None:
+        """Count what ``out`` gained since it was last counted."""
+        if len(out) == out.counted:
+            return
         out.chars += sum(map(len, out[out.counted :]))
         out.counted = len(out)
         if out.chars > self.limit:
