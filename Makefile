@@ -7,10 +7,10 @@ EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.ym
 
 .PHONY: install demo test lint golden bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml runtime/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e ./runtime -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,8 +21,8 @@ demo: $(STAMP)
 	  "from greetings import greet; print(greet(name='World', language='de').text)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check mcigen tests benchmarks
-	$(BIN)/black --check --quiet mcigen tests benchmarks
+	$(BIN)/ruff check mcigen runtime tests benchmarks
+	$(BIN)/black --check --quiet mcigen runtime tests benchmarks
 	$(BIN)/mypy
 
 test: lint

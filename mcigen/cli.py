@@ -7,6 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+from mcigen_runtime.table import format_table
+from mcigen_runtime.template_parser import WHITESPACE_MODES
+
 from .diagnostics import Diagnostics, printable
 from .ir import execution_kind
 from .output import (
@@ -19,8 +22,6 @@ from .pipeline import compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
-from .runtime.table import format_table
-from .runtime.template_parser import WHITESPACE_MODES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
@@ -69,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="compare with DIR instead of writing; exit 1 if different",
+    )
+    build.add_argument(
+        "--vendor-runtime",
+        action="store_true",
+        help="copy the runtime into the package (as _runtime/) instead of importing "
+        "the mcigen-runtime library: a package with no dependency but pydantic "
+        "(and httpx, mcp for http and MCP tools)",
     )
     _whitespace_option(build)
     _mcp_options(build)
@@ -134,7 +142,13 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     except OutputError as error:
         return _output_failure(error)
     files, diagnostics = compile_schema(
-        schema, out_dir, name, args.whitespace, args.mcp_mode, runtime_policy(args)
+        schema,
+        out_dir,
+        name,
+        args.whitespace,
+        args.mcp_mode,
+        runtime_policy(args),
+        vendor_runtime=args.vendor_runtime,
     )
     _report(diagnostics)
     if files is None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcigen_runtime.template_ast import Template
+
 from .diagnostics import Location
-from .runtime.template_ast import Template
 
 JSON = Any
 
@@ -217,6 +218,9 @@ class BuildOptions:
     schema_dir: str = "."
     whitespace: str = "compat"
     policy: RuntimePolicy = DEFAULT_POLICY
+    vendor_runtime: bool = False
+    """Whether the package carries the runtime (``_runtime/``) instead of importing
+    the ``mcigen-runtime`` library."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ def compile_schema(
     whitespace: str = "compat",
     mcp_mode: McpMode = McpMode.CACHE,
     policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
+    vendor_runtime: bool = False,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it."""
     with _rare_collections():
@@ -43,7 +44,7 @@ def compile_schema(
         if package is None:
             return None, diagnostics
         schema_dir = _way_to(path.resolve().parent, out_dir.resolve())
-        options = ir.BuildOptions(name, schema_dir, whitespace, policy)
+        options = ir.BuildOptions(name, schema_dir, whitespace, policy, vendor_runtime)
         files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
     return (None if diagnostics.has_errors else files), diagnostics

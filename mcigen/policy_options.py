@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import re
 
+from mcigen_runtime.limits import DEFAULT, NAMES
+
 from .ir import CLI_ENV_MODES, RuntimePolicy
-from .runtime.limits import DEFAULT, NAMES
 
 _SIZE = re.compile(r"(\d+)\s*(|k|ki|kib|m|mi|mib|g|gi|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}

@@ -13,8 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
-from mcigen.runtime import truncation
+from mcigen_runtime import truncation
 
 from .conftest import built_package, text_tool, write_schema
 
@@ -181,14 +180,14 @@ def runtime(pkg: ModuleType) -> Any:
     """The generated package's own copy of the broker module."""
     from importlib import import_module
 
-    return import_module(f"{PACKAGE}._runtime.broker")
+    return import_module("mcigen_runtime.broker")
 
 
 @pytest.fixture(scope="module")
 def registry(pkg: ModuleType) -> Any:
     from importlib import import_module
 
-    return import_module(f"{PACKAGE}._runtime.registry").registry(PACKAGE)
+    return import_module("mcigen_runtime.registry").registry(PACKAGE)
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,8 @@ from typing import Any
 
 import mcp_types
 import pytest
-
-from mcigen.runtime import mcp_exec
-from mcigen.runtime.mcp_exec import (
+from mcigen_runtime import mcp_exec
+from mcigen_runtime.mcp_exec import (
     McpConnectionError,
     McpServerParams,
     call_mcp_tool,
@@ -29,7 +28,7 @@ from mcigen.runtime.mcp_exec import (
     close_mcp_sessions,
     list_mcp_tools,
 )
-from mcigen.runtime.results import AudioContent, ImageContent, TextContent
+from mcigen_runtime.results import AudioContent, ImageContent, TextContent
 
 from .mcp_servers import TOY_SERVER, free_port, toy_http_server
 
@@ -382,7 +381,7 @@ def test_stdio_servers_are_stopped_at_interpreter_exit(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from mcigen.runtime.mcp_exec import McpServerParams, call_mcp_tool
+        from mcigen_runtime.mcp_exec import McpServerParams, call_mcp_tool
         server = McpServerParams(name="toy", command=sys.executable, args=({TOY!r}, "stdio"))
         print(call_mcp_tool(server, "pid", {{}}).text, flush=True)
         """)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcigen.runtime.results import (
+from mcigen_runtime.results import (
     TextContent,
     ToolResult,
     error_result,

@@ -9,12 +9,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from mcigen.runtime import lookup
-from mcigen.runtime.lookup import TemplateRuntimeError
-from mcigen.runtime.template_compiler import compile_text
-from mcigen.runtime.template_parser import parse_template
-from mcigen.runtime.template_render import render
+from mcigen_runtime import lookup
+from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.template_compiler import compile_text
+from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_render import render
 
 PROPS = {
     "n": 3,

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
+
+import mcigen_runtime
+from mcigen_runtime.limits import DEFAULT
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from ..runtime.limits import DEFAULT
 from . import enum_data, workers
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
@@ -33,9 +32,9 @@ from .models import (
     model_batch,
 )
 from .pysource import Code, code, docstring, ident, literal
+from .runtime_link import linked_imports, runtime_package, vendored_runtime
 from .tools import ToolView, group_imports, tool_view
 
-RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
 
 
@@ -113,6 +112,14 @@ def _emit(
         "exports_by_group": _by_group(exports),
         "model_groups": model_groups,
         "models_by_group": _by_group(model_groups),
+        "runtime": code(runtime_package(options.vendor_runtime)),
+        "runtime_version": (
+            None if options.vendor_runtime else literal(mcigen_runtime.__version__)
+        ),
+        "runtime_missing": literal(
+            f"{options.name} needs {_runtime_requirement()}: "
+            f"pip install '{_runtime_requirement()}'"
+        ),
     }
     files["__init__.py"] = render("init.py.jinja", context)
     files["models.py"] = render("models.py.jinja", context)
@@ -128,8 +135,8 @@ def _emit(
         output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
     output["py.typed"] = b""
     output[MARKER] = marker_content(options.name)
-    for module, source_bytes in sorted(_runtime_sources(output).items()):
-        output[f"_runtime/{module}.py"] = source_bytes
+    if options.vendor_runtime:
+        output.update(vendored_runtime(output))
     return dict(sorted(output.items())), diagnostics
 
 
@@ -143,55 +150,6 @@ def _model_failure(
         f"inputSchema: {error}",
     )
     return diagnostics
-
-
-_GENERATED_IMPORT = re.compile(
-    rb"^from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)", re.MULTILINE
-)
-_RUNTIME_IMPORT = re.compile(
-    r"^\s*from \.(\w*) import (\([\w,\s]+\)|[\w, ]+)", re.MULTILINE
-)
-
-
-def _runtime_sources(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The source of every runtime module the generated files import, and of
-    everything those import: a package carries only the runtime it uses (one
-    without MCP tools does not need the MCP SDK even to type-check)."""
-    wanted = {"__init__"}
-    for source in files.values():
-        for module, names in _GENERATED_IMPORT.findall(_after_docstring(source)):
-            if module:
-                wanted.add(module.decode())
-            else:
-                wanted.update(n.strip() for n in names.decode().split(","))
-    sources: dict[str, bytes] = {}
-    pending = list(wanted)
-    while pending:
-        module = pending.pop()
-        sources[module] = (RUNTIME_DIR / f"{module}.py").read_bytes()
-        for imported in _imported_modules(sources[module].decode("utf-8")):
-            if imported not in wanted:
-                wanted.add(imported)
-                pending.append(imported)
-    return sources
-
-
-def _imported_modules(source: str) -> Iterator[str]:
-    """The runtime modules a runtime module imports (``from .x import ...`` and
-    ``from . import x, y``)."""
-    for module, names in _RUNTIME_IMPORT.findall(source):
-        if module:
-            yield module
-        else:
-            yield from (n.strip() for n in names.strip("()").split(",") if n.strip())
-
-
-def _after_docstring(source: bytes) -> bytes:
-    """A generated module without its docstring: input text can start a line only
-    there (every other string from input is a one-line literal or indented)."""
-    if not source.startswith(b'"""'):
-        return source
-    return source.split(b'"""', 2)[-1]
 
 
 def _group_label(tool: ir.Tool) -> str:
@@ -214,11 +172,11 @@ def _group_module(
     imports = group_imports(views) | models.imports
     uses_paths = any(view.kind in ("file", "cli") for view in views)
     if uses_paths:
-        imports |= {(".._runtime.paths", "schema_directory as _schema_directory")}
+        imports |= {("mcigen_runtime.paths", "schema_directory as _schema_directory")}
     reads_files = any(view.kind == "file" for view in views)
     limits = None
     if any(view.kind in _LIMITED_KINDS for view in views):
-        imports |= {(".._runtime.limits", "Limits as _Limits")}
+        imports |= {("mcigen_runtime.limits", "Limits as _Limits")}
         limits = code(
             "_Limits("
             + ", ".join(f"{name}={size}" for name, size in options.policy.limits)
@@ -230,7 +188,9 @@ def _group_module(
         {
             "group_doc": docstring(f"Tools: {label}."),
             "source": source,
-            "imports": code(import_block(imports)),
+            "imports": code(
+                import_block(linked_imports(imports, options.vendor_runtime, ".."))
+            ),
             "models": [code(models.body)] if models.body else [],
             "tools": views,
             "servers": [servers[function] for function in sorted(servers)],
@@ -244,6 +204,11 @@ def _group_module(
 
 _LIMITED_KINDS = frozenset({"text", "file", "cli", "http"})
 """The executors that bound what a call renders, reads or captures."""
+
+
+def _runtime_requirement() -> str:
+    """The mcigen-runtime versions a package generated now runs on."""
+    return "mcigen-runtime" + mcigen_runtime.requirement(mcigen_runtime.__version__)
 
 
 def _schema_label(file_name: str) -> str:

@@ -72,7 +72,7 @@ def definitions(members: dict[str, list[Any]]) -> tuple[set[tuple[str, str]], st
         ("typing", "Annotated"),
         ("typing", "TypeAlias"),
         ("pydantic", "AfterValidator"),
-        (".._runtime.enum_members", "EnumMembers as _EnumMembers"),
+        ("mcigen_runtime.enum_members", "EnumMembers as _EnumMembers"),
     }
     lines = []
     for name, values in members.items():

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from mcigen_runtime.template_ast import Template, references
+
 from .. import ir
-from ..runtime.template_ast import Template, references
 from .tools import env_paths_of
 
 

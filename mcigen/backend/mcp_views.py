@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from mcigen_runtime.template_compiler import CompiledText, compile_text
+from mcigen_runtime.template_parser import parse_template
+
 from .. import ir
 from ..planner.names import module_name, unique
-from ..runtime.template_compiler import CompiledText, compile_text
-from ..runtime.template_parser import parse_template
 from .pysource import Code, code, docstring, ident, literal
 
 ENV_ONLY = frozenset({"env"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import unicodedata
 
-from ..runtime import pyliteral
+from mcigen_runtime import pyliteral
 
 
 class Code(str):

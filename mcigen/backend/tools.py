@@ -6,15 +6,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import ir
-from ..runtime.template_ast import PathRef, Placeholder, references
-from ..runtime.template_compiler import (
+from mcigen_runtime.template_ast import PathRef, Placeholder, references
+from mcigen_runtime.template_compiler import (
     CompiledText,
     compile_structure,
     compile_text,
     helper_module,
 )
-from ..runtime.template_parser import parse_native, parse_template
+from mcigen_runtime.template_parser import parse_native, parse_template
+
+from .. import ir
 from .input_guard import input_doubt
 from .mcp_views import McpServerView, McpToolView
 from .pysource import Code, code, docstring, ident, literal
@@ -29,22 +30,22 @@ _ALWAYS: frozenset[tuple[str, str]] = frozenset(
         ("collections.abc", "Mapping"),
         ("os", "environ as _environ"),
         ("typing", "Any"),
-        (".._runtime.results", "ToolResult"),
+        ("mcigen_runtime.results", "ToolResult"),
     }
 )
 
 
 _TEMPLATE_FAILURES: frozenset[tuple[str, str]] = frozenset(
     {
-        (".._runtime.results", "error_result as _error_result"),
-        (".._runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+        ("mcigen_runtime.results", "error_result as _error_result"),
+        ("mcigen_runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
     }
 )
 """What an executor whose templates may fail at run time needs to turn the failure
 into a result."""
 
 _PATH_FAILURES = _TEMPLATE_FAILURES | {
-    (".._runtime.paths", "PathRefused as _PathRefused")
+    ("mcigen_runtime.paths", "PathRefused as _PathRefused")
 }
 """The same for an executor that also checks a path."""
 
@@ -146,7 +147,9 @@ def tool_view(
     )
     validation = _validation(planned)
     if validation:
-        view.imports.add((".._runtime.validation", "validate_input as _validate_input"))
+        view.imports.add(
+            ("mcigen_runtime.validation", "validate_input as _validate_input")
+        )
     if any("Literal[" in p.annotation for p in parameters or ()):
         view.imports.add(("typing", "Literal"))
     if isinstance(tool.execution, ir.TextExecution):
@@ -154,10 +157,10 @@ def tool_view(
             tool.execution.text.template, _present(tool), limit=_TEXT_OUTPUT_LIMIT
         )
         if "OutputBudget" in text.helpers:
-            view.imports.add((".._runtime.limits", "active as _active"))
+            view.imports.add(("mcigen_runtime.limits", "active as _active"))
         view.text = text_view(text)
         view.compiled.append(text)
-        view.imports.add((".._runtime.results", "text_result as _text_result"))
+        view.imports.add(("mcigen_runtime.results", "text_result as _text_result"))
         if text.may_fail:  # a runtime lookup may fail: the call returns an error
             view.imports.update(_TEMPLATE_FAILURES)
         _add_helpers(view, text.helpers)
@@ -219,15 +222,15 @@ def _cli_view(
     view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
-            (".._runtime.cli_exec", "CliCall as _CliCall"),
-            (".._runtime.cli_exec", "run_cli as _run_cli"),
-            (".._runtime.cli_exec", "run_cli_async as _run_cli_async"),
+            ("mcigen_runtime.cli_exec", "CliCall as _CliCall"),
+            ("mcigen_runtime.cli_exec", "run_cli as _run_cli"),
+            ("mcigen_runtime.cli_exec", "run_cli_async as _run_cli_async"),
         }
     )
     if flags:
-        view.imports.add((".._runtime.lookup", "value_or_none as _value_or_none"))
+        view.imports.add(("mcigen_runtime.lookup", "value_or_none as _value_or_none"))
     if cwd:
-        view.imports.add((".._runtime.paths", "checked_path as _checked_path"))
+        view.imports.add(("mcigen_runtime.paths", "checked_path as _checked_path"))
 
 
 def _operands(
@@ -290,7 +293,7 @@ def _http_view(
         retries = literal((execution.retry_attempts, execution.retry_backoff_ms or 0))
     url_env_paths = env_paths_of(execution.url.raw)
     if env_paths or url_env_paths:
-        view.imports.add((".._runtime.lookup", "value_or_none as _value_or_none"))
+        view.imports.add(("mcigen_runtime.lookup", "value_or_none as _value_or_none"))
     view.http = HttpView(
         statements,
         literal(execution.method),
@@ -310,10 +313,10 @@ def _http_view(
     view.imports.update(_TEMPLATE_FAILURES)
     view.imports.update(
         {
-            (".._runtime.http_request", "HttpCall as _HttpCall"),
-            (".._runtime.http_request", "http_call as _http_call"),
-            (".._runtime.http_request", "send as _send"),
-            (".._runtime.http_request", "send_async as _send_async"),
+            ("mcigen_runtime.http_request", "HttpCall as _HttpCall"),
+            ("mcigen_runtime.http_request", "http_call as _http_call"),
+            ("mcigen_runtime.http_request", "send as _send"),
+            ("mcigen_runtime.http_request", "send_async as _send_async"),
         }
     )
 
@@ -326,9 +329,9 @@ def _mcp_view(
     view.awaits = True
     view.imports.update(
         {
-            (".._runtime.mcp_exec", "McpServerParams as _McpServerParams"),
-            (".._runtime.mcp_exec", "call_mcp_tool as _call_mcp_tool"),
-            (".._runtime.mcp_exec", "call_mcp_tool_async as _call_mcp_tool_async"),
+            ("mcigen_runtime.mcp_exec", "McpServerParams as _McpServerParams"),
+            ("mcigen_runtime.mcp_exec", "call_mcp_tool as _call_mcp_tool"),
+            ("mcigen_runtime.mcp_exec", "call_mcp_tool_async as _call_mcp_tool_async"),
         }
     )
     _add_helpers(view, server.helpers)
@@ -373,15 +376,15 @@ def _file_view(
     )
     view.awaits = True  # the async twin reads the file in a worker thread
     view.imports.add(
-        (".._runtime.file_templates", "file_call_async as _file_call_async")
+        ("mcigen_runtime.file_templates", "file_call_async as _file_call_async")
     )
     _add_helpers(view, path.helpers)
     view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
-            (".._runtime.results", "text_result as _text_result"),
-            (".._runtime.paths", "checked_path as _checked_path"),
-            (".._runtime.file_templates", "file_contents as _file_contents"),
+            ("mcigen_runtime.results", "text_result as _text_result"),
+            ("mcigen_runtime.paths", "checked_path as _checked_path"),
+            ("mcigen_runtime.file_templates", "file_contents as _file_contents"),
         }
     )
 
@@ -402,7 +405,7 @@ def _add_helpers(view: ToolView, helpers: Iterable[str]) -> None:
     """Import the runtime helpers that compiled template code calls."""
     for helper in helpers:
         module = helper_module(helper).__name__.rpartition(".")[2]
-        view.imports.add((f".._runtime.{module}", f"{helper} as _{helper}"))
+        view.imports.add((f"mcigen_runtime.{module}", f"{helper} as _{helper}"))
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:

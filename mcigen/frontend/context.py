@@ -7,9 +7,10 @@ import datetime
 from dataclasses import dataclass, field
 from enum import Enum
 
+from mcigen_runtime.template_ast import Template, TemplateSyntaxError
+from mcigen_runtime.template_parser import parse_template
+
 from ..diagnostics import Diagnostics, Location
-from ..runtime.template_ast import Template, TemplateSyntaxError
-from ..runtime.template_parser import parse_template
 from .pointers import child_pointer
 from .source import SourceDocument
 

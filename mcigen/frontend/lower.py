@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcigen_runtime.template_ast import Template
+
 from .. import ir
-from ..runtime.template_ast import Template
 from .pointers import child_pointer
 from .rules import DEFAULT_RETRY_ATTEMPTS, DEFAULT_RETRY_BACKOFF_MS, DEFAULT_TIMEOUT_MS
 from .source import SourceDocument

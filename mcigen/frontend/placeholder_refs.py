@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..runtime.template_ast import PathRef, references
+from mcigen_runtime.template_ast import PathRef, references
+
 from .context import Context
 
 ROOTS = ("props", "input", "env")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcigen_runtime.pyliteral import literal
+
 from ..large_enums import large_enum_kind
-from ..runtime.pyliteral import literal
 
 _SIMPLE = {
     "string": "str",

@@ -18,13 +18,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
+from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_render import render
+
 from .. import ir
 from ..diagnostics import Diagnostics
 from ..frontend import load_schema
-from ..runtime.lookup import TemplateRuntimeError
-from ..runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
-from ..runtime.template_parser import parse_template
-from ..runtime.template_render import render
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcigen_runtime.template_parser import parse_template
 
 from mcigen import ir
 from mcigen.diagnostics import Location
-from mcigen.runtime.template_parser import parse_template
 
 from .support import FORMATS, Token, load_text, position, render
 

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcigen_runtime.template_ast import Template
+from mcigen_runtime.template_parser import parse_template
 
 import mcigen.frontend.context as context_module
-from mcigen.runtime.template_ast import Template
-from mcigen.runtime.template_parser import parse_template
 
 from .support import (
     FORMATS,

@@ -105,7 +105,7 @@ def every_module_imported(package: str) -> Iterator[ModuleType]:
     ran, and forget them all afterwards."""
     try:
         imported = importlib.import_module(package)
-        registry = importlib.import_module(f"{package}._runtime.registry")
+        registry = importlib.import_module("mcigen_runtime.registry")
         for entry in registry.registry(package).tools:
             importlib.import_module(f"{package}.tools.{entry.group}")
         for module in ("client", "meta", "models", "__main__"):

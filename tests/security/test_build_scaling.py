@@ -54,7 +54,7 @@ def test_a_large_enum_accepts_its_members_and_names_the_field_it_refuses(
 ) -> None:
     package = enum_package
     assert package.pick(color=COLORS[-1], codes=[1_299]).text == COLORS[-1]
-    errors = sys.modules["enumpkg._runtime.errors"]
+    errors = sys.modules["mcigen_runtime.errors"]
     refused = [
         ({"color": "color-20000"}, "color"),
         ({"color": 7}, "color"),

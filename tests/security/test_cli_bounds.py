@@ -206,7 +206,7 @@ def test_a_flood_keeps_the_last_10_mib_and_memory_stays_flat(
 def test_the_tail_is_kept_and_the_command_stopped_at_a_call_limit(
     package: ModuleType,
 ) -> None:
-    limited = importlib.import_module("clibounds._runtime.limits").limited
+    limited = importlib.import_module("mcigen_runtime.limits").limited
     started = time.monotonic()
     with limited(cli_output=1000):
         result = package.burst()
@@ -221,7 +221,7 @@ def test_the_tail_is_kept_and_the_command_stopped_at_a_call_limit(
 
 
 def test_a_cut_stderr_starts_on_a_whole_character(package: ModuleType) -> None:
-    limited = importlib.import_module("clibounds._runtime.limits").limited
+    limited = importlib.import_module("mcigen_runtime.limits").limited
     with limited(cli_output=101):  # 'é' is two bytes: the cut splits one
         result = package.error_burst()
     assert result.text.startswith("Command stopped: its stderr passed")
@@ -363,7 +363,7 @@ def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
 ) -> None:
     """Quick calls, floods stopped at their limit and escapes killed at their
     deadline, from threads and tasks at once: every one gets its own result."""
-    limited = importlib.import_module("clibounds._runtime.limits").limited
+    limited = importlib.import_module("mcigen_runtime.limits").limited
     fds, threads = len(os.listdir("/proc/self/fd")), threading.active_count()
 
     def mixed(index: int) -> tuple[bool, str]:

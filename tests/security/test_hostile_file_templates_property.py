@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from mcigen.runtime.file_templates import render_file
-from mcigen.runtime.lookup import TemplateRuntimeError
-from mcigen.runtime.template_ast import TemplateSyntaxError
-from mcigen.runtime.template_parser import parse_template
-from mcigen.runtime.template_render import render
+from mcigen_runtime.file_templates import render_file
+from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.template_ast import TemplateSyntaxError
+from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_render import render
 
 from .support import CANARY, PAYLOADS
 from .test_hostile_strings_property import hostile

@@ -126,15 +126,15 @@ def test_hostile_strings_are_data(
 
 def _check_package(imported: ModuleType, document: dict[str, Any], value: str) -> None:
     package = imported.__name__
-    registry = importlib.import_module(f"{package}._runtime.registry").registry(package)
+    registry = importlib.import_module("mcigen_runtime.registry").registry(package)
     assert registry.metadata == document["metadata"]
     assert [t.name for t in registry.tools] == [t["name"] for t in document["tools"]]
     for entry, tool in zip(registry.tools, document["tools"], strict=True):
         assert entry.description == tool["description"]
         assert entry.input_schema == tool["inputSchema"]
 
-    server = importlib.import_module(f"{package}._runtime.mcp_server")
-    options = importlib.import_module(f"{package}._runtime.serve_options")
+    server = importlib.import_module("mcigen_runtime.mcp_server")
+    options = importlib.import_module("mcigen_runtime.serve_options")
     surface = server.ToolSurface(package, options.ServeOptions(), env={})
     listed = {d["name"]: d for d in surface.definitions}
     for tool in document["tools"]:

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from mcigen.runtime.lookup import TemplateRuntimeError
-from mcigen.runtime.template_ast import TemplateSyntaxError
-from mcigen.runtime.template_parser import parse_template
-from mcigen.runtime.template_render import render
+from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.template_ast import TemplateSyntaxError
+from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_render import render
 
 from ..conftest import run_mcigen, schema_of, text_tool, write_schema
 from ..oracle import OracleSession
@@ -65,7 +64,7 @@ def _build(
     assert built.returncode == 0, f"mcigen build failed:\n{built.stderr}"
     sys.path.insert(0, str(directory))
     try:
-        tools = importlib.import_module(f"{name}._runtime.registry").registry(name)
+        tools = importlib.import_module("mcigen_runtime.registry").registry(name)
         yield Built(schema, {entry.name: tools.invoker(entry) for entry in tools.tools})
     finally:
         sys.path.remove(str(directory))

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
-
-from mcigen.runtime.lookup import TemplateRuntimeError
-from mcigen.runtime.template_parser import parse_template
-from mcigen.runtime.template_render import render
+from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_render import render
 
 from ..oracle import OracleSession
 from .strategies import template_cases

@@ -8,10 +8,12 @@ the MCP server, the broker's meta-tools) goes through one :class:`Registry`.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import json
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
@@ -19,8 +21,6 @@ if TYPE_CHECKING:  # listing the tools loads no pydantic
 
 Invoker = Callable[[Mapping[str, Any], Mapping[str, str]], "ToolResult"]
 AsyncInvoker = Callable[[Mapping[str, Any], Mapping[str, str]], Awaitable["ToolResult"]]
-
-MANIFEST = Path(__file__).resolve().parent.parent / "manifest.json"
 
 
 class UnknownToolError(LookupError):
@@ -107,19 +107,23 @@ class Registry:
         return importlib.import_module(f"{self.package}.tools.{entry.group}")
 
 
-_loaded: dict[str, Registry] = {}
+_loaded: weakref.WeakKeyDictionary[ModuleType, Registry] = weakref.WeakKeyDictionary()
+"""By the package's module: packages of one name built apart (or one built again
+and imported anew) each read their own manifest."""
 
 
 def registry(package: str) -> Registry:
-    """The registry of ``package``, read from its manifest once per process."""
-    found = _loaded.get(package)
+    """The registry of ``package``, read from its manifest once per import of it."""
+    module = importlib.import_module(package)
+    found = _loaded.get(module)
     if found is None:
-        found = _loaded[package] = _read(package)
+        found = _loaded[module] = _read(package)
     return found
 
 
 def _read(package: str) -> Registry:
-    document = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    manifest = importlib.resources.files(package) / "manifest.json"
+    document = json.loads(manifest.read_text(encoding="utf-8"))
     tools = tuple(
         ToolEntry(
             name=tool["name"],
