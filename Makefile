@@ -34,6 +34,9 @@ golden: $(STAMP)
 	  echo "golden/$$name <- $$schema"; \
 	  $(BIN)/mcigen build $$schema -o golden/$$name --offline || exit 1; \
 	done
+	@echo "golden/vendored/greetings <- examples/greetings.mci.yaml --vendor-runtime"
+	@$(BIN)/mcigen build examples/greetings.mci.yaml -o golden/vendored/greetings \
+	  --offline --vendor-runtime
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -1,5 +1,7 @@
 """Golden output: every example rebuilds to exactly its committed package, which is
-black-formatted, ruff-clean and mypy --strict clean."""
+black-formatted, ruff-clean and mypy --strict clean. ``golden/<example>/`` holds the
+generated code only (it imports mcigen_runtime); ``golden/vendored/`` one package built
+with ``--vendor-runtime``."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ EXAMPLES = sorted(
     if re.search(r"\.mci\.(json|ya?ml)$", p.name)
 )
 GOLDEN = ROOT / "golden"
+VENDORED = GOLDEN / "vendored" / "greetings"
+OTHER_FORMS = ("vendored",)
 
 
 def _golden_dir(schema: Path) -> Path:
@@ -27,7 +31,7 @@ def _golden_dir(schema: Path) -> Path:
 def test_every_example_has_golden_output() -> None:
     assert len(EXAMPLES) >= 3
     assert sorted(p.name for p in GOLDEN.iterdir()) == sorted(
-        _golden_dir(s).name for s in EXAMPLES
+        [_golden_dir(s).name for s in EXAMPLES] + list(OTHER_FORMS)
     )
 
 
@@ -42,10 +46,28 @@ def test_example_rebuilds_to_its_golden_output(schema: Path) -> None:
     assert result.stdout == ""
 
 
-def _tool(*args: str) -> subprocess.CompletedProcess[str]:
+def test_the_vendored_example_rebuilds_to_its_golden_output() -> None:
+    schema = ROOT / "examples" / "greetings.mci.yaml"
+    result = run_mcigen(
+        "build", schema, "-o", VENDORED, "--vendor-runtime", "--check", "--offline"
+    )
+    assert (
+        result.returncode == 0
+    ), f"golden is stale; run `make golden`\n{result.stdout}"
+
+
+def test_golden_packages_hold_generated_code_only() -> None:
+    for schema in EXAMPLES:
+        package = _golden_dir(schema)
+        assert not (package / "_runtime").exists(), package.name
+        init = (package / "__init__.py").read_text(encoding="utf-8")
+        assert "require_runtime(" in init, package.name
+
+
+def _tool(*args: str, cwd: Path = GOLDEN) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", *args],
-        cwd=GOLDEN,
+        cwd=cwd,
         capture_output=True,
         text=True,
         check=False,
@@ -56,6 +78,15 @@ def test_golden_output_passes_mypy_strict() -> None:
     packages = [_golden_dir(s).name for s in EXAMPLES]
     result = _tool("mypy", "--strict", "--cache-dir", "/dev/null", *packages)
     assert result.returncode == 0, result.stdout
+    vendored = _tool(
+        "mypy",
+        "--strict",
+        "--cache-dir",
+        "/dev/null",
+        VENDORED.name,
+        cwd=VENDORED.parent,
+    )
+    assert vendored.returncode == 0, vendored.stdout
 
 
 def test_golden_output_passes_ruff() -> None:
@@ -78,14 +109,27 @@ def test_golden_output_is_black_formatted() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_a_package_carries_only_the_runtime_it_uses() -> None:
-    def runtime(package: str) -> set[str]:
-        return {p.stem for p in (GOLDEN / package / "_runtime").glob("*.py")}
+_EXECUTORS = {"cli_exec", "file_templates", "http_request", "http_exec", "mcp_exec"}
 
-    executors = {"cli_exec", "file_templates", "http_request", "http_exec", "mcp_exec"}
-    assert runtime("greetings") & executors == set()
-    assert "lookup" not in runtime("greetings")  # its templates need no lookups
-    assert runtime("workspace") & executors == {"mcp_exec"}
-    assert runtime("weather_api") & executors == {"http_request", "http_exec"}
-    assert runtime("repo_tools") & executors == {"cli_exec"}
-    assert runtime("runbooks") & executors == {"file_templates"}
+
+@pytest.mark.parametrize(
+    ("example", "executors"),
+    [
+        ("greetings.mci.yaml", set()),
+        ("workspace.mci.yaml", {"mcp_exec"}),
+        ("weather_api.mci.yaml", {"http_request", "http_exec"}),
+        ("repo_tools.mci.json", {"cli_exec"}),
+        ("runbooks.mci.json", {"file_templates"}),
+    ],
+)
+def test_a_vendored_package_carries_only_the_runtime_it_uses(
+    tmp_path: Path, example: str, executors: set[str]
+) -> None:
+    schema = ROOT / "examples" / example
+    out = tmp_path / "pkg"
+    result = run_mcigen("build", schema, "-o", out, "--vendor-runtime", "--offline")
+    assert result.returncode == 0, result.stderr
+    runtime = {p.stem for p in (out / "_runtime").glob("*.py")}
+    assert runtime & _EXECUTORS == executors
+    if example.startswith("greetings"):
+        assert "lookup" not in runtime  # its templates need no lookups

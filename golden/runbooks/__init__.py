@@ -8,10 +8,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._runtime.errors import ToolInputError
+try:
+    from mcigen_runtime import require_runtime
+except ModuleNotFoundError:
+    raise ModuleNotFoundError(
+        "runbooks needs mcigen-runtime>=0.1.0,<0.2: pip install 'mcigen-runtime>=0.1.0,<0.2'"
+    ) from None
+
+require_runtime("0.1.0", __name__)
 
 if TYPE_CHECKING:
-    from ._runtime.results import ToolResult
+    from mcigen_runtime.errors import ToolInputError
+    from mcigen_runtime.results import ToolResult
+
     from .client import Client, MCIClientError
     from .tools.main import (
         deploy_checklist,
@@ -38,7 +47,8 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
-    "ToolResult": "._runtime.results",
+    "ToolInputError": "mcigen_runtime.errors",
+    "ToolResult": "mcigen_runtime.results",
     "deploy_checklist": ".tools.main",
     "deploy_checklist_async": ".tools.main",
     "restart_runbook": ".tools.main",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._runtime.broker import Broker
-from ._runtime.registry import registry
+from mcigen_runtime.broker import Broker
+from mcigen_runtime.registry import registry
 
 _broker = Broker(registry("workspace"))
 

@@ -9,20 +9,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
+from mcigen_runtime.cli_exec import CliCall as _CliCall
+from mcigen_runtime.cli_exec import run_cli as _run_cli
+from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.limits import Limits as _Limits
+from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.lookup import value_or_none as _value_or_none
+from mcigen_runtime.paths import PathRefused as _PathRefused
+from mcigen_runtime.paths import checked_path as _checked_path
+from mcigen_runtime.paths import schema_directory as _schema_directory
+from mcigen_runtime.results import ToolResult
+from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
-
-from .._runtime.cli_exec import CliCall as _CliCall
-from .._runtime.cli_exec import run_cli as _run_cli
-from .._runtime.cli_exec import run_cli_async as _run_cli_async
-from .._runtime.limits import Limits as _Limits
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import value_or_none as _value_or_none
-from .._runtime.paths import PathRefused as _PathRefused
-from .._runtime.paths import checked_path as _checked_path
-from .._runtime.paths import schema_directory as _schema_directory
-from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
-from .._runtime.validation import validate_input as _validate_input
 
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""

@@ -9,15 +9,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.limits import Limits as _Limits
+from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.lookup import first as _first
+from mcigen_runtime.results import ToolResult
+from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictFloat, StrictInt, StrictStr
-
-from .._runtime.limits import Limits as _Limits
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import first as _first
-from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
-from .._runtime.results import text_result as _text_result
-from .._runtime.validation import validate_input as _validate_input
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""

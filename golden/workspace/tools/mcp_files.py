@@ -9,16 +9,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
+from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.lookup import first as _first
+from mcigen_runtime.mcp_exec import McpServerParams as _McpServerParams
+from mcigen_runtime.mcp_exec import call_mcp_tool as _call_mcp_tool
+from mcigen_runtime.mcp_exec import call_mcp_tool_async as _call_mcp_tool_async
+from mcigen_runtime.results import ToolResult
+from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictFloat, StrictStr
-
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import first as _first
-from .._runtime.mcp_exec import McpServerParams as _McpServerParams
-from .._runtime.mcp_exec import call_mcp_tool as _call_mcp_tool
-from .._runtime.mcp_exec import call_mcp_tool_async as _call_mcp_tool_async
-from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
-from .._runtime.validation import validate_input as _validate_input
 
 
 def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:

@@ -9,19 +9,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
+from mcigen_runtime.limits import Limits as _Limits
+from mcigen_runtime.limits import active as _active
+from mcigen_runtime.lookup import Entry as _Entry
+from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.lookup import items_of as _items_of
+from mcigen_runtime.output_budget import Output as _Output
+from mcigen_runtime.output_budget import OutputBudget as _OutputBudget
+from mcigen_runtime.results import ToolResult
+from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, StrictStr
-
-from .._runtime.limits import Limits as _Limits
-from .._runtime.limits import active as _active
-from .._runtime.lookup import Entry as _Entry
-from .._runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from .._runtime.lookup import items_of as _items_of
-from .._runtime.output_budget import Output as _Output
-from .._runtime.output_budget import OutputBudget as _OutputBudget
-from .._runtime.results import ToolResult
-from .._runtime.results import error_result as _error_result
-from .._runtime.results import text_result as _text_result
-from .._runtime.validation import validate_input as _validate_input
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""

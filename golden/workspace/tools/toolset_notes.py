@@ -9,12 +9,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
+from mcigen_runtime.limits import Limits as _Limits
+from mcigen_runtime.results import ToolResult
+from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, StrictStr
-
-from .._runtime.limits import Limits as _Limits
-from .._runtime.results import ToolResult
-from .._runtime.results import text_result as _text_result
-from .._runtime.validation import validate_input as _validate_input
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
