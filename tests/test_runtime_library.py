@@ -1,0 +1,163 @@
+"""Generated packages import one runtime, mcigen-runtime: two packages in a process share
+its types, and a package refuses, in one line, a runtime it was not generated for."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import mcigen_runtime
+import pytest
+
+from .conftest import ROOT, schema_of, text_tool
+
+NEEDED = mcigen_runtime.requirement(mcigen_runtime.__version__)
+STRICT = {
+    "type": "object",
+    "properties": {"who": {"type": "string"}},
+    "required": ["who"],
+}
+
+
+def _two_packages(build: Callable[..., ModuleType]) -> tuple[ModuleType, ModuleType]:
+    alpha = build(schema_of(text_tool("hello", "Hi {{props.who}}", inputSchema=STRICT)))
+    beta = build(
+        schema_of(text_tool("bye", "Bye {{props.who}}", inputSchema=STRICT)), "beta"
+    )
+    return alpha, beta
+
+
+def test_two_packages_share_tool_result_and_tool_input_error(
+    build: Callable[..., ModuleType],
+) -> None:
+    alpha, beta = _two_packages(build)
+    assert alpha.ToolResult is beta.ToolResult
+    assert isinstance(alpha.hello(who="Ann"), beta.ToolResult)
+    with pytest.raises(beta.ToolInputError) as caught:
+        alpha.hello(who=3)
+    assert "who" in str(caught.value)
+    try:
+        beta.bye(who=["not", "a", "string"])
+    except alpha.ToolInputError as error:  # the other package's class catches it
+        assert "who" in str(error)
+    else:
+        pytest.fail("no ToolInputError")
+
+
+def test_one_package_s_client_error_is_the_other_s(
+    build: Callable[..., ModuleType],
+) -> None:
+    alpha, beta = _two_packages(build)
+    assert alpha.MCIClientError is beta.MCIClientError
+    with pytest.raises(beta.MCIClientError):
+        alpha.Client().execute("no-such-tool", {})
+
+
+def test_the_runtime_s_version_is_the_one_mcigen_depends_on() -> None:
+    def declared(pyproject: Path) -> dict[str, object]:
+        project: dict[str, object] = tomllib.loads(pyproject.read_text())["project"]
+        return project
+
+    dependencies = declared(ROOT / "pyproject.toml")["dependencies"]
+    assert isinstance(dependencies, list)
+    assert f"mcigen-runtime[http,mcp]=={mcigen_runtime.__version__}" in dependencies
+    runtime = declared(ROOT / "runtime" / "pyproject.toml")
+    assert runtime["dependencies"] == ["pydantic>=2.7,<3"]
+
+
+@pytest.fixture
+def package_dir(build: Callable[..., ModuleType], tmp_path: Path) -> Path:
+    build(schema_of(text_tool("hello", "Hi")), "hello")
+    return tmp_path
+
+
+def _runtime_of_version(tmp_path: Path, version: str) -> Path:
+    """A copy of the runtime that says it is ``version``, to put first on the path."""
+    copy = tmp_path / f"runtime-{version}"
+    shutil.copytree(Path(mcigen_runtime.__file__).parent, copy / "mcigen_runtime")
+    init = copy / "mcigen_runtime" / "__init__.py"
+    text = init.read_text()
+    init.write_text(
+        text.replace(
+            f'__version__ = "{mcigen_runtime.__version__}"',
+            f'__version__ = "{version}"',
+        )
+    )
+    return copy
+
+
+def _run(
+    code: list[str], path: list[Path], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
+    return subprocess.run(
+        [sys.executable, *code],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("command", [["-c", "import hello"], ["-m", "hello", "list"]])
+def test_an_older_runtime_is_refused_in_one_line(
+    package_dir: Path, tmp_path: Path, command: list[str]
+) -> None:
+    older = _runtime_of_version(tmp_path, "0.0.9")
+    result = _run(command, [older, package_dir], package_dir)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"mcigen_runtime.RuntimeVersionError: hello needs mcigen-runtime{NEEDED}, "
+        f"but mcigen-runtime 0.0.9 is installed: pip install 'mcigen-runtime{NEEDED}'"
+    )
+    assert "cannot import name" not in result.stderr
+
+
+def test_a_runtime_of_a_later_series_is_refused_with_both_remedies(
+    package_dir: Path, tmp_path: Path
+) -> None:
+    later = _runtime_of_version(tmp_path, "7.0.0")
+    result = _run(["-c", "import hello"], [later, package_dir], package_dir)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1].endswith(
+        f"pip install 'mcigen-runtime{NEEDED}', or rebuild hello with mcigen 7.0.0"
+    )
+
+
+def test_a_newer_runtime_of_the_same_series_runs_the_package(
+    package_dir: Path, tmp_path: Path
+) -> None:
+    major, minor, micro = mcigen_runtime.__version__.split(".")
+    newer = _runtime_of_version(tmp_path, f"{major}.{minor}.{int(micro) + 5}")
+    result = _run(
+        ["-c", "import hello; print(hello.hello().text)"],
+        [newer, package_dir],
+        package_dir,
+    )
+    assert (result.returncode, result.stdout) == (0, "Hi\n"), result.stderr
+
+
+def test_a_missing_runtime_says_what_to_install(package_dir: Path) -> None:
+    # -S: no site-packages, so neither mcigen_runtime nor anything else installed
+    result = _run(["-S", "-c", "import hello"], [package_dir], package_dir)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"ModuleNotFoundError: hello needs mcigen-runtime{NEEDED}: "
+        f"pip install 'mcigen-runtime{NEEDED}'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "specifier"),
+    [("0.1.0", ">=0.1.0,<0.2"), ("0.4.2", ">=0.4.2,<0.5"), ("1.3.0", ">=1.3.0,<2")],
+)
+def test_the_requirement_of_a_runtime_version(version: str, specifier: str) -> None:
+    assert mcigen_runtime.requirement(version) == specifier
