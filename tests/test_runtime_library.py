@@ -14,6 +14,7 @@ from types import ModuleType
 
 import mcigen_runtime
 import pytest
+from mcigen_runtime.extras import extra_requirements
 
 from .conftest import ROOT, schema_of, text_tool
 
@@ -161,3 +162,33 @@ def test_a_missing_runtime_says_what_to_install(package_dir: Path) -> None:
 )
 def test_the_requirement_of_a_runtime_version(version: str, specifier: str) -> None:
     assert mcigen_runtime.requirement(version) == specifier
+
+
+def test_the_extras_checked_at_call_time_are_the_ones_the_runtime_declares() -> None:
+    declared = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())
+    extras = declared["project"]["optional-dependencies"]
+    assert {name: [need] for name, need in extra_requirements().items()} == extras
+
+
+def test_serving_next_to_an_mcp_sdk_1_says_what_to_install(
+    package_dir: Path, tmp_path: Path
+) -> None:
+    old_sdk = tmp_path / "mcp-1"
+    (old_sdk / "mcp").mkdir(parents=True)
+    (old_sdk / "mcp" / "__init__.py").write_text("")
+    info = old_sdk / "mcp-1.9.4.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mcp\nVersion: 1.9.4\n")
+    serve = (
+        "import runpy, sys\n"
+        "sys.modules['mcp_types'] = None  # what an MCP SDK 1.x does not have\n"
+        "sys.argv = ['hello', 'serve']\n"
+        "runpy.run_module('hello', run_name='__main__')\n"
+    )
+    result = _run(["-c", serve], [old_sdk, package_dir], package_dir)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "mcigen_runtime.extras.MissingExtraError: MCP tools and serving over MCP need "
+        "the MCP SDK 2 (mcp 1.9.4 is installed): pip install 'mcigen-runtime[mcp]' "
+        "(or 'mcp>=2.3,<3' for a package built with --vendor-runtime)"
+    )

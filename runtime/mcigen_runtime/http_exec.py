@@ -32,13 +32,17 @@ from typing import Any, cast
 from urllib.parse import urlencode
 from urllib.request import getproxies, proxy_bypass
 
-import httpx
-
+from .extras import missing_extra
 from .http_deadline import bounded, within
 from .http_request import BadHeader, HttpCall, OAuth2, check_header
 from .http_secrets import redacted, secret_header_names, shown_url
 from .http_tokens import current
 from .results import ImageContent, ToolResult, error_result, text_result
+
+try:
+    import httpx
+except ModuleNotFoundError:
+    raise missing_extra("http") from None
 
 # -- transports and tokens ---------------------------------------------------------
 

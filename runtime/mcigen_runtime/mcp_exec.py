@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from .child_env import over_base
+from .extras import require_extra
 from .results import (
     AudioContent,
     Content,
@@ -41,6 +42,8 @@ from .results import (
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp_types import CallToolResult
+
+require_extra("mcp")
 
 __all__ = [
     "McpConnectionError",
