@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import ToolInputError
+from .extras import require_extra
 from .plain_json import plain_json
 from .registry import Registry, ToolEntry, registry
 from .results import AudioContent, ImageContent, TextContent, ToolResult
@@ -75,6 +76,8 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from .broker import Broker
+
+require_extra("mcp")
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,54 @@
+"""The runtime's optional dependencies (its extras), checked where they are first
+needed: a missing or wrong one is one line that says what to install, not a
+``ModuleNotFoundError`` from deep inside a call (``mcp_types`` is what an MCP SDK 1.x
+lacks)."""
+
+from __future__ import annotations
+
+import importlib.util
+from importlib import metadata
+
+_EXTRAS = {
+    "http": ("httpx", "httpx", "http tools need httpx", "httpx>=0.27"),
+    "mcp": (
+        "mcp_types",
+        "mcp",
+        "MCP tools and serving over MCP need the MCP SDK 2",
+        "mcp>=2.3,<3",
+    ),
+}
+"""Extra -> (a module it provides, its distribution, what needs it, its requirement
+as ``runtime/pyproject.toml`` declares it)."""
+
+_present: set[str] = set()
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency of the runtime is missing or of the wrong version."""
+
+
+def require_extra(extra: str) -> None:
+    """Raise :class:`MissingExtraError` unless what ``extra`` installs is importable."""
+    if extra in _present:
+        return
+    if importlib.util.find_spec(_EXTRAS[extra][0]) is None:
+        raise missing_extra(extra)
+    _present.add(extra)
+
+
+def missing_extra(extra: str) -> MissingExtraError:
+    _, distribution, needs, requirement = _EXTRAS[extra]
+    try:
+        found = f" ({distribution} {metadata.version(distribution)} is installed)"
+    except metadata.PackageNotFoundError:
+        found = ""
+    return MissingExtraError(
+        f"{needs}{found}: pip install 'mcigen-runtime[{extra}]' "
+        f"(or '{requirement}' for a package built with --vendor-runtime)"
+    )
+
+
+def extra_requirements() -> dict[str, str]:
+    """Extra -> the requirement it adds, for the tests that keep this in step with
+    ``runtime/pyproject.toml``."""
+    return {extra: needs[3] for extra, needs in _EXTRAS.items()}
