@@ -45,12 +45,16 @@ print(json.dumps(hasattr(builtins, {CANARY!r})))
 
 
 def build(
-    directory: Path, document: dict[str, Any], file_name: str = "tools.mci.json"
+    directory: Path,
+    document: dict[str, Any],
+    file_name: str = "tools.mci.json",
+    *options: str,
 ) -> subprocess.CompletedProcess[str]:
-    """``mcigen build`` of ``document`` into ``directory/pkg``, as a real process."""
+    """``mcigen build`` of ``document`` into ``directory/pkg`` (with ``options``), as
+    a real process."""
     schema = directory / file_name
     schema.write_text(json.dumps(document), encoding="utf-8")
-    return run_mcigen("build", schema, "-o", directory / "pkg")
+    return run_mcigen("build", schema, "-o", directory / "pkg", *options)
 
 
 def ran_injected_code(directory: Path, package: str = "pkg") -> bool:
