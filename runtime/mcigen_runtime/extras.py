@@ -6,7 +6,6 @@ lacks)."""
 from __future__ import annotations
 
 import importlib.util
-from importlib import metadata
 
 _EXTRAS = {
     "http": ("httpx", "httpx", "http tools need httpx", "httpx>=0.27"),
@@ -37,6 +36,8 @@ def require_extra(extra: str) -> None:
 
 
 def missing_extra(extra: str) -> MissingExtraError:
+    from importlib import metadata  # here: costly to import, needed only to report
+
     _, distribution, needs, requirement = _EXTRAS[extra]
     try:
         found = f" ({distribution} {metadata.version(distribution)} is installed)"

@@ -8,11 +8,11 @@ the MCP server, the broker's meta-tools) goes through one :class:`Registry`.
 from __future__ import annotations
 
 import importlib
-import importlib.resources
 import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -117,12 +117,12 @@ def registry(package: str) -> Registry:
     module = importlib.import_module(package)
     found = _loaded.get(module)
     if found is None:
-        found = _loaded[module] = _read(package)
+        found = _loaded[module] = _read(module)
     return found
 
 
-def _read(package: str) -> Registry:
-    manifest = importlib.resources.files(package) / "manifest.json"
+def _read(package: ModuleType) -> Registry:
+    manifest = Path(str(package.__file__)).parent / "manifest.json"
     document = json.loads(manifest.read_text(encoding="utf-8"))
     tools = tuple(
         ToolEntry(
@@ -139,4 +139,4 @@ def _read(package: str) -> Registry:
         )
         for tool in document["tools"]
     )
-    return Registry(package, document.get("metadata") or {}, tools)
+    return Registry(package.__name__, document.get("metadata") or {}, tools)
