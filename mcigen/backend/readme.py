@@ -22,7 +22,7 @@ def readme_context(
     description = meta.get("description")
     serve = f"python -m {import_name} serve"
     return {
-        "title": text(title if isinstance(title, str) and title.strip() else dist.name),
+        "title": (text(title) if isinstance(title, str) else None) or text(dist.name),
         "description": (
             paragraphs(description) if isinstance(description, str) else None
         ),
