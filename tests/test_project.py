@@ -310,7 +310,9 @@ def test_the_wheel_carries_the_data_files(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ hostile strings
 
 _BREAKERS = "|`<>\"'\\\n\r\t\x00\x1b\x7f\x85\u2028*_[]()#&$~!-=+.:;{}é€𝄞 "
-_CHARACTERS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(_BREAKERS)
+_CHARACTERS = st.characters(
+    categories=["L", "M", "N", "P", "S", "Z", "Cc", "Cf", "Co"]
+) | st.sampled_from(_BREAKERS)
 _PAYLOADS = (
     "<script>alert(1)</script>",
     '"""\n[tool.evil]\nx = 1\n"""',
