@@ -34,6 +34,9 @@ def readme_context(
         "dependencies": [code(need) for need in dist.dependencies],
         "serve_needs": [code(need) for need in dist.serve],
         "tools": [_row(planned) for planned in package.tools],
+        "takes_paths": any(
+            ir.execution_kind(p.tool.execution) in _PATH_KINDS for p in package.tools
+        ),
         "serve_stdio": fenced(serve, "sh"),
         "serve_http": fenced(f"{serve} --http 127.0.0.1:8000", "sh"),
         "serve_command": code(serve),
@@ -42,6 +45,10 @@ def readme_context(
         "cli_describe": code(f"python -m {import_name} describe TOOL"),
         "cli_call": code(f"python -m {import_name} call TOOL --json '{{...}}'"),
     }
+
+
+_PATH_KINDS = frozenset({"file", "cli"})
+"""The tools that take relative paths against the schema's directory."""
 
 
 def _row(planned: ir.PlannedTool) -> tuple[Markdown, Markdown, Markdown]:
