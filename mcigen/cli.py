@@ -78,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
         "the mcigen-runtime library: a package with no dependency but pydantic "
         "(and httpx, mcp for http and MCP tools)",
     )
+    build.add_argument(
+        "--project",
+        action="store_true",
+        help="write a pip-installable project: DIR/pyproject.toml (name and version "
+        "from the schema's metadata, the dependencies the tools need), DIR/README.md "
+        "and the package as DIR/NAME (default NAME: DIR's basename, '-' as '_')",
+    )
     _whitespace_option(build)
     _mcp_options(build)
     add_policy_options(build)
@@ -130,7 +137,7 @@ def _report(diagnostics: Diagnostics) -> None:
 
 def _build(args: argparse.Namespace, schema: Path) -> int:
     out_dir = Path(args.output)
-    name = args.name or out_dir.resolve().name
+    name = args.name or _default_name(out_dir, args.project)
     problem = package_name_problem(name)
     if problem is not None:
         print(
@@ -149,6 +156,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         args.mcp_mode,
         runtime_policy(args),
         vendor_runtime=args.vendor_runtime,
+        project=args.project,
     )
     _report(diagnostics)
     if files is None:
@@ -162,6 +170,12 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     except OutputError as error:
         return _output_failure(error)
     return EXIT_OK
+
+
+def _default_name(out_dir: Path, project: bool) -> str:
+    """DIR's basename; a project's (``my-tools``) with '-' as '_'."""
+    name = out_dir.resolve().name
+    return name.replace("-", "_") if project else name
 
 
 def _output_failure(error: OutputError) -> int:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from . import ir
 from .backend import emit
-from .diagnostics import Diagnostics
+from .backend.project import plan_project
+from .diagnostics import Diagnostics, Location
 from .frontend import load_schema
+from .frontend.source import read_source
 from .planner import McpMode, PlanOptions, plan
 
 
@@ -37,17 +39,41 @@ def compile_schema(
     mcp_mode: McpMode = McpMode.CACHE,
     policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
     vendor_runtime: bool = False,
+    project: bool = False,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
-    """Every stage: the generated files, or None and the diagnostics that stopped it."""
+    """Every stage: the generated files, or None and the diagnostics that stopped it.
+    With ``project``, ``out_dir`` is a project holding the package as ``name/``."""
     with _rare_collections():
         package, diagnostics = plan_schema(path, whitespace, mcp_mode)
         if package is None:
             return None, diagnostics
-        schema_dir = _way_to(path.resolve().parent, out_dir.resolve())
+        package_dir = out_dir / name if project else out_dir
+        schema_dir = _way_to(path.resolve().parent, package_dir.resolve())
         options = ir.BuildOptions(name, schema_dir, whitespace, policy, vendor_runtime)
+        wrapper = None
+        if project:
+            wrapper, projecting = plan_project(package, options, _locator(path))
+            diagnostics.extend(projecting.items)
+            if wrapper is None:
+                return None, diagnostics
         files, emitting = emit(package, options)
     diagnostics.extend(emitting.items)
-    return (None if diagnostics.has_errors else files), diagnostics
+    if diagnostics.has_errors:
+        return None, diagnostics
+    return (files if wrapper is None else wrapper.files(files)), diagnostics
+
+
+def _locator(path: Path) -> Callable[[str], Location]:
+    """Where a node of the schema at ``path`` was written, found when asked (only a
+    diagnostic asks): the IR keeps no position of metadata."""
+
+    def locate(pointer: str) -> Location:
+        document, _ = read_source(path, str(path))
+        if document is None:
+            return Location(str(path), 1, 1, pointer)
+        return document.location(pointer)
+
+    return locate
 
 
 def _way_to(schema_dir: Path, package_dir: Path) -> str:

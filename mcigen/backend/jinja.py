@@ -1,13 +1,15 @@
 """The jinja2 environment over the top-level ``templates/`` directory.
 
 Templates write only :class:`~.pysource.Code`: a plain string reaching a
-template's output (raw input, by mistake) is an error, not generated code.
+template's output (raw input, by mistake) is an error, not generated code. A
+template of another format (``templates/project/``) writes only that format's
+marked text (``Toml``, ``Markdown``), and no Python code either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -62,5 +64,21 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def render(template: str, context: dict[str, Any]) -> str:
-    return _environment().get_template(template).render(context)
+def render(template: str, context: dict[str, Any], marked: type[str] = Code) -> str:
+    """``template`` rendered; every value it writes must be a ``marked``."""
+    return _marked_environment(marked).get_template(template).render(context)
+
+
+@cache
+def _marked_environment(marked: type[str]) -> jinja2.Environment:
+    if marked is Code:
+        return _environment()
+    return _environment().overlay(finalize=partial(_only, marked))
+
+
+def _only(marked: type[str], value: object) -> object:
+    if isinstance(value, str) and type(value) is not marked:
+        raise UnmarkedText(
+            f"a {marked.__name__} template was given other text: {value[:80]!r}"
+        )
+    return value

@@ -1,0 +1,76 @@
+"""What a project's ``README.md`` says, as Markdown made from the planned package:
+what the package is, how to install it, its tools with their Python signatures, how
+to serve it and the MCP client configuration that starts it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import ir
+from .distribution import SERVE_EXTRA, Distribution
+from .markdown import Markdown, cell, code, fenced, paragraphs, text
+from .tools import _signature as parameters_signature
+
+
+def readme_context(
+    package: ir.Package, dist: Distribution, import_name: str
+) -> dict[str, Any]:
+    """The values ``templates/project/README.md.jinja`` writes."""
+    meta = package.schema.metadata
+    title = meta.get("name")
+    description = meta.get("description")
+    serve = f"python -m {import_name} serve"
+    return {
+        "title": (text(title) if isinstance(title, str) else None) or text(dist.name),
+        "description": (
+            paragraphs(description) if isinstance(description, str) else None
+        ),
+        "package": code(import_name),
+        "distribution": code(dist.name),
+        "install": fenced(f"pip install '.[{SERVE_EXTRA}]'", "sh"),
+        "install_published": code(f"pip install '{dist.name}[{SERVE_EXTRA}]'"),
+        "install_plain": code("pip install ."),
+        "dependencies": [code(need) for need in dist.dependencies],
+        "serve_needs": [code(need) for need in dist.serve],
+        "tools": [_row(planned) for planned in package.tools],
+        "takes_paths": any(
+            ir.execution_kind(p.tool.execution) in _PATH_KINDS for p in package.tools
+        ),
+        "serve_stdio": fenced(serve, "sh"),
+        "serve_http": fenced(f"{serve} --http 127.0.0.1:8000", "sh"),
+        "serve_command": code(serve),
+        "client_config": fenced(_client_config(dist.name, import_name), "json"),
+        "cli_list": code(f"python -m {import_name} list"),
+        "cli_describe": code(f"python -m {import_name} describe TOOL"),
+        "cli_call": code(f"python -m {import_name} call TOOL --json '{{...}}'"),
+    }
+
+
+_PATH_KINDS = frozenset({"file", "cli"})
+"""The tools that take relative paths against the schema's directory."""
+
+
+def _row(planned: ir.PlannedTool) -> tuple[Markdown, Markdown, Markdown]:
+    """A tool's row: its MCI name, its Python signature, its description's first
+    line."""
+    lines = (planned.tool.description or "").strip().splitlines()
+    return (
+        cell(code(planned.tool.name)),
+        cell(code(signature(planned))),
+        cell(text(lines[0]) if lines else text("")),
+    )
+
+
+def signature(planned: ir.PlannedTool) -> str:
+    """The generated function's signature, its parameters as written there."""
+    if planned.parameters is None:
+        return f"{planned.python_name}(**props: Any)"
+    return f"{planned.python_name}(*, {parameters_signature(planned.parameters)})"
+
+
+def _client_config(server: str, import_name: str) -> str:
+    """The ``mcpServers`` entry an MCP client (Claude Desktop, Cursor, ...) starts
+    the package's server from."""
+    entry = {"command": "python", "args": ["-m", import_name, "serve"]}
+    return json.dumps({"mcpServers": {server: entry}}, indent=2, ensure_ascii=False)
