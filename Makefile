@@ -37,6 +37,9 @@ golden: $(STAMP)
 	@echo "golden/vendored/greetings <- examples/greetings.mci.yaml --vendor-runtime"
 	@$(BIN)/mcigen build examples/greetings.mci.yaml -o golden/vendored/greetings \
 	  --offline --vendor-runtime
+	@echo "golden/project/weather-api <- examples/weather_api.mci.yaml --project"
+	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
+	  --offline --project
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -1,7 +1,7 @@
 """Golden output: every example rebuilds to exactly its committed package, which is
 black-formatted, ruff-clean and mypy --strict clean. ``golden/<example>/`` holds the
 generated code only (it imports mcigen_runtime); ``golden/vendored/`` one package built
-with ``--vendor-runtime``."""
+with ``--vendor-runtime``, ``golden/project/`` one built with ``--project``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ EXAMPLES = sorted(
 )
 GOLDEN = ROOT / "golden"
 VENDORED = GOLDEN / "vendored" / "greetings"
-OTHER_FORMS = ("vendored",)
+PROJECT = GOLDEN / "project" / "weather-api"
+OTHER_FORMS = ("project", "vendored")
 
 
 def _golden_dir(schema: Path) -> Path:
@@ -56,6 +57,18 @@ def test_the_vendored_example_rebuilds_to_its_golden_output() -> None:
     ), f"golden is stale; run `make golden`\n{result.stdout}"
 
 
+def test_the_project_example_rebuilds_to_its_golden_output() -> None:
+    schema = ROOT / "examples" / "weather_api.mci.yaml"
+    result = run_mcigen(
+        "build", schema, "-o", PROJECT, "--project", "--check", "--offline"
+    )
+    assert (
+        result.returncode == 0
+    ), f"golden is stale; run `make golden`\n{result.stdout}"
+    assert (PROJECT / "pyproject.toml").is_file()
+    assert (PROJECT / "weather_api" / "__init__.py").is_file()
+
+
 def test_golden_packages_hold_generated_code_only() -> None:
     for schema in EXAMPLES:
         package = _golden_dir(schema)
@@ -87,6 +100,10 @@ def test_golden_output_passes_mypy_strict() -> None:
         cwd=VENDORED.parent,
     )
     assert vendored.returncode == 0, vendored.stdout
+    project = _tool(
+        "mypy", "--strict", "--cache-dir", "/dev/null", "weather_api", cwd=PROJECT
+    )
+    assert project.returncode == 0, project.stdout
 
 
 def test_golden_output_passes_ruff() -> None:

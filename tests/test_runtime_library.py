@@ -186,9 +186,9 @@ def test_serving_next_to_an_mcp_sdk_1_says_what_to_install(
         "runpy.run_module('hello', run_name='__main__')\n"
     )
     result = _run(["-c", serve], [old_sdk, package_dir], package_dir)
-    assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == (
-        "mcigen_runtime.extras.MissingExtraError: MCP tools and serving over MCP need "
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "error: MCP tools and serving over MCP need "
         "the MCP SDK 2 (mcp 1.9.4 is installed): pip install 'mcigen-runtime[mcp]' "
         "(or 'mcp>=2.3,<3' for a package built with --vendor-runtime)"
-    )
+    ]

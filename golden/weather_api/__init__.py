@@ -12,7 +12,7 @@ try:
     from mcigen_runtime import require_runtime
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
-        "weather_api needs mcigen-runtime>=0.1.0,<0.2: pip install 'mcigen-runtime>=0.1.0,<0.2'"
+        "weather_api needs mcigen-runtime[http]>=0.1.0,<0.2: pip install 'mcigen-runtime[http]>=0.1.0,<0.2'"
     ) from None
 
 require_runtime("0.1.0", __name__)

@@ -18,6 +18,7 @@ from mcigen_runtime.limits import DEFAULT
 from .. import ir
 from ..diagnostics import Diagnostics
 from . import enum_data, workers
+from .distribution import runtime_extras, runtime_requirement
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
@@ -102,6 +103,7 @@ def _emit(
         for p in package.tools
         if p.tool.input_schema
     )
+    needed_runtime = runtime_requirement(runtime_extras(package))
     context: dict[str, Any] = {
         "source": source,
         "package": ident(options.name),
@@ -117,8 +119,7 @@ def _emit(
             None if options.vendor_runtime else literal(mcigen_runtime.__version__)
         ),
         "runtime_missing": literal(
-            f"{options.name} needs {_runtime_requirement()}: "
-            f"pip install '{_runtime_requirement()}'"
+            f"{options.name} needs {needed_runtime}: pip install '{needed_runtime}'"
         ),
     }
     files["__init__.py"] = render("init.py.jinja", context)
@@ -204,11 +205,6 @@ def _group_module(
 
 _LIMITED_KINDS = frozenset({"text", "file", "cli", "http"})
 """The executors that bound what a call renders, reads or captures."""
-
-
-def _runtime_requirement() -> str:
-    """The mcigen-runtime versions a package generated now runs on."""
-    return "mcigen-runtime" + mcigen_runtime.requirement(mcigen_runtime.__version__)
 
 
 def _schema_label(file_name: str) -> str:

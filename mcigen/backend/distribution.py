@@ -65,18 +65,13 @@ def distribution(
     version = _version(meta.get("version"), locate, diagnostics)
     if name is None or version is None:
         return None, diagnostics
-    extras = sorted(
-        {
-            _RUNTIME_EXTRAS[kind]
-            for kind in (ir.execution_kind(p.tool.execution) for p in package.tools)
-            if kind in _RUNTIME_EXTRAS
-        }
-    )
+    extras = runtime_extras(package)
     if options.vendor_runtime:
         dependencies = _vendored_needs(extras, with_base=True)
         serve = _vendored_needs([_SERVING], with_base=False)
     else:
-        dependencies, serve = _library_needs(extras), _library_needs([_SERVING])
+        dependencies = (runtime_requirement(extras),)
+        serve = (runtime_requirement([_SERVING]),)
     return (
         Distribution(
             name=name,
@@ -121,11 +116,17 @@ def _summary(description: object) -> str | None:
     return lines[0].strip() if lines else None
 
 
-def _library_needs(extras: list[str]) -> tuple[str, ...]:
+def runtime_extras(package: ir.Package) -> list[str]:
+    """The extras of the runtime that the package's tools use."""
+    kinds = {ir.execution_kind(planned.tool.execution) for planned in package.tools}
+    return sorted({_RUNTIME_EXTRAS[kind] for kind in kinds if kind in _RUNTIME_EXTRAS})
+
+
+def runtime_requirement(extras: list[str]) -> str:
     """The ``mcigen-runtime`` the generated code runs on, with ``extras``."""
     with_extras = f"[{','.join(extras)}]" if extras else ""
     specifier = mcigen_runtime.requirement(mcigen_runtime.__version__)
-    return (f"{RUNTIME}{with_extras}{specifier}",)
+    return f"{RUNTIME}{with_extras}{specifier}"
 
 
 def _vendored_needs(extras: list[str], with_base: bool) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from .errors import ToolInputError
+from .extras import MissingExtraError
 from .registry import Registry, ToolEntry, UnknownToolError, registry
 from .serve_options import add_serve_arguments
 from .table import format_table
@@ -37,7 +38,7 @@ def main(package: str, argv: list[str]) -> int:
     tools = registry(package)
     try:
         code: int = args.run(tools, args)
-    except (UsageError, UnknownToolError, ToolInputError) as error:
+    except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
