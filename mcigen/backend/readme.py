@@ -10,7 +10,7 @@ from typing import Any
 from .. import ir
 from .distribution import SERVE_EXTRA, Distribution
 from .markdown import Markdown, cell, code, fenced, paragraphs, text
-from .tools import _signature as parameters_signature
+from .tools import parameter_list
 
 
 def readme_context(
@@ -64,9 +64,7 @@ def _row(planned: ir.PlannedTool) -> tuple[Markdown, Markdown, Markdown]:
 
 def signature(planned: ir.PlannedTool) -> str:
     """The generated function's signature, its parameters as written there."""
-    if planned.parameters is None:
-        return f"{planned.python_name}(**props: Any)"
-    return f"{planned.python_name}(*, {parameters_signature(planned.parameters)})"
+    return f"{planned.python_name}({parameter_list(planned.parameters)})"
 
 
 def _client_config(server: str, import_name: str) -> str:

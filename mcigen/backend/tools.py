@@ -141,7 +141,7 @@ def tool_view(
         name_literal=literal(tool.name),
         docstring=_docstring(tool, parameters),
         parameters=parameters,
-        signature=_signature(parameters or ()),
+        signature=parameter_list(parameters),
         gather=_gather(parameters or ()),
         prologue=[],
     )
@@ -477,7 +477,11 @@ def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
     return ["props: dict[str, Any] = {}", *statements]
 
 
-def _signature(parameters: tuple[ir.Parameter, ...]) -> Code:
+def parameter_list(parameters: tuple[ir.Parameter, ...] | None) -> Code:
+    """A tool function's parameters as its ``def`` writes them: keyword-only, typed
+    from the input schema, or ``**props: Any`` for a tool without properties."""
+    if parameters is None:
+        return code("**props: Any")
     parts = []
     for p in parameters:
         if p.required:
@@ -485,7 +489,7 @@ def _signature(parameters: tuple[ir.Parameter, ...]) -> Code:
         else:
             default = literal(p.default) if p.has_default else NONE
             parts.append(f"{ident(p.python_name)}: {p.annotation} = {default}")
-    return code(", ".join(parts))
+    return code("*, " + ", ".join(parts))
 
 
 def _gather(parameters: tuple[ir.Parameter, ...]) -> list[Code]:
