@@ -36,36 +36,32 @@ def test_every_example_has_golden_output() -> None:
     )
 
 
-@pytest.mark.parametrize("schema", EXAMPLES, ids=lambda p: p.name)
-def test_example_rebuilds_to_its_golden_output(schema: Path) -> None:
-    result = run_mcigen(
-        "build", schema, "-o", _golden_dir(schema), "--check", "--offline"
-    )
+CASES = [
+    *((schema, _golden_dir(schema), ()) for schema in EXAMPLES),
+    (ROOT / "examples" / "greetings.mci.yaml", VENDORED, ("--vendor-runtime",)),
+    (ROOT / "examples" / "weather_api.mci.yaml", PROJECT, ("--project",)),
+]
+"""Schema, golden directory, build options: ``make golden`` writes the same."""
+
+
+@pytest.mark.parametrize(
+    ("schema", "golden", "options"),
+    CASES,
+    ids=[golden.relative_to(GOLDEN).as_posix() for _, golden, _ in CASES],
+)
+def test_example_rebuilds_to_its_golden_output(
+    schema: Path, golden: Path, options: tuple[str, ...]
+) -> None:
+    result = run_mcigen("build", schema, "-o", golden, *options, "--check", "--offline")
     assert (
         result.returncode == 0
     ), f"golden is stale; run `make golden`\n{result.stdout}"
     assert result.stdout == ""
 
 
-def test_the_vendored_example_rebuilds_to_its_golden_output() -> None:
-    schema = ROOT / "examples" / "greetings.mci.yaml"
-    result = run_mcigen(
-        "build", schema, "-o", VENDORED, "--vendor-runtime", "--check", "--offline"
-    )
-    assert (
-        result.returncode == 0
-    ), f"golden is stale; run `make golden`\n{result.stdout}"
-
-
-def test_the_project_example_rebuilds_to_its_golden_output() -> None:
-    schema = ROOT / "examples" / "weather_api.mci.yaml"
-    result = run_mcigen(
-        "build", schema, "-o", PROJECT, "--project", "--check", "--offline"
-    )
-    assert (
-        result.returncode == 0
-    ), f"golden is stale; run `make golden`\n{result.stdout}"
+def test_the_project_example_holds_a_project_around_its_package() -> None:
     assert (PROJECT / "pyproject.toml").is_file()
+    assert (PROJECT / "README.md").is_file()
     assert (PROJECT / "weather_api" / "__init__.py").is_file()
 
 
