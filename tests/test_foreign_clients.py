@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import ROOT, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port
 from .npm_clients import conformance_command, inspector_cli_command
 from .oracle import oracle_python
@@ -133,40 +133,6 @@ def run_client(argv: list[str], cwd: Path, env: dict[str, str], status: int = 0)
     return done.stdout
 
 
-def test_mcp_inspector_cli_over_stdio_and_http(pkg_dir: Path, tmp_path: Path) -> None:
-    inspector = inspector_cli_command()
-    env = server_env(pkg_dir, HOME=str(tmp_path))
-    server = ["-e", f"PYTHONPATH={pkg_dir}", "--", *serve_argv()]
-    listed = json.loads(
-        run_client([*inspector, "--method", "tools/list", *server], pkg_dir, env)
-    )
-    names = {tool["name"]: tool for tool in listed["tools"]}
-    assert set(names) == {tool["name"] for tool in SCHEMA["tools"]}
-    assert names["json_schema_2020_12_tool"]["inputSchema"] == JSON_SCHEMA_2020_12
-    call = ["--method", "tools/call", "--tool-name", "greet", "--tool-arg", "name=Ada"]
-    called = json.loads(run_client([*inspector, *call, *server], pkg_dir, env))
-    assert called["content"] == [{"type": "text", "text": "Hello, Ada!"}]
-
-    port = free_port()
-    with http_server(
-        pkg_dir, serve_argv("--http", f"127.0.0.1:{port}"), port, MCIGEN_SECRET="tok"
-    ) as url:
-        target = [url, "--header", "Authorization: Bearer tok"]
-        listed = json.loads(
-            run_client([*inspector, *target, "--method", "tools/list"], pkg_dir, env)
-        )
-        assert len(listed["tools"]) == len(SCHEMA["tools"])
-        called = json.loads(run_client([*inspector, *target, *call], pkg_dir, env))
-        assert called["content"] == [{"type": "text", "text": "Hello, Ada!"}]
-        failed = ["--method", "tools/call", "--tool-name", "test_error_handling"]
-        # The Inspector exits 5 for an isError result.
-        answer = json.loads(
-            run_client([*inspector, *target, *failed], pkg_dir, env, status=5)
-        )
-        assert answer["isError"] is True
-        assert answer["content"][0]["text"].endswith(f"{ERROR_TEXT}\n")
-
-
 def test_the_conformance_suite_passes_every_scenario_mci_can_express(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
@@ -240,4 +206,50 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
     ) as url:
         assert client({"url": url, "headers": {"Authorization": "Bearer tok"}}) == (
             expected
+        )
+
+
+def readme_configs() -> list[str]:
+    """The ``json`` blocks of the README's "Deploying the server" section."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("\n## Deploying the server\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+
+
+def test_mcp_inspector_with_the_readme_configs_over_stdio_and_http(
+    tmp_path: Path,
+) -> None:
+    """The Inspector's command line, given the README's client configs as written
+    (with this machine's paths and port): a built directory on ``PYTHONPATH`` over
+    stdio, with a filter and an env variable the tool reads; HTTP with the bearer
+    header."""
+    build = tmp_path / "build"
+    result = run_mcigen(
+        "build", ROOT / "examples" / "greetings.mci.yaml", "-o", build / "greetings"
+    )
+    assert result.returncode == 0, result.stderr
+    installed, built, remote = readme_configs()
+    assert '"greetings_tools"' in installed  # the project's import name
+
+    def inspector(config: str, *method: str) -> dict[str, Any]:
+        path = tmp_path / "mcp.json"
+        config = config.replace("/opt/greetings/.venv/bin/python", sys.executable)
+        path.write_text(config.replace("/srv/mcp/build", str(build)), "utf-8")
+        argv = [*inspector_cli_command(), "--config", str(path)]
+        argv += ["--server", "greetings", *method]
+        env = server_env(tmp_path, HOME=str(tmp_path))
+        answer: dict[str, Any] = json.loads(run_client(argv, tmp_path, env))
+        return answer
+
+    call = ["--method", "tools/call", "--tool-name", "greet", "--tool-arg", "name=Ada"]
+    listed = inspector(built, "--method", "tools/list")
+    assert [tool["name"] for tool in listed["tools"]] == ["greet"]
+    text = inspector(built, *call)["content"][0]["text"]
+    assert text == "[en] Hello, Ada! Welcome to Platform."
+    port = free_port()
+    argv = [sys.executable, "-m", "greetings", "serve", "--http", f"127.0.0.1:{port}"]
+    with http_server(build, argv, port, MCIGEN_SECRET="s3cret") as url:
+        config = remote.replace("http://127.0.0.1:8765/mcp", url)
+        assert inspector(config, *call)["content"][0]["text"].startswith(
+            "[en] Hello, Ada!"
         )

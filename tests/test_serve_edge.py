@@ -25,6 +25,7 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from .conftest import run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port
+from .oracle import run_oracle
 from .test_mcp_server import http_server, server_env
 
 MANY = 230
@@ -158,6 +159,24 @@ def test_initialize_params_are_read_leniently_but_types_still_count() -> None:
         with pytest.raises(InitializeParamsError) as raised:
             lenient_initialize(params)
         assert str(raised.value) == f"Invalid params: {message}"
+
+
+def test_allowed_hosts_and_origins_usage_errors(pkg_dir: Path) -> None:
+    for args, env, message in (
+        (["--allow-host", "mcp.internal"], {}, "--allow-host needs --http"),
+        (["--http", ":1", "--allow-origin", "app.example"], {}, "expected an origin"),
+        (["--http", ":1"], {"MCIGEN_ALLOWED_HOSTS": "a/b"}, "MCIGEN_ALLOWED_HOSTS:"),
+    ):
+        done = subprocess.run(
+            serve_argv(*args),
+            cwd=pkg_dir,
+            env=server_env(pkg_dir, **env),
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
 
 
 # --------------------------------------------------------------------- Host, Origin
@@ -476,3 +495,54 @@ def read_lines(stream: IO[bytes], count: int, timeout: float = 20) -> list[bytes
         *complete, buffered = buffered.split(b"\n")
         lines += complete
     return lines
+
+
+# --------------------------------------------------------------------- as an upstream
+
+
+def test_row_70_a_paged_tool_list_is_read_whole_where_mci_py_reads_one_page(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """The generated server (MANY + 1 tools, in pages of 100) as an MCI schema's
+    MCP server: mcigen's build follows ``nextCursor``; mci-py 1.2 lists once, so its
+    cache keeps the first page and a tool beyond it is not found."""
+    last = f"tool_{MANY - 1:03d}"
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "pkg", "serve"],
+        "env": {"PYTHONPATH": str(pkg_dir)},
+    }
+    document = {"schemaVersion": "1.0", "tools": [], "mcp_servers": {"edge": server}}
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for directory in (ours, theirs):
+        directory.mkdir()
+        write_schema(directory, document, "main.mci.json")
+
+    result = run_mcigen("build", ours / "main.mci.json", "-o", ours / "proxy")
+    assert result.returncode == 0, result.stderr
+    assert len(cached_tools(ours)) == MANY + 1
+    called = subprocess.run(
+        [sys.executable, "-m", "proxy", "call", last],
+        cwd=ours,
+        env=server_env(ours),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (called.returncode, called.stdout) == (0, f"t{MANY - 1}\n")
+
+    answers = run_oracle(
+        theirs / "main.mci.json",
+        [{"tool": name, "props": {}, "env": {}} for name in ("tool_000", last)],
+    )
+    assert answers[0]["result"]["content"][0]["text"] == "t0"
+    assert answers[1]["exception"].endswith(f"Tool not found: {last}")
+    assert len(cached_tools(theirs)) == 100
+
+
+def cached_tools(directory: Path) -> list[dict[str, Any]]:
+    """The tools of the ``edge`` server's MCI cache under ``directory``."""
+    cache = directory / "mci" / "mcp" / "edge.mci.json"
+    tools: list[dict[str, Any]] = json.loads(cache.read_text("utf-8"))["tools"]
+    return tools
