@@ -19,6 +19,7 @@ from .mcp_servers import free_port
 from .npm_clients import conformance_command, inspector_cli_command
 from .oracle import oracle_python
 from .test_mcp_server import http_server, server_env
+from .test_serve_edge import serve_argv
 
 SIMPLE_TEXT = "This is a simple text response for testing."
 ERROR_TEXT = "This tool intentionally returns an error for testing"
@@ -54,16 +55,6 @@ SCHEMA = {
             "{{props.name}}",
             description="Tool with JSON Schema 2020-12 features",
             inputSchema=JSON_SCHEMA_2020_12,
-        ),
-        text_tool(
-            "greet",
-            "Hello, {{props.name}}!",
-            description="Greet someone.",
-            inputSchema={
-                "type": "object",
-                "properties": {"name": {"type": "string"}},
-                "required": ["name"],
-            },
         ),
     ],
 }
@@ -120,10 +111,6 @@ def pkg_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def serve_argv(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pkg", "serve", *args]
-
-
 def run_client(argv: list[str], cwd: Path, env: dict[str, str], status: int = 0) -> str:
     """What ``argv`` prints, having checked that it exits with ``status``."""
     done = subprocess.run(
@@ -169,7 +156,7 @@ async def main(target):
     async with transport as streams, ClientSession(streams[0], streams[1]) as session:
         init = await session.initialize()
         tools = await session.list_tools()
-        result = await session.call_tool("greet", {"name": "Ada"})
+        result = await session.call_tool("test_simple_text", {})
         print(json.dumps({
             "server": [init.serverInfo.name, init.serverInfo.version],
             "tools": sorted(tool.name for tool in tools.tools),
@@ -191,7 +178,7 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
     expected = {
         "server": ["Conformance", "1.0.0"],
         "tools": sorted(tool["name"] for tool in SCHEMA["tools"]),
-        "text": "Hello, Ada!",
+        "text": SIMPLE_TEXT,
     }
     stdio = {
         "command": sys.executable,

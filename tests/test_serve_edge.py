@@ -18,8 +18,8 @@ from typing import IO, Any
 
 import httpx
 import pytest
-from mcigen_runtime.http_origin import HostOriginPolicy, host_entry, origin_entry
 from mcigen_runtime.initialize_params import InitializeParamsError, lenient_initialize
+from mcigen_runtime.origin_policy import HostOriginPolicy, host_entry, origin_entry
 from mcigen_runtime.serve_options import ServeOptions, options_from_environment
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 

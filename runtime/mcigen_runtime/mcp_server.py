@@ -35,8 +35,8 @@ What the server exposes:
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
 exchange, no session is kept, so any worker of a multi-worker server can answer
 any request. In front of the SDK's transport sits the edge, outermost first:
-``http_origin`` (Host and Origin, the DNS rebinding guard, on every bind; it
-replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
 line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
@@ -340,8 +340,9 @@ def http_app(surface: ToolSurface) -> Starlette:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from .http_exchange import ExchangeEdge
-    from .http_origin import HostOriginGuard, HostOriginPolicy
+    from .http_origin import HostOriginGuard
     from .http_secret import BearerSecretMiddleware
+    from .origin_policy import HostOriginPolicy
 
     options = surface.options
     app = build_server(surface).streamable_http_app(

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .http_origin import host_entry, origin_entry
+from .origin_policy import host_entry, origin_entry
 from .registry import ToolEntry
 
 HTTP_PATH = "/mcp"
