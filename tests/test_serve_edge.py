@@ -380,6 +380,11 @@ def test_malformed_messages_get_invalid_request(url: str) -> None:
     assert too_big.status_code == 413
 
 
+def test_a_loopback_bind_accepts_localhost_without_a_port(url: str) -> None:
+    assert post(url, PING, Host="localhost").json()["result"] == {}
+    assert post(url, PING, Host="evil.example").status_code == 421
+
+
 def test_get_and_delete_are_refused_not_held_open(url: str) -> None:
     for method in ("GET", "DELETE"):
         answer = httpx.request(
