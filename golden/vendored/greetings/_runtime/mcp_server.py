@@ -26,14 +26,22 @@ What the server exposes:
   run inline (microseconds), so the event loop stays free.
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
+- ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
+  ``nextCursor``; a cursor the server did not give is ``-32602``.
+- ``serverInfo``: the schema metadata's ``name`` (else the package's import name)
+  and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
+  gives such a package).
 
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
 exchange, no session is kept, so any worker of a multi-worker server can answer
-any request. With a secret, every request must carry ``Authorization: Bearer
-SECRET`` (checked in constant time) or gets ``401`` with a short JSON body. DNS
-rebinding protection (the SDK's Host/Origin check) is on for loopback addresses;
-the ASGI app, which cannot know where it is bound, turns it on unless a secret is
-set (a rebinding page cannot know the secret).
+any request. In front of the SDK's transport sits the edge, outermost first:
+``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+request must carry ``Authorization: Bearer SECRET``, else ``401``) and
+``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
+line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
+On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
+the SDK cannot read.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
 never pays for it.
@@ -42,8 +50,6 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -57,10 +63,10 @@ from .plain_json import plain_json
 from .registry import Registry, ToolEntry, registry
 from .results import AudioContent, ImageContent, TextContent, ToolResult
 from .serve_options import (
-    DEFAULT_HOST,
     ENV_PREFIX,
     HTTP_PATH,
     ServeOptions,
+    allowed_from_environment,
     mcp_tool_names,
     options_from_environment,
     select_tools,
@@ -73,7 +79,6 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
     from starlette.applications import Starlette
-    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from .broker import Broker
 
@@ -92,6 +97,12 @@ ANNOTATION_HINTS = (
 """The MCI annotations that are MCP ``ToolAnnotations`` fields."""
 
 EMPTY_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+TOOLS_PAGE_SIZE = 100
+"""How many tools one ``tools/list`` answer holds."""
+
+UNVERSIONED = "0.0.0"
+"""``serverInfo.version`` of a package whose schema metadata gives no version."""
 
 METADATA_META_KEY = "dev.mcigen/metadata"
 """The ``_meta`` key of a tool result that carries the MCI result's ``metadata``."""
@@ -264,17 +275,21 @@ def _answer_is_error(answer: Mapping[str, Any]) -> bool:
 
 def build_server(surface: ToolSurface) -> Server[Any]:
     """The SDK's low-level server over ``surface``."""
-    import mcp_types as types
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
 
-    listing = types.ListToolsResult(
-        tools=[types.Tool.model_validate(d) for d in surface.definitions]
-    )
+    listings = tool_listings(surface.definitions, TOOLS_PAGE_SIZE)
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
+        listing = listings.get(params.cursor if params is not None else None)
+        if listing is None:
+            raise MCPError(
+                code=INVALID_PARAMS, message="Invalid params: unknown cursor"
+            )
         return listing
 
     async def call_tool(
@@ -291,7 +306,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     description = metadata.get("description")
     return Server(
         name if isinstance(name, str) and name else surface.registry.package,
-        version=str(version) if version is not None else "",
+        version=str(version) if version not in (None, "") else UNVERSIONED,
         description=description if isinstance(description, str) else None,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
@@ -299,79 +314,55 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     )
 
 
-class BearerSecretMiddleware:
-    """Refuses every HTTP request without ``Authorization: Bearer SECRET`` (401).
+def tool_listings(
+    definitions: list[dict[str, Any]], page_size: int
+) -> dict[str | None, mcp_types.ListToolsResult]:
+    """Every ``tools/list`` answer, by the cursor that asks for it (None: the first
+    page). A cursor is the position of its page's first tool, as text."""
+    import mcp_types as types
 
-    The token is compared through SHA-256 digests with ``hmac.compare_digest``, so
-    the time taken depends on neither the secret's length nor its content."""
-
-    def __init__(self, app: ASGIApp, secret: str) -> None:
-        self.app = app
-        self._digest = hashlib.sha256(secret.encode()).digest()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan" or self._authorized(scope):
-            await self.app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        body = json.dumps(
-            {
-                "error": "unauthorized",
-                "error_description": "this server needs 'Authorization: Bearer <secret>'",
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", b'Bearer realm="mcp"'),
-                ],
-            }
+    tools = [types.Tool.model_validate(d) for d in definitions]
+    starts = range(0, max(len(tools), 1), page_size)
+    return {
+        (str(start) if start else None): types.ListToolsResult(
+            tools=tools[start : start + page_size],
+            next_cursor=(
+                str(start + page_size) if start + page_size < len(tools) else None
+            ),
         )
-        await send({"type": "http.response.body", "body": body})
-
-    def _authorized(self, scope: Scope) -> bool:
-        token = b""
-        for key, value in scope.get("headers", ()):
-            if key == b"authorization":
-                scheme, _, rest = bytes(value).partition(b" ")
-                if scheme.lower() == b"bearer":
-                    token = rest.strip()
-                break
-        given = hashlib.sha256(token).digest()
-        return hmac.compare_digest(given, self._digest) and bool(token)
+        for start in starts
+    }
 
 
-def http_app(
-    surface: ToolSurface, *, host: str | None, secret: str | None
-) -> Starlette:
-    """Stateless Streamable HTTP at ``/mcp`` with JSON responses.
-
-    ``host`` is the address the server binds, for the SDK's DNS rebinding
-    protection (on for loopback addresses); None when unknown: then protection is
-    on (loopback Host headers only) unless a secret is set."""
+def http_app(surface: ToolSurface) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
+    the module docs, configured by ``surface.options``."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    server = build_server(surface)
-    security = None
-    if host is None:
-        host = DEFAULT_HOST
-        if secret:
-            security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = server.streamable_http_app(
+    from .http_exchange import ExchangeEdge
+    from .http_origin import HostOriginGuard
+    from .http_secret import BearerSecretMiddleware
+    from .origin_policy import HostOriginPolicy
+
+    options = surface.options
+    app = build_server(surface).streamable_http_app(
         streamable_http_path=HTTP_PATH,
         json_response=True,
         stateless_http=True,
-        host=host,
-        transport_security=security,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=False
+        ),
     )
-    if secret:
-        app.add_middleware(BearerSecretMiddleware, secret=secret)
+    # Starlette runs the middleware added last first.
+    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
+    if options.secret:
+        app.add_middleware(BearerSecretMiddleware, secret=options.secret)
+    policy = HostOriginPolicy(
+        hosts=options.allowed_hosts,
+        origins=options.allowed_origins,
+        check_host=not options.secret,
+    )
+    app.add_middleware(HostOriginGuard, policy=policy)
     return app
 
 
@@ -383,7 +374,7 @@ def app_from_environment(package: str) -> Starlette:
     surface = ToolSurface(package, options)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
-    return http_app(surface, host=None, secret=options.secret)
+    return http_app(surface)
 
 
 def serve(package: str, args: argparse.Namespace) -> int:
@@ -398,6 +389,16 @@ def serve(package: str, args: argparse.Namespace) -> int:
         return _usage(package, "--secret must not be empty")
     if args.max_output_chars is not None and not args.broker:
         return _usage(package, "--max-output-chars only applies with --broker")
+    for flag, given in (
+        ("--allow-host", args.allow_hosts),
+        ("--allow-origin", args.allow_origins),
+    ):
+        if given and address is None:
+            return _usage(package, f"{flag} needs --http")
+    try:
+        hosts, origins = allowed_from_environment(os.environ if address else {})
+    except ValueError as error:
+        return _usage(package, str(error))
     options = ServeOptions(
         only=split_list(args.only),
         exclude=split_list(args.exclude),
@@ -406,6 +407,8 @@ def serve(package: str, args: argparse.Namespace) -> int:
         broker=args.broker,
         max_output_chars=args.max_output_chars,
         secret=secret,
+        allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
+        allowed_origins=origins | frozenset(args.allow_origins or ()),
     )
     surface = ToolSurface(package, options)
     for option, name in unknown_names(surface.registry.tools, options):
@@ -428,10 +431,14 @@ def serve(package: str, args: argparse.Namespace) -> int:
 async def _serve_stdio(surface: ToolSurface) -> None:
     from mcp.server.stdio import stdio_server
 
+    from .stdio_exchange import LenientReadStream
+
     server = build_server(surface)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(
-            read_stream, write_stream, server.create_initialization_options()
+            LenientReadStream(read_stream, write_stream),
+            write_stream,
+            server.create_initialization_options(),
         )
 
 
@@ -441,7 +448,7 @@ def _serve_http(
     import uvicorn
 
     host, port = address
-    app = http_app(surface, host=host, secret=secret)
+    app = http_app(surface)
     if not secret and host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"warning: serving {host} without --secret: anyone who can reach it "

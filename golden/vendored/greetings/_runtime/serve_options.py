@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .origin_policy import host_entry, origin_entry
 from .registry import ToolEntry
 
 HTTP_PATH = "/mcp"
@@ -48,6 +49,11 @@ class ServeOptions:
     broker: bool = False
     max_output_chars: int | None = None
     secret: str | None = field(default=None, repr=False)
+    allowed_hosts: frozenset[str] = frozenset()
+    """HTTP: host names served besides IP addresses and localhost (see
+    ``http_origin``)."""
+    allowed_origins: frozenset[str] = frozenset()
+    """HTTP: browser origins allowed besides the loopback ones."""
 
 
 def split_list(text: str | None) -> frozenset[str] | None:
@@ -58,10 +64,34 @@ def split_list(text: str | None) -> frozenset[str] | None:
     return items or None
 
 
+def allowed_from_environment(
+    env: Mapping[str, str],
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The hosts of ``MCIGEN_ALLOWED_HOSTS`` and the origins of
+    ``MCIGEN_ALLOWED_ORIGINS`` (comma-separated). Raises ``ValueError`` naming the
+    variable for an entry that is not a host name or an origin."""
+    return (
+        _entries(env, "ALLOWED_HOSTS", host_entry),
+        _entries(env, "ALLOWED_ORIGINS", origin_entry),
+    )
+
+
+def _entries(
+    env: Mapping[str, str], name: str, entry: Callable[[str], str]
+) -> frozenset[str]:
+    try:
+        return frozenset(
+            entry(text) for text in split_list(env.get(ENV_PREFIX + name)) or ()
+        )
+    except ValueError as error:
+        raise ValueError(f"{ENV_PREFIX}{name}: {error}") from None
+
+
 def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
     """``MCIGEN_SECRET``, ``MCIGEN_ONLY``, ``MCIGEN_EXCEPT``, ``MCIGEN_TAGS``,
     ``MCIGEN_WITHOUT_TAGS``, ``MCIGEN_BROKER`` (1/true/yes/on),
-    ``MCIGEN_MAX_OUTPUT_CHARS`` (broker mode only). Empty values count as unset."""
+    ``MCIGEN_MAX_OUTPUT_CHARS`` (broker mode only), ``MCIGEN_ALLOWED_HOSTS`` and
+    ``MCIGEN_ALLOWED_ORIGINS``. Empty values count as unset."""
 
     def get(name: str) -> str | None:
         value = env.get(ENV_PREFIX + name, "").strip()
@@ -79,6 +109,7 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
             max_chars = _positive_int(max_chars_text)
         except argparse.ArgumentTypeError as error:
             raise ValueError(f"{ENV_PREFIX}MAX_OUTPUT_CHARS: {error}") from None
+    hosts, origins = allowed_from_environment(env)
     return ServeOptions(
         only=split_list(get("ONLY")),
         exclude=split_list(get("EXCEPT")),
@@ -87,6 +118,8 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
         broker=broker_text in _TRUE,
         max_output_chars=max_chars,
         secret=env.get(ENV_PREFIX + "SECRET") or None,
+        allowed_hosts=hosts,
+        allowed_origins=origins,
     )
 
 
@@ -175,6 +208,18 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, port
 
 
+def _argument_type(entry: Callable[[str], str]) -> Callable[[str], str]:
+    """``entry`` as an argparse type: its ``ValueError`` is the usage message."""
+
+    def checked(text: str) -> str:
+        try:
+            return entry(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return checked
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``serve`` (needs no MCP import)."""
     parser.add_argument(
@@ -188,6 +233,26 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--secret",
         help="HTTP only: require 'Authorization: Bearer SECRET' on every request "
         f"(default: ${ENV_PREFIX}SECRET, which keeps it out of the process list)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        action="append",
+        type=_argument_type(host_entry),
+        metavar="NAME[:PORT]",
+        help="HTTP only: also answer requests for the host name NAME (IP addresses "
+        "and localhost always are), on any port or on PORT; repeatable; adds to "
+        f"${ENV_PREFIX}ALLOWED_HOSTS",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        dest="allow_origins",
+        action="append",
+        type=_argument_type(origin_entry),
+        metavar="ORIGIN",
+        help="HTTP only: also accept browser requests from ORIGIN "
+        "(scheme://host[:port]; loopback origins always are); repeatable; adds to "
+        f"${ENV_PREFIX}ALLOWED_ORIGINS",
     )
     parser.add_argument(
         "--only", metavar="NAMES", help="expose only these tools (comma-separated)"
