@@ -290,3 +290,29 @@ def test_row_77_output_schemas_are_checked_and_kept_for_mcp_tools_only(
         assert type(package.hello()) is package.ToolResult
         manifest = json.loads((tmp_path / "textpkg" / "manifest.json").read_text())
         assert "outputSchema" not in manifest["tools"][0]
+
+
+def test_an_output_schema_no_model_can_be_made_of_is_a_build_error_at_its_tool(
+    tmp_path: Path,
+) -> None:
+    remote = {"$ref": "https://example.com/forecast.json"}
+    tool = {
+        "name": "forecast",
+        "outputSchema": {"type": "object", "properties": {"today": remote}},
+        "execution": {"type": "mcp", "serverName": "toy", "toolName": "forecast"},
+    }
+    cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
+    cache.parent.mkdir(parents=True)
+    document = {"schemaVersion": "1.0", "tools": [tool], "expiresAt": "2999-01-01"}
+    cache.write_text(json.dumps(document, indent=2))
+    servers = {"toy": {"command": "unused"}}
+    schema = write_schema(
+        tmp_path, {"schemaVersion": "1.0", "tools": [], "mcp_servers": servers}
+    )
+    built = run_mcigen("build", schema, "-o", tmp_path / "pkg")
+    assert built.returncode == 1
+    assert built.stderr.splitlines()[0] == (
+        f"{cache}:4:5: error: tool 'forecast': no output model can be generated from "
+        "its outputSchema: unsupported $ref 'https://example.com/forecast.json': only "
+        "local definitions are resolved"
+    )
