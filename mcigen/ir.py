@@ -130,6 +130,8 @@ class Tool:
     """The toolset or MCP server the tool came from; None for the schema's own."""
     origin: str = "schema"
     """Where the tool was defined: "schema", "toolset" or "mcp" (a server's cache)."""
+    output_schema: dict[str, JSON] | None = None
+    """An MCP tool's ``outputSchema``: what its structured content holds."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,8 @@ class PlannedTool:
     parameters: tuple[Parameter, ...] | None = field(default=None)
     """None when the tool takes ``**props`` (no inputSchema properties)."""
     path_policy: EffectivePathPolicy = EffectivePathPolicy(False, ())
+    output_model_name: str | None = None
+    """The model of the tool's structured content; None without an outputSchema."""
 
 
 CLI_ENV_MODES = ("inherit", "minimal")

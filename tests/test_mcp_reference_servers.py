@@ -73,11 +73,16 @@ def test_enums_are_checked_before_the_server_is_asked(everything: ModuleType) ->
     assert "location" in str(refused.value)
 
 
-def test_structured_content_is_kept_in_metadata(everything: ModuleType) -> None:
+def test_structured_content_is_kept_in_metadata_and_typed(
+    everything: ModuleType,
+) -> None:
     result = everything.get_structured_content(location="Chicago")
     structured = result.metadata["structuredContent"]
     assert set(structured) == {"temperature", "conditions", "humidity"}
     assert json.loads(result.text) == structured
+    typed = result.structured
+    assert type(typed).__name__ == "GetStructuredContentOutput"
+    assert (typed.temperature, typed.conditions) == (36, "Light rain / drizzle")
 
 
 def test_images_between_text_items(everything: ModuleType) -> None:
@@ -145,7 +150,7 @@ def test_the_golden_workspace_package_runs_its_server_with_npx(
     (tmp_path / "todo.txt").write_text("water the plants\n")
     code = (
         "import sys, workspace; "
-        "print(workspace.read_text_file(path=sys.argv[1]).text); "
+        "print(workspace.read_text_file(path=sys.argv[1]).structured.content); "
         "print(workspace.headline(text='hi').text)"
     )
     done = subprocess.run(

@@ -41,7 +41,7 @@ def tool_names(cache: Path) -> list[str]:
     return [tool["name"] for tool in json.loads(cache.read_text())["tools"]]
 
 
-TOY_TOOLS = ["echo", "add", "inspect_args", "get-env", "pid", "pixel", "fail", "crash"]
+TOY_TOOLS = "echo add forecast inspect_args get-env pid pixel fail crash".split()
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +82,12 @@ def test_the_build_writes_mci_pys_cache_and_the_tools_come_from_it(
             "type": "object",
             "title": "echoArguments",
         },
+        "outputSchema": {
+            "properties": {"result": {"title": "Result", "type": "string"}},
+            "required": ["result"],
+            "type": "object",
+            "title": "echoOutput",
+        },
         "execution": {"type": "mcp", "serverName": "toy", "toolName": "echo"},
         "enableAnyPaths": False,
         "directoryAllowList": [],
@@ -92,19 +98,28 @@ def test_the_build_writes_mci_pys_cache_and_the_tools_come_from_it(
     assert rows["add"] == ["add", "mcp", "toy", "IsReadOnly,IsIdempotent"]
 
 
-def test_mcigen_and_mci_py_write_the_same_cache_bytes(tmp_path: Path) -> None:
+def test_row_75_mcigen_writes_mci_pys_cache_bytes_with_output_schemas(
+    tmp_path: Path,
+) -> None:
+    """The same bytes as mci-py's cache but for each tool's ``outputSchema``,
+    which mci-py leaves out (and ignores when it reads it: see the next test)."""
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     for directory in (ours, theirs):
         directory.mkdir()
         mcp_schema(directory, {"toy": toy_stdio()})
     assert run_mcigen("check", ours / "main.mci.json").returncode == 0
     _oracle_list(theirs / "main.mci.json")
-    assert cache_of(ours).read_bytes() == cache_of(theirs).read_bytes()
+    document = json.loads(cache_of(ours).read_text())
+    output_schemas = [tool.pop("outputSchema", None) for tool in document["tools"]]
+    assert output_schemas[TOY_TOOLS.index("pixel")] is None
+    assert sum(schema is not None for schema in output_schemas) == len(TOY_TOOLS) - 1
+    assert json.dumps(document, indent=2).encode() == cache_of(theirs).read_bytes()
 
 
 def test_mci_py_uses_a_cache_that_mcigen_wrote(tmp_path: Path) -> None:
     schema = mcp_schema(tmp_path, {"toy": toy_stdio()})
     assert run_mcigen("check", schema).returncode == 0
+    assert "outputSchema" in cache_of(tmp_path).read_text()
     # The server can no longer start: mci-py can only list the tools from the cache.
     mcp_schema(tmp_path, {"toy": {"command": str(tmp_path / "gone")}})
     assert _oracle_list(schema) == TOY_TOOLS
@@ -199,6 +214,7 @@ def test_a_server_filter_keeps_what_it_says(tmp_path: Path) -> None:
     assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == [
         "echo",
         "add",
+        "forecast",
     ]
     assert tool_names(cache_of(tmp_path)) == TOY_TOOLS  # the cache keeps everything
 

@@ -31,6 +31,7 @@ from .models import (
     ModelGenerationError,
     make_models,
     model_batch,
+    model_roots,
 )
 from .pysource import Code, code, docstring, ident, literal
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
@@ -99,9 +100,7 @@ def _emit(
         for export in (p.python_name, f"{p.python_name}_async")
     )
     model_groups = sorted(
-        (ident(p.model_name), ident(p.group))
-        for p in package.tools
-        if p.tool.input_schema
+        (ident(root.name), ident(root.tool.group)) for root in batch.roots
     )
     needed_runtime = runtime_requirement(runtime_extras(package))
     context: dict[str, Any] = {
@@ -144,11 +143,12 @@ def _emit(
 def _model_failure(
     diagnostics: Diagnostics, error: ModelGenerationError, package: ir.Package
 ) -> Diagnostics:
-    culprit = error.tool or package.tools[0]
+    root = error.root or model_roots(package.tools)[0]
+    culprit = root.tool.tool
     diagnostics.error(
-        culprit.tool.location,
-        f"tool '{culprit.tool.name}': no input model can be generated from its "
-        f"inputSchema: {error}",
+        culprit.location,
+        f"tool '{culprit.name}': no {root.kind} model can be generated from its "
+        f"{root.key}: {error}",
     )
     return diagnostics
 
@@ -244,6 +244,7 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             "annotations": p.tool.annotations,
             "tags": list(p.tool.tags),
             "inputSchema": p.tool.input_schema,
+            **({"outputSchema": p.tool.output_schema} if p.tool.output_schema else {}),
         }
         for p in package.tools
     ]

@@ -1,6 +1,7 @@
-"""Pydantic input models for every tool, from one datamodel-code-generator call per build.
+"""Pydantic models for every tool, from one datamodel-code-generator call per build:
+an input model per inputSchema, and an output model per MCP tool's outputSchema.
 
-All input schemas go into one JSON Schema document (one ``$defs`` entry per tool,
+All these schemas go into one JSON Schema document (one ``$defs`` entry per schema,
 named after its model), are generated together, and the output module is then
 split at its classes so that each group module carries exactly the classes its tools
 reach, with only the imports those classes use. The split is kept in the build
@@ -36,20 +37,37 @@ class GroupModels:
     body: str
 
 
-class ModelGenerationError(Exception):
-    """An input schema that no model can be generated from; ``tool`` is its tool."""
+@dataclass(frozen=True)
+class ModelRoot:
+    """One schema of a tool that gets a model: its inputSchema or its outputSchema."""
 
-    def __init__(self, message: str, tool: ir.PlannedTool | None = None) -> None:
+    tool: ir.PlannedTool
+    name: str
+    """The model's class name."""
+    kind: str
+    """Which schema of the tool it is: "input" or "output"."""
+    schema: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        """The schema's field in MCI: ``inputSchema`` or ``outputSchema``."""
+        return f"{self.kind}Schema"
+
+
+class ModelGenerationError(Exception):
+    """A schema that no model can be generated from; ``root`` says whose it is."""
+
+    def __init__(self, message: str, root: ModelRoot | None = None) -> None:
         super().__init__(message)
-        self.tool = tool
+        self.root = root
 
 
 @dataclass(frozen=True)
 class ModelBatch:
-    """Every input schema of a build as one document for the generator, and the
-    model code an earlier build made from it, if the build cache has it."""
+    """Every schema of a build that gets a model, as one document for the generator,
+    and the model code an earlier build made from it, if the build cache has it."""
 
-    tools: list[ir.PlannedTool]
+    roots: list[ModelRoot]
     document: dict[str, Any]
     key: str
     made: dict[str, GroupModels] | None
@@ -57,27 +75,48 @@ class ModelBatch:
     """The members of every large enum by name, by group (``enum_data.py``)."""
 
 
+def model_roots(tools: Iterable[ir.PlannedTool]) -> list[ModelRoot]:
+    """The schemas that get models: each inputSchema, and each outputSchema."""
+    roots = []
+    for planned in tools:
+        tool = planned.tool
+        if tool.input_schema:
+            roots.append(
+                ModelRoot(planned, planned.model_name, "input", tool.input_schema)
+            )
+        if tool.output_schema and planned.output_model_name:
+            roots.append(
+                ModelRoot(
+                    planned,
+                    planned.output_model_name,
+                    "output",
+                    tool.output_schema,
+                )
+            )
+    return roots
+
+
 def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
-    """The batch of every tool that has an inputSchema."""
-    with_models = [t for t in tools if t.tool.input_schema]
+    """The batch of every schema that gets a model."""
+    roots = model_roots(tools)
     definitions: dict[str, Any] = {}
     enums: dict[str, dict[str, list[Any]]] = {}
-    for planned in with_models:
+    for root in roots:
         try:
-            tool_definitions, members = _definitions_of(planned)
+            root_definitions, members = _definitions_of(root)
         except ModelGenerationError as error:
-            raise ModelGenerationError(str(error), planned) from None
-        definitions.update(tool_definitions)
+            raise ModelGenerationError(str(error), root) from None
+        definitions.update(root_definitions)
         if members:
-            enums.setdefault(planned.group, {}).update(members)
+            enums.setdefault(root.tool.group, {}).update(members)
     document = {"$defs": definitions}
-    groups = [(planned.model_name, planned.group) for planned in with_models]
+    groups = [(root.name, root.tool.group) for root in roots]
     key = build_cache.key_of(json.dumps(document), json.dumps(groups))
-    made: dict[str, GroupModels] | None = {}  # no tool, no models to make
-    if with_models:
+    made: dict[str, GroupModels] | None = {}  # no schema, no models to make
+    if roots:
         cached = build_cache.read(_cache(), key)
         made = None if cached is None else _loaded(cached)
-    return ModelBatch(with_models, document, key, made, enums)
+    return ModelBatch(roots, document, key, made, enums)
 
 
 def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
@@ -87,8 +126,8 @@ def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
     try:
         source = _run_codegen(batch.document)
     except ModelGenerationError as error:
-        raise ModelGenerationError(str(error), _culprit(batch.tools)) from None
-    split = _split_by_group(source, batch.tools, batch.enums)
+        raise ModelGenerationError(str(error), _culprit(batch.roots)) from None
+    split = _split_by_group(source, batch.roots, batch.enums)
     build_cache.write(_cache(), batch.key, _dumped(split))
     return split
 
@@ -116,25 +155,23 @@ def _loaded(text: str) -> dict[str, GroupModels]:
     }
 
 
-def _culprit(tools: list[ir.PlannedTool]) -> ir.PlannedTool | None:
-    """The first tool whose schema fails on its own (only run after a batch failed)."""
-    for planned in tools:
+def _culprit(roots: list[ModelRoot]) -> ModelRoot | None:
+    """The first schema that fails on its own (only run after a batch failed)."""
+    for root in roots:
         try:
-            _run_codegen({"$defs": _definitions_of(planned)[0]})
+            _run_codegen({"$defs": _definitions_of(root)[0]})
         except ModelGenerationError:
-            return planned
+            return root
     return None
 
 
 def _definitions_of(
-    planned: ir.PlannedTool,
+    root: ModelRoot,
 ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """The tool's schema under its model name, its own $defs hoisted beside it and
-    its large enums replaced by their names; and the members of those enums."""
-    prefix = planned.model_name
-    without_enums, members = enum_data.without_large_enums(
-        planned.tool.input_schema, prefix
-    )
+    """The schema under its model name, its own $defs hoisted beside it and its
+    large enums replaced by their names; and the members of those enums."""
+    prefix = root.name
+    without_enums, members = enum_data.without_large_enums(root.schema, prefix)
     schema = copy.deepcopy(without_enums or {})
     schema.setdefault("type", "object")
     local_defs: dict[str, Any] = {}
@@ -220,7 +257,7 @@ def _run_codegen(document: dict[str, Any]) -> str:
 
 def _split_by_group(
     source: str,
-    tools: list[ir.PlannedTool],
+    roots: list[ModelRoot],
     enums: dict[str, dict[str, list[Any]]],
 ) -> dict[str, GroupModels]:
     lines = source.splitlines(keepends=True)
@@ -250,15 +287,15 @@ def _split_by_group(
         elif not isinstance(statement, ast.Import):
             trailing.append((code, _names_in(statement)))
     groups: dict[str, list[str]] = {}
-    for planned in tools:
-        if planned.model_name not in classes:
+    for root in roots:
+        if root.name not in classes:
             raise ModelGenerationError(
-                f"the generator did not make the class '{planned.model_name}'", planned
+                f"the generator did not make the class '{root.name}'", root
             )
-        groups.setdefault(planned.group, []).append(planned.model_name)
+        groups.setdefault(root.tool.group, []).append(root.name)
     result = {}
-    for group, roots in groups.items():
-        reached = _reachable(roots, uses)
+    for group, root_names in groups.items():
+        reached = _reachable(root_names, uses)
         ordered = [name for name in classes if name in reached]
         used_names = set().union(*(uses[name] for name in ordered))
         body = "\n\n".join(classes[name] for name in ordered)

@@ -125,6 +125,10 @@ class ToolView:
     policy: Code = Code()
     file_options: Code = Code()
     imports: set[tuple[str, str]] = field(default_factory=set)
+    result_type: Code = code("ToolResult")
+    """What the public functions return."""
+    output_model: Code | None = None
+    """The model that types the result's ``structured`` value (an outputSchema's)."""
 
 
 def tool_view(
@@ -139,7 +143,7 @@ def tool_view(
         kind=ir.execution_kind(tool.execution),
         python_name=ident(planned.python_name),
         name_literal=literal(tool.name),
-        docstring=_docstring(tool, parameters),
+        docstring=_docstring(tool, parameters, planned.output_model_name),
         parameters=parameters,
         signature=parameter_list(parameters),
         gather=_gather(parameters or ()),
@@ -172,6 +176,8 @@ def tool_view(
         _http_view(view, planned, tool.execution)
     elif isinstance(tool.execution, ir.McpExecution):
         _mcp_view(view, tool.execution, mcp_servers or {})
+    if planned.output_model_name is not None:
+        _structured_view(view, planned.output_model_name)
     view.needs_context = view.needs_context or any(
         c.needs_context for c in view.compiled
     )
@@ -337,6 +343,18 @@ def _mcp_view(
     _add_helpers(view, server.helpers)
     if server.can_fail:
         view.imports.update(_TEMPLATE_FAILURES)
+
+
+def _structured_view(view: ToolView, output_model_name: str) -> None:
+    """The public functions return a ``StructuredResult`` typed by the model."""
+    view.output_model = ident(output_model_name)
+    view.result_type = code(f"StructuredResult[{view.output_model}]")
+    view.imports.update(
+        {
+            ("mcigen_runtime.structured", "StructuredResult"),
+            ("mcigen_runtime.structured", "structured_result as _structured_result"),
+        }
+    )
 
 
 def _env_values(paths: list[tuple[str, ...]]) -> Code:
@@ -505,7 +523,11 @@ def _gather(parameters: tuple[ir.Parameter, ...]) -> list[Code]:
     return lines
 
 
-def _docstring(tool: ir.Tool, parameters: tuple[ir.Parameter, ...] | None) -> Code:
+def _docstring(
+    tool: ir.Tool,
+    parameters: tuple[ir.Parameter, ...] | None,
+    output_model_name: str | None,
+) -> Code:
     summary = (tool.description or "").strip() or f"Run the MCI tool '{tool.name}'."
     lines = [summary]
     if parameters:
@@ -519,6 +541,11 @@ def _docstring(tool: ir.Tool, parameters: tuple[ir.Parameter, ...] | None) -> Co
         "Returns:",
         "    The tool's result; failures while running set ``isError``.",
     ]
+    if output_model_name is not None:
+        lines += [
+            f"    ``structured`` is its structured content as a ``{output_model_name}``",
+            "    (None when the server sent none, or content that does not match).",
+        ]
     return docstring("\n".join(lines))
 
 

@@ -1,4 +1,4 @@
-"""Checks of a tool's ``inputSchema``.
+"""Checks of a tool's ``inputSchema`` (and of an MCP tool's ``outputSchema``).
 
 The schema must be plain JSON, valid against its draft's meta-schema (see
 ``json_schema.py``), and describe an object at the root. Once it is valid, what the
@@ -43,8 +43,9 @@ class PropertySchema(ObjectCheck):
 
 
 @dataclass(frozen=True)
-class InputSchema(ObjectCheck):
-    """A tool's ``inputSchema``: plain JSON whose root describes an object."""
+class ObjectSchema(ObjectCheck):
+    """A tool's ``inputSchema`` or ``outputSchema``: plain JSON whose root describes
+    an object."""
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         errors_before = len(ctx.diagnostics.items)

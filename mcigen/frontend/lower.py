@@ -64,6 +64,7 @@ class _Lowering:
     def tool(self, raw: JsonObject, pointer: str) -> ir.Tool:
         tool = _present(raw)
         allow_list = tool.get("directoryAllowList")
+        is_mcp = tool["execution"]["type"] == "mcp"
         return ir.Tool(
             name=tool["name"],
             description=tool.get("description"),
@@ -79,6 +80,7 @@ class _Lowering:
                 directory_allow_list=None if allow_list is None else tuple(allow_list),
             ),
             location=self._doc.location(pointer),
+            output_schema=tool.get("outputSchema") if is_mcp else None,
         )
 
     def toolset(self, ref: str | JsonObject, pointer: str) -> ir.ToolsetRef:

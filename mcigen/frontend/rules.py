@@ -21,7 +21,7 @@ from .checks import (
     Tagged,
 )
 from .context import At, Context, TemplateMode, show, type_name
-from .input_schema import InputSchema
+from .input_schema import ObjectSchema
 
 SUPPORTED_SCHEMA_VERSIONS = ("1.0",)
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -237,6 +237,23 @@ ANNOTATIONS = Obj(
     },
 )
 
+
+def _output_schema_needs_mcp(ctx: Context, at: At, value: dict[str, object]) -> None:
+    """Only an MCP server returns the structured content an ``outputSchema``
+    describes; served again, another tool would promise MCP clients a result it
+    never gives."""
+    execution = value.get("execution")
+    if value.get("outputSchema") is None or not isinstance(execution, dict):
+        return
+    if execution.get("type") != "mcp":
+        ctx.warning(
+            at.field("outputSchema"),
+            "'outputSchema' is used only by MCP tools (their server returns the "
+            "structured content it describes); ignored",
+            on_key=True,
+        )
+
+
 TOOL = Obj(
     "tool",
     required={"name": Str(non_empty=True), "execution": EXECUTION},
@@ -245,11 +262,13 @@ TOOL = Obj(
         "description": MAYBE_TEXT,
         "disabled": Bool(),
         "annotations": OrNull(ANNOTATIONS),
-        "inputSchema": OrNull(InputSchema()),
+        "inputSchema": OrNull(ObjectSchema()),
+        "outputSchema": OrNull(ObjectSchema()),
         "tags": STRINGS,
         "enableAnyPaths": Bool(),
         "directoryAllowList": STRINGS,
     },
+    rules=(_output_schema_needs_mcp,),
 )
 
 TOOLSET_REF = ByType(

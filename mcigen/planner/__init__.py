@@ -65,16 +65,21 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
             )
             continue
         owners[python_name] = owners[f"{python_name}_async"] = tool
+        model_name = unique(f"{class_name(tool.name)}Input", model_names, separator="")
+        output_model_name = (
+            unique(f"{class_name(tool.name)}Output", model_names, separator="")
+            if tool.output_schema
+            else None
+        )
         planned.append(
             ir.PlannedTool(
                 tool=tool,
                 python_name=python_name,
-                model_name=unique(
-                    f"{class_name(tool.name)}Input", model_names, separator=""
-                ),
+                model_name=model_name,
                 group=groups.of(tool),
-                parameters=_parameters(tool, python_name),
+                parameters=_parameters(tool, python_name, output_model_name),
                 path_policy=_path_policy(schema, tool),
+                output_model_name=output_model_name,
             )
         )
     return ir.Package(schema=schema, tools=groups.sharded(planned)), diagnostics
@@ -178,13 +183,18 @@ def _path_policy(schema: ir.Schema, tool: ir.Tool) -> ir.EffectivePathPolicy:
     )
 
 
-def _parameters(tool: ir.Tool, python_name: str) -> tuple[ir.Parameter, ...] | None:
+def _parameters(
+    tool: ir.Tool, python_name: str, output_model_name: str | None
+) -> tuple[ir.Parameter, ...] | None:
+    """``output_model_name``: the model the function's body types its result with."""
     schema = tool.input_schema or {}
     properties: dict[str, Any] = schema.get("properties") or {}
     if not properties:
         return None
     required = set(schema.get("required") or ())
     taken = {"_environ", f"_invoke_{python_name}"}
+    if output_model_name is not None:
+        taken.add(output_model_name)
     parameters = []
     for name, prop in properties.items():
         prop = prop if isinstance(prop, dict) else {}

@@ -3,7 +3,8 @@ mci-py also reads and writes, or from the server itself when the cache is missin
 or expired.
 
 The cache is a toolset file with an ``expiresAt`` date; it is written in mci-py's
-format, byte for byte, so that both tools share one cache. Server settings may use
+format, byte for byte, so that both tools share one cache, except that it keeps a
+tool's ``outputSchema`` (mci-py's reader ignores it). Server settings may use
 ``{{env.VAR}}``: they are resolved from the build environment for fetching only.
 """
 
@@ -228,7 +229,8 @@ def _build_time_params(server: ir.McpServer) -> McpServerParams:
 
 
 def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
-    """One tool of the cache, with mci-py's keys in mci-py's order."""
+    """One tool of the cache, with mci-py's keys in mci-py's order, and the
+    ``outputSchema`` after the ``inputSchema`` when the server gives one."""
     wire = listed.get("annotations") or {}
     annotations = {k: wire[k] for k in _ANNOTATION_KEYS if wire.get(k) is not None}
     audience = wire.get("audience")
@@ -246,6 +248,8 @@ def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
     }
     if listed.get("inputSchema") is not None:
         entry["inputSchema"] = listed["inputSchema"]
+    if listed.get("outputSchema") is not None:
+        entry["outputSchema"] = listed["outputSchema"]
     entry["execution"] = {
         "type": "mcp",
         "serverName": server,

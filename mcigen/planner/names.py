@@ -47,7 +47,9 @@ MODULE_SCOPE = BUILTINS | {
 """What a public name in a generated module must not shadow: a tool called ``type``
 would replace the builtin every other tool of its module calls."""
 
-PARAMETER_SCOPE = frozenset({"_raw", "_environ", "dict", "str", "Any"})
+PARAMETER_SCOPE = frozenset(
+    {"_raw", "_environ", "_structured_result", "dict", "str", "Any"}
+)
 """The names a generated function's own body reads besides its parameters."""
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 from .child_env import over_base
 from .extras import require_extra
 from .results import (
+    STRUCTURED_CONTENT,
     AudioContent,
     Content,
     ImageContent,
@@ -383,11 +384,28 @@ def _content(item: Any) -> Content:
     return TextContent.model_construct(type="text", text=_wire(item))
 
 
+async def _call_tool(
+    session: ClientSession, tool: str, arguments: dict[str, Any]
+) -> CallToolResult:
+    """``tools/call``, without ``ClientSession.call_tool``'s check of the structured
+    content: that lists the server's tools on the first call of each tool (a round
+    trip per session, and one per call of a tool the server no longer lists) and
+    turns content that does not match the outputSchema into an exception, losing
+    the result. A generated function checks it with its model instead
+    (``structured.py``)."""
+    import mcp_types
+
+    request = mcp_types.CallToolRequest(
+        params=mcp_types.CallToolRequestParams(name=tool, arguments=arguments)
+    )
+    return await session.send_request(request, mcp_types.CallToolResult)
+
+
 def _tool_result(result: CallToolResult, metadata: dict[str, Any]) -> ToolResult:
     content = [_content(item) for item in result.content]
     structured = result.structured_content
     if structured is not None:
-        metadata["structuredContent"] = structured
+        metadata[STRUCTURED_CONTENT] = structured
         if not content:
             content.append(
                 TextContent.model_construct(type="text", text=_json(structured))
@@ -408,11 +426,12 @@ async def _call(
         if entry is None or session is None:
             entry, session = await _session_for(server)
         try:
-            result = await session.call_tool(tool, arguments)
+            result = await _call_tool(session, tool, arguments)
         except Exception as exc:
             if not _is_broken(exc) or not _discard(server, entry):
                 raise
-            result = await (await _session_for(server))[1].call_tool(tool, arguments)
+            fresh = (await _session_for(server))[1]
+            result = await _call_tool(fresh, tool, arguments)
     except Exception as exc:  # every failure becomes an error result
         return error_result(
             f"Failed to execute MCP tool '{tool}': {_reason(exc)}", metadata

@@ -47,6 +47,8 @@ class ToolEntry:
     annotations: dict[str, Any]
     tags: tuple[str, ...]
     input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None = None
+    """An MCP tool's ``outputSchema``, when its server declares one."""
 
     @property
     def summary(self) -> str:
@@ -136,6 +138,7 @@ def _read(package: ModuleType) -> Registry:
             annotations=tool.get("annotations") or {},
             tags=tuple(tool.get("tags") or ()),
             input_schema=tool.get("inputSchema"),
+            output_schema=tool.get("outputSchema"),
         )
         for tool in document["tools"]
     )

@@ -5,7 +5,9 @@ whatever a JSON file lists, as a third-party server's may be:
 
 ``TOOLS.json`` is a list of MCP ``Tool`` objects (name, description, inputSchema,
 ...), served as they are. Every call answers one text content: the JSON of
-``{"tool": NAME, "arguments": ARGUMENTS}``, so a test sees exactly what arrived.
+``{"tool": NAME, "arguments": ARGUMENTS}``, so a test sees exactly what arrived;
+an argument ``structuredContent`` is also answered as the result's structured
+content, whatever the tool's ``outputSchema`` says.
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ def build(tools: list[dict[str, Any]]) -> Server[Any]:
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        arrived = {"tool": params.name, "arguments": params.arguments or {}}
+        arguments = params.arguments or {}
+        arrived = {"tool": params.name, "arguments": arguments}
         text = json.dumps(arrived, ensure_ascii=False)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=arguments.get("structuredContent"),
+        )
 
     return Server("listed", on_list_tools=list_tools, on_call_tool=call_tool)
 

@@ -4,8 +4,9 @@
     python toy_server.py http PORT        (Streamable HTTP at /mcp on 127.0.0.1)
 
 Its tools cover what a generated package must carry across: every JSON argument
-type, structured output, images, tool errors, annotations, a hyphenated name,
-the server's own environment, and a crash.
+type, structured output (a typed forecast, and the SDK's ``{"result": ...}`` of a
+tool returning a plain value), images, tool errors, annotations, a hyphenated
+name, the server's own environment, and a crash.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 server = MCPServer("toy")
 
@@ -38,6 +40,27 @@ def echo(text: str) -> str:
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+class Hour(BaseModel):
+    hour: int
+    temperature: float
+
+
+class Forecast(BaseModel):
+    """A city's weather today."""
+
+    city: str
+    temperature: float = Field(description="Degrees Celsius")
+    conditions: Literal["sunny", "cloudy", "rain"]
+    hours: list[Hour]
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def forecast(city: str) -> Forecast:
+    """Today's weather in a city (made up: the same everywhere)."""
+    hours = [Hour(hour=9, temperature=18), Hour(hour=15, temperature=23.5)]
+    return Forecast(city=city, temperature=21.5, conditions="sunny", hours=hours)
 
 
 @server.tool()

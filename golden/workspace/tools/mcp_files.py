@@ -16,8 +16,10 @@ from mcigen_runtime.mcp_exec import call_mcp_tool as _call_mcp_tool
 from mcigen_runtime.mcp_exec import call_mcp_tool_async as _call_mcp_tool_async
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.structured import StructuredResult
+from mcigen_runtime.structured import structured_result as _structured_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictFloat, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
 
 
 def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
@@ -46,13 +48,34 @@ class ReadTextFileInput(BaseModel):
     )
 
 
+class ReadTextFileOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+
+
 class WriteFileInput(BaseModel):
     path: StrictStr
     content: StrictStr
 
 
+class WriteFileOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+
+
 class ListDirectoryInput(BaseModel):
     path: StrictStr
+
+
+class ListDirectoryOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
 
 
 class SearchFilesInput(BaseModel):
@@ -61,8 +84,22 @@ class SearchFilesInput(BaseModel):
     excludePatterns: list[StrictStr] | None = []
 
 
+class SearchFilesOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+
+
 class GetFileInfoInput(BaseModel):
     path: StrictStr
+
+
+class GetFileInfoOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
 
 
 def _prepare_read_text_file(
@@ -108,7 +145,7 @@ async def _invoke_read_text_file_async(
 
 def read_text_file(
     *, path: str, tail: float | None = None, head: float | None = None
-) -> ToolResult:
+) -> StructuredResult[ReadTextFileOutput]:
     """Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
 
     Args:
@@ -118,18 +155,22 @@ def read_text_file(
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``ReadTextFileOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
     if tail is not None:
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
-    return _invoke_read_text_file(_raw, _environ)
+    return _structured_result(
+        ReadTextFileOutput, _invoke_read_text_file(_raw, _environ)
+    )
 
 
 async def read_text_file_async(
     *, path: str, tail: float | None = None, head: float | None = None
-) -> ToolResult:
+) -> StructuredResult[ReadTextFileOutput]:
     """Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
 
     Args:
@@ -139,13 +180,17 @@ async def read_text_file_async(
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``ReadTextFileOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
     if tail is not None:
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
-    return await _invoke_read_text_file_async(_raw, _environ)
+    return _structured_result(
+        ReadTextFileOutput, await _invoke_read_text_file_async(_raw, _environ)
+    )
 
 
 def _prepare_write_file(
@@ -176,7 +221,7 @@ async def _invoke_write_file_async(
     return await _call_mcp_tool_async(call[0], "write_file", call[1])
 
 
-def write_file(*, path: str, content: str) -> ToolResult:
+def write_file(*, path: str, content: str) -> StructuredResult[WriteFileOutput]:
     """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
 
     Args:
@@ -185,12 +230,16 @@ def write_file(*, path: str, content: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``WriteFileOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
-    return _invoke_write_file(_raw, _environ)
+    return _structured_result(WriteFileOutput, _invoke_write_file(_raw, _environ))
 
 
-async def write_file_async(*, path: str, content: str) -> ToolResult:
+async def write_file_async(
+    *, path: str, content: str
+) -> StructuredResult[WriteFileOutput]:
     """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
 
     Args:
@@ -199,9 +248,13 @@ async def write_file_async(*, path: str, content: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``WriteFileOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
-    return await _invoke_write_file_async(_raw, _environ)
+    return _structured_result(
+        WriteFileOutput, await _invoke_write_file_async(_raw, _environ)
+    )
 
 
 def _prepare_list_directory(
@@ -234,7 +287,7 @@ async def _invoke_list_directory_async(
     return await _call_mcp_tool_async(call[0], "list_directory", call[1])
 
 
-def list_directory(*, path: str) -> ToolResult:
+def list_directory(*, path: str) -> StructuredResult[ListDirectoryOutput]:
     """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
 
     Args:
@@ -242,12 +295,16 @@ def list_directory(*, path: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``ListDirectoryOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
-    return _invoke_list_directory(_raw, _environ)
+    return _structured_result(
+        ListDirectoryOutput, _invoke_list_directory(_raw, _environ)
+    )
 
 
-async def list_directory_async(*, path: str) -> ToolResult:
+async def list_directory_async(*, path: str) -> StructuredResult[ListDirectoryOutput]:
     """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
 
     Args:
@@ -255,9 +312,13 @@ async def list_directory_async(*, path: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``ListDirectoryOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
-    return await _invoke_list_directory_async(_raw, _environ)
+    return _structured_result(
+        ListDirectoryOutput, await _invoke_list_directory_async(_raw, _environ)
+    )
 
 
 def _prepare_search_files(
@@ -302,7 +363,7 @@ async def _invoke_search_files_async(
 
 def search_files(
     *, path: str, pattern: str, excludePatterns: list[str] | None = None
-) -> ToolResult:
+) -> StructuredResult[SearchFilesOutput]:
     """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
 
     Args:
@@ -312,16 +373,18 @@ def search_files(
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``SearchFilesOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "pattern": pattern}
     if excludePatterns is not None:
         _raw["excludePatterns"] = excludePatterns
-    return _invoke_search_files(_raw, _environ)
+    return _structured_result(SearchFilesOutput, _invoke_search_files(_raw, _environ))
 
 
 async def search_files_async(
     *, path: str, pattern: str, excludePatterns: list[str] | None = None
-) -> ToolResult:
+) -> StructuredResult[SearchFilesOutput]:
     """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
 
     Args:
@@ -331,11 +394,15 @@ async def search_files_async(
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``SearchFilesOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "pattern": pattern}
     if excludePatterns is not None:
         _raw["excludePatterns"] = excludePatterns
-    return await _invoke_search_files_async(_raw, _environ)
+    return _structured_result(
+        SearchFilesOutput, await _invoke_search_files_async(_raw, _environ)
+    )
 
 
 def _prepare_get_file_info(
@@ -366,7 +433,7 @@ async def _invoke_get_file_info_async(
     return await _call_mcp_tool_async(call[0], "get_file_info", call[1])
 
 
-def get_file_info(*, path: str) -> ToolResult:
+def get_file_info(*, path: str) -> StructuredResult[GetFileInfoOutput]:
     """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
 
     Args:
@@ -374,12 +441,14 @@ def get_file_info(*, path: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``GetFileInfoOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
-    return _invoke_get_file_info(_raw, _environ)
+    return _structured_result(GetFileInfoOutput, _invoke_get_file_info(_raw, _environ))
 
 
-async def get_file_info_async(*, path: str) -> ToolResult:
+async def get_file_info_async(*, path: str) -> StructuredResult[GetFileInfoOutput]:
     """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
 
     Args:
@@ -387,9 +456,13 @@ async def get_file_info_async(*, path: str) -> ToolResult:
 
     Returns:
         The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``GetFileInfoOutput``
+        (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
-    return await _invoke_get_file_info_async(_raw, _environ)
+    return _structured_result(
+        GetFileInfoOutput, await _invoke_get_file_info_async(_raw, _environ)
+    )
 
 
 INVOKERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, str]], ToolResult]] = {

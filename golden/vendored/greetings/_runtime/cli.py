@@ -99,13 +99,18 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
     print()
     print("Input schema:")
     print(json.dumps(entry.input_schema or {}, indent=2, ensure_ascii=False))
+    if entry.output_schema is not None:
+        print()
+        print("Output schema:")
+        print(json.dumps(entry.output_schema, indent=2, ensure_ascii=False))
     return EXIT_OK
 
 
 def _signature(function: Any) -> str:
     """The signature as written in the source (annotations are strings there)."""
+    signature = inspect.signature(function)
     parts, star = [], False
-    for parameter in inspect.signature(function).parameters.values():
+    for parameter in signature.parameters.values():
         if parameter.kind is parameter.KEYWORD_ONLY and not star:
             parts.append("*")
             star = True
@@ -117,7 +122,7 @@ def _signature(function: Any) -> str:
         if parameter.default is not parameter.empty:
             text += f" = {parameter.default!r}"
         parts.append(text)
-    return f"({', '.join(parts)}) -> ToolResult"
+    return f"({', '.join(parts)}) -> {signature.return_annotation}"
 
 
 def _call(tools: Registry, args: argparse.Namespace) -> int:

@@ -13,8 +13,8 @@ What the server exposes:
 - ``tools/list``: the selected tools, each with its manifest ``inputSchema``
   unchanged (``{"type": "object", "properties": {}}`` when it has none; ``"type":
   "object"`` added in front when a schema lacks ``type``, since MCP requires it),
-  description, annotations (the five MCP ``ToolAnnotations`` hints) and, when the
-  annotations carry one, a ``title``.
+  description, annotations (the five MCP ``ToolAnnotations`` hints), when the
+  annotations carry one, a ``title``, and an MCP tool's ``outputSchema``.
 - Tool names: a name MCP clients refuse is exposed under a valid one (the rule is
   in ``serve_options.py``); ``tools/call`` takes the exposed name (or the original
   MCI name) and maps back.
@@ -23,7 +23,8 @@ What the server exposes:
   unknown name is a JSON-RPC error (``-32602 Unknown tool: NAME``, as the spec
   has it). Tools that do I/O are awaited through their async entry points (file
   tools read their file in a worker thread); text tools are pure computation and
-  run inline (microseconds), so the event loop stays free.
+  run inline (microseconds), so the event loop stays free. An MCP tool's
+  structured content is the result's ``structuredContent``.
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -61,7 +62,13 @@ from .errors import ToolInputError
 from .extras import require_extra
 from .plain_json import plain_json
 from .registry import Registry, ToolEntry, registry
-from .results import AudioContent, ImageContent, TextContent, ToolResult
+from .results import (
+    STRUCTURED_CONTENT,
+    AudioContent,
+    ImageContent,
+    TextContent,
+    ToolResult,
+)
 from .serve_options import (
     ENV_PREFIX,
     HTTP_PATH,
@@ -112,11 +119,10 @@ METADATA_META_KEY = "dev.mcigen/metadata"
 
 def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     """The MCP ``Tool`` of ``entry`` as wire JSON (camelCase), named ``name``."""
-    schema = entry.input_schema
-    if schema is None:
+    if entry.input_schema is None:
         schema = dict(EMPTY_INPUT_SCHEMA)
-    elif "type" not in schema:
-        schema = {"type": "object", **schema}
+    else:
+        schema = _object_schema(entry.input_schema)
     definition: dict[str, Any] = {"name": name}
     title = entry.annotations.get("title")
     if isinstance(title, str):
@@ -124,6 +130,8 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     if entry.description is not None:
         definition["description"] = entry.description
     definition["inputSchema"] = schema
+    if entry.output_schema is not None:
+        definition["outputSchema"] = _object_schema(entry.output_schema)
     hints = {
         k: entry.annotations[k] for k in ANNOTATION_HINTS if k in entry.annotations
     }
@@ -132,7 +140,15 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     return definition
 
 
+def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with ``"type": "object"`` in front when it lacks a type (MCP
+    requires it of input and output schemas)."""
+    return schema if "type" in schema else {"type": "object", **schema}
+
+
 def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
+    """``result`` as MCP sends it: an MCP tool's structured content at the top
+    level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
     import mcp_types as types
 
     content: list[types.ContentBlock] = []
@@ -152,9 +168,17 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
                 )
             )
     meta = None
+    structured = None
     if result.metadata is not None:
-        meta = {METADATA_META_KEY: plain_json(result.metadata)}
-    return types.CallToolResult(content=content, is_error=result.isError, _meta=meta)
+        metadata = dict(result.metadata)
+        structured = metadata.pop(STRUCTURED_CONTENT, None)
+        meta = {METADATA_META_KEY: plain_json(metadata)}
+    return types.CallToolResult(
+        content=content,
+        structured_content=structured,
+        is_error=result.isError,
+        _meta=meta,
+    )
 
 
 def _error_result(message: str) -> mcp_types.CallToolResult:

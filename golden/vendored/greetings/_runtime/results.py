@@ -26,6 +26,9 @@ class AudioContent(BaseModel):
 
 Content = TextContent | ImageContent | AudioContent
 
+STRUCTURED_CONTENT = "structuredContent"
+"""The metadata key of an MCP tool result's structured content."""
+
 
 class ToolResult(BaseModel):
     """What every generated tool function returns.
