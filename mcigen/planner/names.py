@@ -47,8 +47,9 @@ MODULE_SCOPE = BUILTINS | {
 """What a public name in a generated module must not shadow: a tool called ``type``
 would replace the builtin every other tool of its module calls."""
 
-PARAMETER_SCOPE = frozenset({"_raw", "_environ", "dict", "str", "Any"})
-"""The names a generated function's own body reads besides its parameters."""
+PARAMETER_SCOPE = frozenset({"_raw", "_environ", "_timeout", "dict", "str", "Any"})
+"""The names a generated function's own body reads besides its parameters, and
+its own keywords that are not tool input (``_timeout`` of an MCP tool's)."""
 
 
 def identifier(
