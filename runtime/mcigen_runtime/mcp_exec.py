@@ -7,9 +7,10 @@ task that entered them), initializes it, and then waits to be told to stop.
 Calls from any thread or event loop are handed to that loop, so sync and async
 callers share the same sessions and a stdio server is started once per process.
 
-Every call is bounded: in time (the server's ``config.timeout_ms``, 60 s unless it
-says otherwise, or the caller's ``_timeout``; the SDK then tells the server the
-call is cancelled, and the session serves on), and in the size of the answer (the
+Every call is bounded: in the time it waits for its answer (the server's
+``config.timeout_ms``, 60 s unless it says otherwise, or the caller's ``_timeout``;
+the SDK then tells the server the call is cancelled, and the session serves on; a
+new session's start has a bound of its own), and in the size of the answer (the
 ``mcp_result`` limit, enforced by the transports: :mod:`.mcp_stdio`,
 :mod:`.mcp_http_bounds`). A call that finds its connection broken (the server
 process died, the HTTP server went away) discards the session; it is made again
@@ -68,8 +69,8 @@ _T = TypeVar("_T")
 
 #: How long a new session may take to finish ``initialize``.
 STARTUP_TIMEOUT = 60.0
-#: How long a tool call or a listing may take, unless the server's
-#: ``config.timeout_ms`` or the caller says otherwise.
+#: How long a tool call (or a page of a listing) may wait for its answer, unless
+#: the server's ``config.timeout_ms`` or the caller says otherwise.
 CALL_TIMEOUT = 60.0
 #: How much longer than its timeout a call may take to give up on its own (the
 #: SDK's read timeout starts once the request is written) before it is stopped.
@@ -92,7 +93,9 @@ class McpServerParams:
     url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     call_timeout: float = field(default=CALL_TIMEOUT, compare=False)
-    """Seconds a call may take; not part of what makes two servers one."""
+    """Seconds a call, or a page of a listing, may wait for its answer once the
+    session is open (its start has a bound of its own, STARTUP_TIMEOUT); not part
+    of what makes two servers one."""
 
 
 class McpConnectionError(Exception):
@@ -376,7 +379,6 @@ class _NotRetried(Exception):
 
 
 def _failure(
-    server: McpServerParams,
     tool: str,
     exc: Exception,
     exchange: Exchange,
@@ -386,11 +388,6 @@ def _failure(
     if exchange.too_large:
         return too_large_message(tool, exchange.limit)
     if _timed_out(exc):
-        if not exchange.sent:
-            return (
-                f"MCP tool '{tool}' was not called: MCP server '{server.name}' did not "
-                f"start within {seconds:g} s (the call's timeout)"
-            )
         return f"MCP tool '{tool}' did not answer within {seconds:g} s; the call was cancelled"
     if isinstance(exc, _NotRetried):
         return str(exc)
@@ -475,16 +472,17 @@ async def _call(
     repeatable: bool,
 ) -> ToolResult:
     """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`)."""
-    import anyio
-
     metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": tool}
-    deadline = anyio.current_time() + seconds
     exchange = Exchange(limit)
     current.set(exchange)  # this task's own context: nothing to reset
     try:
-        entry, session = await _session_by(server, deadline)
+        # The fast path, inlined: one dict lookup, then the call.
+        entry = _sessions.get(server)
+        session = entry.session if entry is not None else None
+        if entry is None or session is None:
+            entry, session = await _session_for(server)
         try:
-            result = await _call_by(session, tool, arguments, deadline)
+            result = await _call_within(session, tool, arguments, seconds)
         except Exception as exc:
             if exchange.too_large or not _is_broken(exc):
                 raise
@@ -494,42 +492,27 @@ async def _call(
                 raise _NotRetried(server, tool, exc) from None
             exchange = Exchange(limit)
             current.set(exchange)
-            entry, session = await _session_by(server, deadline)
-            result = await _call_by(session, tool, arguments, deadline)
+            session = (await _session_for(server))[1]
+            result = await _call_within(session, tool, arguments, seconds)
     except Exception as exc:  # every failure becomes an error result
-        return error_result(_failure(server, tool, exc, exchange, seconds), metadata)
+        return error_result(_failure(tool, exc, exchange, seconds), metadata)
     return _tool_result(result, metadata)
 
 
-async def _session_by(
-    server: McpServerParams, deadline: float
-) -> tuple[_Entry, ClientSession]:
-    """The server's session, started if needed; TimeoutError past ``deadline``."""
-    entry = _sessions.get(server)  # the fast path, inlined: one dict lookup
-    if entry is not None and entry.session is not None:
-        return entry, entry.session
-    import anyio
-
-    with anyio.fail_after(deadline - anyio.current_time()):
-        return await _session_for(server)
-
-
-async def _call_by(
-    session: ClientSession, tool: str, arguments: dict[str, Any], deadline: float
+async def _call_within(
+    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
 ) -> CallToolResult:
-    """The tool's answer; past ``deadline`` the SDK's read timeout cancels the
-    request (and tells the server so); whatever else hangs is stopped a little
-    later."""
+    """The tool's answer. Past ``seconds`` the SDK's read timeout gives up on the
+    request and tells the server so; anything else that hangs (the SDK may list
+    the tools to check a result) is stopped a little later."""
     import anyio
 
-    left = deadline - anyio.current_time()
-    if left <= 0:
-        raise TimeoutError
-    with anyio.fail_after(left + _CALL_GRACE):
-        return await session.call_tool(tool, arguments, read_timeout_seconds=left)
+    with anyio.fail_after(seconds + _CALL_GRACE):
+        return await session.call_tool(tool, arguments, read_timeout_seconds=seconds)
 
 
 async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
+    import anyio
     from mcp_types import PaginatedRequestParams
 
     async def op(session: ClientSession) -> list[dict[str, Any]]:
@@ -540,7 +523,8 @@ async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
             params = (
                 PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             )
-            page = await session.list_tools(params=params)
+            with anyio.fail_after(server.call_timeout):
+                page = await session.list_tools(params=params)
             tools.extend(
                 tool.model_dump(by_alias=True, exclude_none=True, mode="json")
                 for tool in page.tools
@@ -550,10 +534,7 @@ async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
                 return tools
             seen.add(cursor)
 
-    import anyio
-
-    with anyio.fail_after(server.call_timeout):
-        return await _with_session(server, op)
+    return await _with_session(server, op)
 
 
 # --------------------------------------------------------------------------- public API
@@ -645,7 +626,7 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         raise McpConnectionError(str(exc)) from None
     except TimeoutError:
         raise McpConnectionError(
-            f"MCP server '{server.name}' did not list its tools within "
+            f"MCP server '{server.name}' did not list its tools: no answer within "
             f"{server.call_timeout:g} s"
         ) from None
     except Exception as exc:

@@ -13,13 +13,14 @@ Imported with the MCP SDK, once a session starts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import httpx2
 
 from .mcp_exchange import DEFAULT_LIMIT, Exchange, current
 
-_EVENT_ENDS = (b"\n\n", b"\r\r", b"\r\n\r\n")
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 
 
 def bounded_client(
@@ -65,18 +66,30 @@ class _Counted(httpx2.AsyncByteStream):
         size = 0
         tail = b""
         async for chunk in self._stream:
-            if self._events:
-                seen = tail + chunk
-                end = max(seen.rfind(mark) for mark in _EVENT_ENDS)
-                size = len(seen) - end if end >= 0 else size + len(chunk)
-                tail = seen[-3:]
-            else:
+            if not self._events:
                 size += len(chunk)
-            if size > self._limit:
-                if self._exchange is not None:
-                    self._exchange.too_large = True
-                raise TooLarge(f"a message is larger than {self._limit} bytes")
+                self._check(size)
+                yield chunk
+                continue
+            # An event ends at a blank line, which may start in the last chunk.
+            seen = tail + chunk
+            counted = len(tail)
+            for end in _EVENT_END.finditer(seen):
+                if end.end() <= len(tail):
+                    continue  # seen with the last chunk
+                size += max(end.start() - counted, 0)
+                self._check(size)
+                size, counted = 0, end.end()
+            size += len(seen) - counted
+            self._check(size)
+            tail = seen[-3:]
             yield chunk
+
+    def _check(self, size: int) -> None:
+        if size > self._limit:
+            if self._exchange is not None:
+                self._exchange.too_large = True
+            raise TooLarge(f"a message is larger than {self._limit} bytes")
 
     async def aclose(self) -> None:
         await self._stream.aclose()

@@ -2,13 +2,14 @@
 that never answers, answers of any size, and tools that crash mid-call.
 
     python bounds_server.py stdio LOG_DIR
-    python bounds_server.py http PORT LOG_DIR      (Streamable HTTP at /mcp on 127.0.0.1)
+    python bounds_server.py http PORT LOG_DIR       (Streamable HTTP at /mcp on 127.0.0.1)
+    python bounds_server.py http-json PORT LOG_DIR  (the same, answering JSON, not SSE)
 
 It writes what a test must see from outside into LOG_DIR: ``cancelled.log`` gets
 a line for every call the client cancelled (``notifications/cancelled`` reaches a
 tool only as the cancellation of its task, and a server still running cannot have
-been cancelled any other way); ``executions.log`` a line for every run of a
-crashing tool, written before it crashes, so a retried call shows as two lines.
+been cancelled any other way); ``<tool>.runs`` a line for every run of a tool that
+counts its runs, written before it crashes, so a retried call shows as two lines.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ def huge(size: int) -> str:
 
 
 def _count_then_crash_once(tool: str) -> str:
-    """Note the run; the first run of all crashes the server before it answers."""
-    if _log("executions.log", tool) == 1:
+    """Note the run; the tool's first run crashes the server before it answers."""
+    if _log(f"{tool}.runs", "run") == 1:
         os._exit(3)
     return "done"
 
@@ -84,12 +85,22 @@ def put() -> str:
 @server.tool()
 def count() -> str:
     """Notes the run and answers how many runs there were."""
-    return str(_log("executions.log", "count"))
+    return str(_log("count.runs", "run"))
+
+
+@server.tool()
+def pid() -> str:
+    """The server's process id: equal across calls while a session stays open."""
+    return str(os.getpid())
 
 
 def main() -> None:
-    if sys.argv[1] == "http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    if sys.argv[1].startswith("http"):
+        json_response = sys.argv[1] == "http-json"
+        port = int(sys.argv[2])
+        server.run(
+            "streamable-http", host="127.0.0.1", port=port, json_response=json_response
+        )
     else:
         server.run()
 
