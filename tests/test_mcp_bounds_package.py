@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import select
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from .conftest import built_package, write_schema
 from .mcp_servers import BOUNDS_SERVER, LISTED_SERVER
-from .oracle import DRIVER, oracle_python, run_oracle
+from .oracle import answers_within, run_oracle
 from .security.support import build, every_module_imported, importable_from
 from .test_mcp_bounds import MIB, cancellations, runs
 from .test_mcp_server import run, stdio_session
@@ -164,26 +162,11 @@ def test_row78_mci_py_waits_for_a_hung_tool_for_ever(
     """mci-py 1.2 answers a quick call of the server, ignores ``config.timeout_ms``
     and gives no answer to the hung one (in 3 s here; it never does). The
     package's call is an error after 1 s."""
-    oracle = subprocess.Popen(
-        [str(oracle_python()), str(DRIVER), "--serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    quick, hung = answers_within(
+        oracle_schema, [("quick", {"text": "x"}, 60.0), ("hang", {}, 3.0)]
     )
-    assert oracle.stdin is not None and oracle.stdout is not None
-    try:
-        answers = []
-        for tool, props, wait in (("quick", {"text": "x"}, 60.0), ("hang", {}, 3.0)):
-            call = {"op": "call", "schema": str(oracle_schema), "tool": tool}
-            oracle.stdin.write(json.dumps({**call, "props": props}) + "\n")
-            oracle.stdin.flush()
-            ready, _, _ = select.select([oracle.stdout], [], [], wait)
-            answers.append(json.loads(oracle.stdout.readline()) if ready else None)
-    finally:
-        oracle.kill()
-        oracle.wait()
-    assert answers[0]["result"]["content"][0]["text"] == "x"
-    assert answers[1] is None
+    assert quick is not None and quick["result"]["content"][0]["text"] == "x"
+    assert hung is None
     assert bounds[1].hang().text == HUNG.format("1")
 
 

@@ -328,8 +328,8 @@ _REPEATABLE = ("readOnlyHint", "idempotentHint")
 _TIMEOUT_KEYWORD = "_timeout: float | None = None"
 _TIMEOUT_DOC = (
     "_timeout",
-    "Seconds the call may take, instead of its server's timeout "
-    "(``config.timeout_ms``, else 60 s).",
+    "Seconds to wait for the answer, instead of the server's "
+    "``config.timeout_ms`` (else 60 s).",
 )
 
 

@@ -552,9 +552,10 @@ def call_mcp_tool(
     """Call ``tool`` on the server; works inside and outside a running event loop.
 
     Args:
-        timeout: Seconds the call may take (a generated function's ``_timeout``);
-            None for the server's ``call_timeout``. Past it the call is
-            cancelled, on the server too, and its result is an error.
+        timeout: Seconds the call may wait for its answer once the session is
+            open (a generated function's ``_timeout``); None for the server's
+            ``call_timeout``. Past it the call is cancelled, on the server too,
+            and its result is an error.
         limits: The package's limits, as a caller's ``limited()`` changes them:
             ``mcp_result`` bounds each message of the answer.
         repeatable: The tool is annotated ``readOnlyHint`` or ``idempotentHint``,
@@ -564,15 +565,7 @@ def call_mcp_tool(
     Raises:
         ToolInputError: ``timeout`` is not a positive number.
     """
-    call = _call(
-        server,
-        tool,
-        arguments,
-        _seconds(server, tool, timeout),
-        active(limits).mcp_result,
-        repeatable,
-    )
-    return _submit(call)
+    return _submit(_bounded(server, tool, arguments, timeout, limits, repeatable))
 
 
 async def call_mcp_tool_async(
@@ -587,16 +580,25 @@ async def call_mcp_tool_async(
     """Call ``tool`` on the server from any asyncio event loop, as
     :func:`call_mcp_tool` does. Cancelling the awaiting task cancels the call on
     the server too."""
-    call = _call(
-        server,
-        tool,
-        arguments,
-        _seconds(server, tool, timeout),
-        active(limits).mcp_result,
-        repeatable,
-    )
+    call = _bounded(server, tool, arguments, timeout, limits, repeatable)
     loop = _loop or _get_loop()
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call, loop))
+
+
+def _bounded(
+    server: McpServerParams,
+    tool: str,
+    arguments: dict[str, Any],
+    timeout: float | None,
+    limits: Limits,
+    repeatable: bool,
+) -> Coroutine[Any, Any, ToolResult]:
+    """The call, its bounds taken in the caller's context (where ``limited()``
+    applies), to run on the session loop."""
+    seconds = _seconds(server, tool, timeout)
+    return _call(
+        server, tool, arguments, seconds, active(limits).mcp_result, repeatable
+    )
 
 
 def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:

@@ -127,7 +127,7 @@ def read_text_file(
         path: A value of type ``str``.
         tail: If provided, returns only the last N lines of the file
         head: If provided, returns only the first N lines of the file
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -153,7 +153,7 @@ async def read_text_file_async(
         path: A value of type ``str``.
         tail: If provided, returns only the last N lines of the file
         head: If provided, returns only the first N lines of the file
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -206,7 +206,7 @@ def write_file(*, path: str, content: str, _timeout: float | None = None) -> Too
     Args:
         path: A value of type ``str``.
         content: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -223,7 +223,7 @@ async def write_file_async(
     Args:
         path: A value of type ``str``.
         content: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -271,7 +271,7 @@ def list_directory(*, path: str, _timeout: float | None = None) -> ToolResult:
 
     Args:
         path: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -287,7 +287,7 @@ async def list_directory_async(
 
     Args:
         path: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -355,7 +355,7 @@ def search_files(
         path: A value of type ``str``.
         pattern: A value of type ``str``.
         excludePatterns: A value of type ``list[str] | None``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -379,7 +379,7 @@ async def search_files_async(
         path: A value of type ``str``.
         pattern: A value of type ``str``.
         excludePatterns: A value of type ``list[str] | None``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -429,7 +429,7 @@ def get_file_info(*, path: str, _timeout: float | None = None) -> ToolResult:
 
     Args:
         path: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -445,7 +445,7 @@ async def get_file_info_async(
 
     Args:
         path: A value of type ``str``.
-        _timeout: Seconds the call may take, instead of its server's timeout (``config.timeout_ms``, else 60 s).
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
