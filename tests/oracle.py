@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import select
 import subprocess
 import sys
 import venv
@@ -57,6 +58,36 @@ def run_oracle(
         sys.stderr.write(done.stderr)
         raise RuntimeError("the mci-py oracle failed")
     answers: list[dict[str, Any]] = json.loads(done.stdout)
+    return answers
+
+
+def answers_within(
+    schema: Path, calls: list[tuple[str, dict[str, Any], float]]
+) -> list[dict[str, Any] | None]:
+    """mci-py's answers to (tool, props, seconds) calls in turn, through one oracle
+    process: None for a call not answered within its seconds (the calls after it
+    are not made)."""
+    oracle = subprocess.Popen(
+        [str(oracle_python()), str(DRIVER), "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert oracle.stdin is not None and oracle.stdout is not None
+    answers: list[dict[str, Any] | None] = []
+    try:
+        for tool, props, wait in calls:
+            call = {"op": "call", "schema": str(schema), "tool": tool, "props": props}
+            oracle.stdin.write(json.dumps(call) + "\n")
+            oracle.stdin.flush()
+            ready, _, _ = select.select([oracle.stdout], [], [], wait)
+            if not ready:
+                answers.append(None)
+                break
+            answers.append(json.loads(oracle.stdout.readline()))
+    finally:
+        oracle.kill()
+        oracle.wait()
     return answers
 
 

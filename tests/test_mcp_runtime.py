@@ -300,24 +300,27 @@ def test_env_reaches_the_stdio_server() -> None:
         del os.environ["MCIGEN_TEST_INHERITED"]
 
 
-def test_crash_is_retried_once_on_a_fresh_server(tmp_path: Path) -> None:
+def test_crash_mid_call_is_an_error_and_the_next_call_restarts(tmp_path: Path) -> None:
     log = tmp_path / "starts.log"
     server = counted_server(log, env=(("WHICH", "crash"),))
     first = pid_of(server)
     assert starts(log) == 1
 
     crashed = call_mcp_tool(server, "crash", {})
-    # Retried once on a second server, which crashed as well.
-    assert starts(log) == 2
+    # Not retried: the tool is not annotated read-only or idempotent.
+    assert starts(log) == 1
     assert crashed.isError
-    assert crashed.text.startswith("Failed to execute MCP tool 'crash': ")
+    assert crashed.text.startswith(
+        "MCP server 'toy' died during the call to 'crash' (Connection closed); "
+        "it was not retried"
+    )
     assert "\n" not in crashed.text
     assert crashed.metadata == {"mcp_server": "toy", "mcp_tool": "crash"}
     assert wait_gone(first)
 
     second = pid_of(server)
     assert second != first
-    assert starts(log) == 3
+    assert starts(log) == 2
     assert pid_of(server) == second
 
 

@@ -121,7 +121,8 @@ def test_the_output_schema_is_cached_after_the_input_schema_and_in_the_manifest(
         check=True,
     ).stdout
     assert described.startswith(
-        "forecast(*, city: str) -> StructuredResult[ForecastOutput]\n"
+        "forecast(*, city: str, _timeout: float | None = None)"
+        " -> StructuredResult[ForecastOutput]\n"
     )
     shown = described[described.index("Output schema:\n") + len("Output schema:\n") :]
     assert json.loads(shown) == output_schema

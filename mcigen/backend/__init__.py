@@ -203,7 +203,7 @@ def _group_module(
     )
 
 
-_LIMITED_KINDS = frozenset({"text", "file", "cli", "http"})
+_LIMITED_KINDS = frozenset({"text", "file", "cli", "http", "mcp"})
 """The executors that bound what a call renders, reads or captures."""
 
 

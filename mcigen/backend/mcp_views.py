@@ -43,6 +43,10 @@ class McpToolView:
     server: McpServerView
     tool_name: Code
     """The tool's name on the server, as a Python literal."""
+    keywords: Code
+    """The keyword arguments of its runtime call: the package's limits, and
+    whether the tool may run twice (read-only or idempotent), so that a call whose
+    connection broke after it went out may be made again."""
 
 
 def server_functions(servers: Iterable[ir.McpServer]) -> dict[str, str]:
@@ -87,6 +91,10 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
             code(f"args={_tuple(args)}"),
             code(f"env={pairs('env')}"),
         ]
+    settings = config.get("config")
+    timeout_ms = settings.get("timeout_ms") if isinstance(settings, dict) else None
+    if isinstance(timeout_ms, int):
+        arguments.append(code(f"call_timeout={literal(timeout_ms / 1000)}"))
     return McpServerView(
         ident(function),
         docstring(server.name),

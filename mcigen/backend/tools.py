@@ -122,6 +122,9 @@ class ToolView:
     mcp: McpToolView | None = None
     awaits: bool = False
     """Whether the async twin awaits ``_invoke_<name>_async`` (real async I/O)."""
+    forwarded: Code = Code()
+    """What the public functions pass their invoker after the input and the
+    environment: their own keywords that are not tool input (``, _timeout``)."""
     policy: Code = Code()
     file_options: Code = Code()
     imports: set[tuple[str, str]] = field(default_factory=set)
@@ -175,7 +178,7 @@ def tool_view(
     elif isinstance(tool.execution, ir.HttpExecution):
         _http_view(view, planned, tool.execution)
     elif isinstance(tool.execution, ir.McpExecution):
-        _mcp_view(view, tool.execution, mcp_servers or {})
+        _mcp_view(view, planned, mcp_servers or {})
     if planned.output_model_name is not None:
         _structured_view(view, planned.output_model_name)
     view.needs_context = view.needs_context or any(
@@ -327,12 +330,35 @@ def _http_view(
     )
 
 
+_REPEATABLE = ("readOnlyHint", "idempotentHint")
+_TIMEOUT_KEYWORD = "_timeout: float | None = None"
+_TIMEOUT_DOC = (
+    "_timeout",
+    "Seconds to wait for the answer, instead of the server's "
+    "``config.timeout_ms`` (else 60 s).",
+)
+
+
 def _mcp_view(
-    view: ToolView, execution: ir.McpExecution, servers: Mapping[str, McpServerView]
+    view: ToolView, planned: ir.PlannedTool, servers: Mapping[str, McpServerView]
 ) -> None:
+    tool = planned.tool
+    assert isinstance(tool.execution, ir.McpExecution)
+    execution = tool.execution
     server = servers[execution.server_name]
-    view.mcp = McpToolView(server, literal(execution.tool_name))
+    # A tool that says it may run twice is called again after a lost connection.
+    repeatable = any(tool.annotations.get(hint) is True for hint in _REPEATABLE)
+    keywords = "limits=_LIMITS, repeatable=True" if repeatable else "limits=_LIMITS"
+    view.mcp = McpToolView(server, literal(execution.tool_name), code(keywords))
     view.awaits = True
+    if view.parameters is None:
+        view.signature = code(f"*, {_TIMEOUT_KEYWORD}, {view.signature}")
+    else:
+        view.signature = code(f"{view.signature}, {_TIMEOUT_KEYWORD}")
+    view.docstring = _docstring(
+        tool, view.parameters, planned.output_model_name, _TIMEOUT_DOC
+    )
+    view.forwarded = code(", _timeout")
     view.imports.update(
         {
             ("mcigen_runtime.mcp_exec", "McpServerParams as _McpServerParams"),
@@ -527,15 +553,19 @@ def _docstring(
     tool: ir.Tool,
     parameters: tuple[ir.Parameter, ...] | None,
     output_model_name: str | None,
+    *keywords: tuple[str, str],
 ) -> Code:
+    """``keywords``: (name, description) of the function's keywords that are not
+    tool input, after its parameters."""
     summary = (tool.description or "").strip() or f"Run the MCI tool '{tool.name}'."
     lines = [summary]
-    if parameters:
+    if parameters or keywords:
         lines += ["", "Args:"]
-        for p in parameters:
+        for p in parameters or ():
             described = (p.description or "").strip().replace("\n", "\n        ")
             described = described or _kind_summary(p.annotation)
             lines.append(f"    {p.python_name}: {described}".rstrip())
+        lines += [f"    {name}: {described}" for name, described in keywords]
     lines += [
         "",
         "Returns:",

@@ -287,7 +287,9 @@ TOOLSET_REF = ByType(
 
 MCP_SERVER_CONFIG = Obj(
     "MCP server config",
-    optional={"expDays": Int(minimum=1), **FILTERING},
+    # timeout_ms: how long one call of the server's tools may take (mcigen's own;
+    # mci-py ignores it).
+    optional={"expDays": Int(minimum=1), "timeout_ms": Int(minimum=1), **FILTERING},
     rules=(_filter_needs_value,),
 )
 STDIO_SERVER = Obj(

@@ -48,9 +48,10 @@ MODULE_SCOPE = BUILTINS | {
 would replace the builtin every other tool of its module calls."""
 
 PARAMETER_SCOPE = frozenset(
-    {"_raw", "_environ", "_structured_result", "dict", "str", "Any"}
+    {"_raw", "_environ", "_structured_result", "_timeout", "dict", "str", "Any"}
 )
-"""The names a generated function's own body reads besides its parameters."""
+"""The names a generated function's own body reads besides its parameters, and
+its own keywords that are not tool input (``_timeout`` of an MCP tool's)."""
 
 
 def identifier(

@@ -7,9 +7,17 @@ task that entered them), initializes it, and then waits to be told to stop.
 Calls from any thread or event loop are handed to that loop, so sync and async
 callers share the same sessions and a stdio server is started once per process.
 
-A call that finds its connection broken (the server process died, the HTTP
-server went away) discards the session, starts a fresh one and is retried once.
-Sessions are closed at interpreter exit, which also stops stdio server processes.
+Every call is bounded: in the time it waits for its answer (the server's
+``config.timeout_ms``, 60 s unless it says otherwise, or the caller's ``_timeout``;
+the SDK then tells the server the call is cancelled, and the session serves on; a
+new session's start has a bound of its own), and in the size of the answer (the
+``mcp_result`` limit, enforced by the transports: :mod:`.mcp_stdio`,
+:mod:`.mcp_http_bounds`). A call that finds its connection broken (the server
+process died, the HTTP server went away) discards the session; it is made again
+on a fresh one only when its request never went out, or the server never ran it
+(a restarted HTTP server that no longer knows the session), or the tool says it
+may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
+interpreter exit, which also stops stdio server processes.
 
 The MCP SDK is imported lazily: a package whose schema has no MCP tools, or that
 never calls one, does not pay for importing it.
@@ -25,11 +33,14 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from .child_env import over_base
+from .errors import ToolInputError
 from .extras import require_extra
+from .limits import DEFAULT, Limits, active
+from .mcp_exchange import Exchange, current, too_large_message
 from .results import (
     STRUCTURED_CONTENT,
     AudioContent,
@@ -59,6 +70,12 @@ _T = TypeVar("_T")
 
 #: How long a new session may take to finish ``initialize``.
 STARTUP_TIMEOUT = 60.0
+#: How long a tool call (or a page of a listing) may wait for its answer, unless
+#: the server's ``config.timeout_ms`` or the caller says otherwise.
+CALL_TIMEOUT = 60.0
+#: How much longer than its timeout a call may take to give up on its own (the
+#: SDK's read timeout starts once the request is written) before it is stopped.
+_CALL_GRACE = 1.0
 #: How long closing all sessions may take before it is given up.
 CLOSE_TIMEOUT = 15.0
 #: The SDK's own defaults for Streamable HTTP: 30 s, and 300 s to read a stream.
@@ -76,6 +93,10 @@ class McpServerParams:
     env: tuple[tuple[str, str], ...] = ()
     url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    call_timeout: float = field(default=CALL_TIMEOUT, compare=False)
+    """Seconds a call, or a page of a listing, may wait for its answer once the
+    session is open (its start has a bound of its own, STARTUP_TIMEOUT); not part
+    of what makes two servers one."""
 
 
 class McpConnectionError(Exception):
@@ -172,24 +193,29 @@ async def _open_transport(server: McpServerParams, stack: AsyncExitStack) -> Any
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(
-            headers=dict(server.headers) or None,
-            timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT),
+        from .mcp_http_bounds import bounded_client
+
+        client = bounded_client(
+            dict(server.headers),
+            httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT),
         )
         await stack.enter_async_context(client)
         return await stack.enter_async_context(
-            streamable_http_client(server.url, http_client=client)
+            streamable_http_client(
+                server.url, http_client=client, max_sse_event_size=None
+            )
         )
     if server.command is None:
         raise _StartupError("it has neither a command nor a url")
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.stdio import get_default_environment
 
-    params = StdioServerParameters(
-        command=server.command,
-        args=list(server.args),
-        env=over_base(dict(server.env)),  # not the host's secrets: see .child_env
+    from .mcp_stdio import stdio_transport
+
+    # Not the host's secrets: see .child_env.
+    env = get_default_environment() | over_base(dict(server.env))
+    return await stack.enter_async_context(
+        stdio_transport(server.command, server.args, env, _errlog())
     )
-    return await stack.enter_async_context(stdio_client(params, errlog=_errlog()))
 
 
 async def _own_session(server: McpServerParams, entry: _Entry) -> None:
@@ -197,14 +223,10 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     import anyio
     from mcp import ClientSession
 
-    from .mcp_unreadable import Answering
-
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
-            session = await stack.enter_async_context(
-                ClientSession(Answering(read), write)
-            )
+            session = await stack.enter_async_context(ClientSession(read, write))
             try:
                 with anyio.fail_after(STARTUP_TIMEOUT):
                     await session.initialize()
@@ -309,14 +331,7 @@ def _is_broken(exc: BaseException) -> bool:
     from mcp_types import CONNECTION_CLOSED
 
     if isinstance(exc, MCPError):
-        if exc.code == CONNECTION_CLOSED:
-            return True
-        # A Streamable HTTP server that restarted no longer knows our session: it
-        # answers 404 "Session not found", which the SDK turns into an error.
-        message = exc.message.lower()
-        return "session" in message and (
-            "not found" in message or "terminated" in message
-        )
+        return exc.code == CONNECTION_CLOSED or _session_unknown(exc)
     return isinstance(
         exc,
         (
@@ -327,6 +342,57 @@ def _is_broken(exc: BaseException) -> bool:
             httpx2.TransportError,
         ),
     )
+
+
+def _session_unknown(exc: BaseException) -> bool:
+    """Whether the server refused the request because it does not know the session:
+    a Streamable HTTP server that restarted answers 404 "Session not found" (before
+    running anything), which the SDK turns into an error."""
+    from mcp.shared.exceptions import MCPError
+
+    exc = _leaf(exc)
+    if not isinstance(exc, MCPError):
+        return False
+    message = exc.message.lower()
+    return "session" in message and ("not found" in message or "terminated" in message)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import REQUEST_TIMEOUT
+
+    exc = _leaf(exc)
+    return isinstance(exc, TimeoutError) or (
+        isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+    )
+
+
+class _NotRetried(Exception):
+    """The connection broke after the request went out, and the tool may have
+    effects: running it again could do them twice."""
+
+    def __init__(self, server: McpServerParams, tool: str, cause: Exception) -> None:
+        super().__init__(
+            f"MCP server '{server.name}' died during the call to '{tool}' "
+            f"({_reason(cause)}); it was not retried, because the tool may have had "
+            "effects (it is not annotated readOnlyHint or idempotentHint)"
+        )
+
+
+def _failure(
+    tool: str,
+    exc: Exception,
+    exchange: Exchange,
+    seconds: float,
+) -> str:
+    """The text of the error result of a call that failed with ``exc``."""
+    if exchange.too_large:
+        return too_large_message(tool, exchange.limit)
+    if _timed_out(exc):
+        return f"MCP tool '{tool}' did not answer within {seconds:g} s; the call was cancelled"
+    if isinstance(exc, _NotRetried):
+        return str(exc)
+    return f"Failed to execute MCP tool '{tool}': {_reason(exc)}"
 
 
 async def _with_session(
@@ -385,7 +451,7 @@ def _content(item: Any) -> Content:
 
 
 async def _call_tool(
-    session: ClientSession, tool: str, arguments: dict[str, Any]
+    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
 ) -> CallToolResult:
     """``tools/call``, without ``ClientSession.call_tool``'s check of the structured
     content: that lists the server's tools on the first call of each tool (a round
@@ -398,7 +464,9 @@ async def _call_tool(
     request = mcp_types.CallToolRequest(
         params=mcp_types.CallToolRequestParams(name=tool, arguments=arguments)
     )
-    return await session.send_request(request, mcp_types.CallToolResult)
+    return await session.send_request(
+        request, mcp_types.CallToolResult, request_read_timeout_seconds=seconds
+    )
 
 
 def _tool_result(result: CallToolResult, metadata: dict[str, Any]) -> ToolResult:
@@ -416,30 +484,55 @@ def _tool_result(result: CallToolResult, metadata: dict[str, Any]) -> ToolResult
 
 
 async def _call(
-    server: McpServerParams, tool: str, arguments: dict[str, Any]
+    server: McpServerParams,
+    tool: str,
+    arguments: dict[str, Any],
+    seconds: float,
+    limit: int,
+    repeatable: bool,
 ) -> ToolResult:
+    """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`)."""
     metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": tool}
+    exchange = Exchange(limit)
+    current.set(exchange)  # this task's own context: nothing to reset
     try:
-        # The fast path, inlined: one dict lookup, then the SDK call.
+        # The fast path, inlined: one dict lookup, then the call.
         entry = _sessions.get(server)
         session = entry.session if entry is not None else None
         if entry is None or session is None:
             entry, session = await _session_for(server)
         try:
-            result = await _call_tool(session, tool, arguments)
+            result = await _call_within(session, tool, arguments, seconds)
         except Exception as exc:
-            if not _is_broken(exc) or not _discard(server, entry):
+            if exchange.too_large or not _is_broken(exc):
                 raise
-            fresh = (await _session_for(server))[1]
-            result = await _call_tool(fresh, tool, arguments)
+            if not _discard(server, entry):
+                raise
+            if exchange.sent and not repeatable and not _session_unknown(exc):
+                raise _NotRetried(server, tool, exc) from None
+            exchange = Exchange(limit)
+            current.set(exchange)
+            session = (await _session_for(server))[1]
+            result = await _call_within(session, tool, arguments, seconds)
     except Exception as exc:  # every failure becomes an error result
-        return error_result(
-            f"Failed to execute MCP tool '{tool}': {_reason(exc)}", metadata
-        )
+        return error_result(_failure(tool, exc, exchange, seconds), metadata)
     return _tool_result(result, metadata)
 
 
+async def _call_within(
+    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
+) -> CallToolResult:
+    """The tool's answer. Past ``seconds`` the SDK's read timeout gives up on the
+    request and tells the server so; anything else that hangs is stopped a little
+    later."""
+    import anyio
+
+    with anyio.fail_after(seconds + _CALL_GRACE):
+        return await _call_tool(session, tool, arguments, seconds)
+
+
 async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
+    import anyio
     from mcp_types import PaginatedRequestParams
 
     async def op(session: ClientSession) -> list[dict[str, Any]]:
@@ -450,7 +543,8 @@ async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
             params = (
                 PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             )
-            page = await session.list_tools(params=params)
+            with anyio.fail_after(server.call_timeout):
+                page = await session.list_tools(params=params)
             tools.extend(
                 tool.model_dump(by_alias=True, exclude_none=True, mode="json")
                 for tool in page.tools
@@ -467,20 +561,74 @@ async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
 
 
 def call_mcp_tool(
-    server: McpServerParams, tool: str, arguments: dict[str, Any]
+    server: McpServerParams,
+    tool: str,
+    arguments: dict[str, Any],
+    timeout: float | None = None,
+    *,
+    limits: Limits = DEFAULT,
+    repeatable: bool = False,
 ) -> ToolResult:
-    """Call ``tool`` on the server; works inside and outside a running event loop."""
-    return _submit(_call(server, tool, arguments))
+    """Call ``tool`` on the server; works inside and outside a running event loop.
+
+    Args:
+        timeout: Seconds the call may wait for its answer once the session is
+            open (a generated function's ``_timeout``); None for the server's
+            ``call_timeout``. Past it the call is cancelled, on the server too,
+            and its result is an error.
+        limits: The package's limits, as a caller's ``limited()`` changes them:
+            ``mcp_result`` bounds each message of the answer.
+        repeatable: The tool is annotated ``readOnlyHint`` or ``idempotentHint``,
+            so a call that lost its connection after its request went out may
+            be made again on a fresh session.
+
+    Raises:
+        ToolInputError: ``timeout`` is not a positive number.
+    """
+    return _submit(_bounded(server, tool, arguments, timeout, limits, repeatable))
 
 
 async def call_mcp_tool_async(
-    server: McpServerParams, tool: str, arguments: dict[str, Any]
+    server: McpServerParams,
+    tool: str,
+    arguments: dict[str, Any],
+    timeout: float | None = None,
+    *,
+    limits: Limits = DEFAULT,
+    repeatable: bool = False,
 ) -> ToolResult:
-    """Call ``tool`` on the server from any asyncio event loop."""
+    """Call ``tool`` on the server from any asyncio event loop, as
+    :func:`call_mcp_tool` does. Cancelling the awaiting task cancels the call on
+    the server too."""
+    call = _bounded(server, tool, arguments, timeout, limits, repeatable)
     loop = _loop or _get_loop()
-    return await asyncio.wrap_future(
-        asyncio.run_coroutine_threadsafe(_call(server, tool, arguments), loop)
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call, loop))
+
+
+def _bounded(
+    server: McpServerParams,
+    tool: str,
+    arguments: dict[str, Any],
+    timeout: float | None,
+    limits: Limits,
+    repeatable: bool,
+) -> Coroutine[Any, Any, ToolResult]:
+    """The call, its bounds taken in the caller's context (where ``limited()``
+    applies), to run on the session loop."""
+    seconds = _seconds(server, tool, timeout)
+    return _call(
+        server, tool, arguments, seconds, active(limits).mcp_result, repeatable
     )
+
+
+def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
+    if timeout is None:
+        return server.call_timeout
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        if timeout > 0:
+            return float(timeout)
+    problem = f"must be a positive number of seconds or None, not {timeout!r}"
+    raise ToolInputError(tool, [("_timeout", problem)])
 
 
 def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
@@ -498,6 +646,11 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         return _submit(_list_tools(server))
     except _StartupError as exc:
         raise McpConnectionError(str(exc)) from None
+    except TimeoutError:
+        raise McpConnectionError(
+            f"MCP server '{server.name}' did not list its tools: no answer within "
+            f"{server.call_timeout:g} s"
+        ) from None
     except Exception as exc:
         raise McpConnectionError(
             f"MCP server '{server.name}' did not list its tools: {_reason(exc)}"

@@ -763,6 +763,24 @@ MCP_SERVERS = [
         error(Token("0", after="expDays"), "'expDays' must be an integer >= 1, got 0"),
     ),
     case(
+        "mcp-server-config-timeout",
+        servers(
+            a={"command": "npx", "config": {"timeout_ms": 0}},
+            b={"command": "npx", "config": {"timeout_ms": 2.5}},
+            c={"type": "http", "url": "https://x", "config": {"timeout_ms": "9"}},
+            d={"command": "npx", "config": {"timeout_ms": 1500}},
+        ),
+        error(
+            Token("0", after="timeout_ms"),
+            "'timeout_ms' must be an integer >= 1, got 0",
+        ),
+        error("2.5", "'timeout_ms' must be an integer >= 1, got number"),
+        error(
+            Token('"9"', yaml_needle="'9'"),
+            "'timeout_ms' must be an integer >= 1, got string",
+        ),
+    ),
+    case(
         "mcp-server-config-not-object",
         servers(srv={"command": "npx", "config": 30}),
         error("30", "'config' must be an object, got integer"),

@@ -1,5 +1,6 @@
 """Real MCP servers for the tests: the toy server, over stdio or Streamable HTTP; a
-server listing any tools; a hostile one answering JSON nested very deep."""
+server listing any tools; a hostile one answering JSON nested very deep; one for
+the bounds of a call (hung, huge and crashing tools)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
 LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
 DEEP_SERVER = Path(__file__).resolve().parent / "deep_server.py"
+BOUNDS_SERVER = Path(__file__).resolve().parent / "bounds_server.py"
 
 
 def free_port() -> int:
@@ -42,9 +44,19 @@ def wait_until_listening(
 @contextmanager
 def toy_http_server() -> Iterator[str]:
     """Run the toy server over Streamable HTTP on a free port; yields its /mcp URL."""
-    port = free_port()
+    with http_server(TOY_SERVER, "http") as url:
+        yield url
+
+
+@contextmanager
+def http_server(
+    script: Path, mode: str, *args: str, port: int | None = None
+) -> Iterator[str]:
+    """Run ``script MODE PORT ARGS`` (a free port unless given) until the block
+    ends; yields its /mcp URL."""
+    port = port or free_port()
     process = subprocess.Popen(
-        [sys.executable, str(TOY_SERVER), "http", str(port)],
+        [sys.executable, str(script), mode, str(port), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import select
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 
 from ..mcp_servers import DEEP_SERVER
-from ..oracle import DRIVER, oracle_python
+from ..oracle import answers_within
 from ..test_mcp_server import run, stdio_session
 from .support import build, every_module_imported, importable_from
 
@@ -108,26 +106,14 @@ def _innermost_text(value: Any) -> str:
 def test_row64_mci_py_waits_for_ever(deep: tuple[Path, ModuleType]) -> None:
     """mci-py 1.2 answers the same server's shallow call, then no answer comes to
     the deep one (in 3 s here; it never does); the package's is an error result."""
-    schema = str(deep[0] / "tools.mci.json")
-    oracle = subprocess.Popen(
-        [str(oracle_python()), str(DRIVER), "--serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    shallow, deep_answer = answers_within(
+        deep[0] / "tools.mci.json",
+        [
+            ("deep_structured", {"depth": 150}, 60.0),
+            ("deep_structured", {"depth": DEEP}, 3.0),
+        ],
     )
-    assert oracle.stdin is not None and oracle.stdout is not None
-    try:
-        answers = []
-        for depth, wait in ((150, 60.0), (DEEP, 3.0)):
-            call = {"op": "call", "schema": schema, "tool": "deep_structured"}
-            oracle.stdin.write(json.dumps({**call, "props": {"depth": depth}}) + "\n")
-            oracle.stdin.flush()
-            ready, _, _ = select.select([oracle.stdout], [], [], wait)
-            answers.append(json.loads(oracle.stdout.readline()) if ready else None)
-    finally:
-        oracle.kill()
-        oracle.wait()
-    assert answers[0]["result"]["isError"] is False
-    assert answers[1] is None
+    assert shallow is not None and shallow["result"]["isError"] is False
+    assert deep_answer is None
     ours = deep[1].Client().execute("deep_structured", {"depth": DEEP}).result
     assert ours.isError and UNREADABLE in ours.text

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
+from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.lookup import first as _first
 from mcigen_runtime.mcp_exec import McpServerParams as _McpServerParams
@@ -20,6 +21,9 @@ from mcigen_runtime.structured import StructuredResult
 from mcigen_runtime.structured import structured_result as _structured_result
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
+
+_LIMITS = _Limits()
+"""What one call may render, read or capture."""
 
 
 def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
@@ -126,25 +130,33 @@ def _prepare_read_text_file(
 
 
 def _invoke_read_text_file(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_read_text_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(call[0], "read_text_file", call[1])
+    return _call_mcp_tool(
+        call[0], "read_text_file", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
 async def _invoke_read_text_file_async(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_read_text_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(call[0], "read_text_file", call[1])
+    return await _call_mcp_tool_async(
+        call[0], "read_text_file", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
 def read_text_file(
-    *, path: str, tail: float | None = None, head: float | None = None
+    *,
+    path: str,
+    tail: float | None = None,
+    head: float | None = None,
+    _timeout: float | None = None,
 ) -> StructuredResult[ReadTextFileOutput]:
     """Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
 
@@ -152,6 +164,7 @@ def read_text_file(
         path: A value of type ``str``.
         tail: If provided, returns only the last N lines of the file
         head: If provided, returns only the first N lines of the file
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -164,12 +177,16 @@ def read_text_file(
     if head is not None:
         _raw["head"] = head
     return _structured_result(
-        ReadTextFileOutput, _invoke_read_text_file(_raw, _environ)
+        ReadTextFileOutput, _invoke_read_text_file(_raw, _environ, _timeout)
     )
 
 
 async def read_text_file_async(
-    *, path: str, tail: float | None = None, head: float | None = None
+    *,
+    path: str,
+    tail: float | None = None,
+    head: float | None = None,
+    _timeout: float | None = None,
 ) -> StructuredResult[ReadTextFileOutput]:
     """Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
 
@@ -177,6 +194,7 @@ async def read_text_file_async(
         path: A value of type ``str``.
         tail: If provided, returns only the last N lines of the file
         head: If provided, returns only the first N lines of the file
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -189,7 +207,7 @@ async def read_text_file_async(
     if head is not None:
         _raw["head"] = head
     return _structured_result(
-        ReadTextFileOutput, await _invoke_read_text_file_async(_raw, _environ)
+        ReadTextFileOutput, await _invoke_read_text_file_async(_raw, _environ, _timeout)
     )
 
 
@@ -205,46 +223,37 @@ def _prepare_write_file(
         return _error_result(str(error))
 
 
-def _invoke_write_file(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    call = _prepare_write_file(raw, env)
-    if isinstance(call, ToolResult):
-        return call
-    return _call_mcp_tool(call[0], "write_file", call[1])
-
-
-async def _invoke_write_file_async(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+def _invoke_write_file(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_write_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(call[0], "write_file", call[1])
+    return _call_mcp_tool(
+        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
-def write_file(*, path: str, content: str) -> StructuredResult[WriteFileOutput]:
-    """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-
-    Args:
-        path: A value of type ``str``.
-        content: A value of type ``str``.
-
-    Returns:
-        The tool's result; failures while running set ``isError``.
-        ``structured`` is its structured content as a ``WriteFileOutput``
-        (None when the server sent none, or content that does not match).
-    """
-    _raw: dict[str, Any] = {"path": path, "content": content}
-    return _structured_result(WriteFileOutput, _invoke_write_file(_raw, _environ))
+async def _invoke_write_file_async(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
+) -> ToolResult:
+    call = _prepare_write_file(raw, env)
+    if isinstance(call, ToolResult):
+        return call
+    return await _call_mcp_tool_async(
+        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
-async def write_file_async(
-    *, path: str, content: str
+def write_file(
+    *, path: str, content: str, _timeout: float | None = None
 ) -> StructuredResult[WriteFileOutput]:
     """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
 
     Args:
         path: A value of type ``str``.
         content: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -253,7 +262,28 @@ async def write_file_async(
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
     return _structured_result(
-        WriteFileOutput, await _invoke_write_file_async(_raw, _environ)
+        WriteFileOutput, _invoke_write_file(_raw, _environ, _timeout)
+    )
+
+
+async def write_file_async(
+    *, path: str, content: str, _timeout: float | None = None
+) -> StructuredResult[WriteFileOutput]:
+    """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+
+    Args:
+        path: A value of type ``str``.
+        content: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``WriteFileOutput``
+        (None when the server sent none, or content that does not match).
+    """
+    _raw: dict[str, Any] = {"path": path, "content": content}
+    return _structured_result(
+        WriteFileOutput, await _invoke_write_file_async(_raw, _environ, _timeout)
     )
 
 
@@ -270,45 +300,35 @@ def _prepare_list_directory(
 
 
 def _invoke_list_directory(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_list_directory(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(call[0], "list_directory", call[1])
-
-
-async def _invoke_list_directory_async(
-    raw: Mapping[str, Any], env: Mapping[str, str]
-) -> ToolResult:
-    call = _prepare_list_directory(raw, env)
-    if isinstance(call, ToolResult):
-        return call
-    return await _call_mcp_tool_async(call[0], "list_directory", call[1])
-
-
-def list_directory(*, path: str) -> StructuredResult[ListDirectoryOutput]:
-    """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-
-    Args:
-        path: A value of type ``str``.
-
-    Returns:
-        The tool's result; failures while running set ``isError``.
-        ``structured`` is its structured content as a ``ListDirectoryOutput``
-        (None when the server sent none, or content that does not match).
-    """
-    _raw: dict[str, Any] = {"path": path}
-    return _structured_result(
-        ListDirectoryOutput, _invoke_list_directory(_raw, _environ)
+    return _call_mcp_tool(
+        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
     )
 
 
-async def list_directory_async(*, path: str) -> StructuredResult[ListDirectoryOutput]:
+async def _invoke_list_directory_async(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
+) -> ToolResult:
+    call = _prepare_list_directory(raw, env)
+    if isinstance(call, ToolResult):
+        return call
+    return await _call_mcp_tool_async(
+        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
+
+
+def list_directory(
+    *, path: str, _timeout: float | None = None
+) -> StructuredResult[ListDirectoryOutput]:
     """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
 
     Args:
         path: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -317,7 +337,28 @@ async def list_directory_async(*, path: str) -> StructuredResult[ListDirectoryOu
     """
     _raw: dict[str, Any] = {"path": path}
     return _structured_result(
-        ListDirectoryOutput, await _invoke_list_directory_async(_raw, _environ)
+        ListDirectoryOutput, _invoke_list_directory(_raw, _environ, _timeout)
+    )
+
+
+async def list_directory_async(
+    *, path: str, _timeout: float | None = None
+) -> StructuredResult[ListDirectoryOutput]:
+    """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+
+    Args:
+        path: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``ListDirectoryOutput``
+        (None when the server sent none, or content that does not match).
+    """
+    _raw: dict[str, Any] = {"path": path}
+    return _structured_result(
+        ListDirectoryOutput,
+        await _invoke_list_directory_async(_raw, _environ, _timeout),
     )
 
 
@@ -345,24 +386,34 @@ def _prepare_search_files(
         return _error_result(str(error))
 
 
-def _invoke_search_files(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    call = _prepare_search_files(raw, env)
-    if isinstance(call, ToolResult):
-        return call
-    return _call_mcp_tool(call[0], "search_files", call[1])
-
-
-async def _invoke_search_files_async(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+def _invoke_search_files(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_search_files(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(call[0], "search_files", call[1])
+    return _call_mcp_tool(
+        call[0], "search_files", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
+
+
+async def _invoke_search_files_async(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
+) -> ToolResult:
+    call = _prepare_search_files(raw, env)
+    if isinstance(call, ToolResult):
+        return call
+    return await _call_mcp_tool_async(
+        call[0], "search_files", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
 def search_files(
-    *, path: str, pattern: str, excludePatterns: list[str] | None = None
+    *,
+    path: str,
+    pattern: str,
+    excludePatterns: list[str] | None = None,
+    _timeout: float | None = None,
 ) -> StructuredResult[SearchFilesOutput]:
     """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
 
@@ -370,27 +421,7 @@ def search_files(
         path: A value of type ``str``.
         pattern: A value of type ``str``.
         excludePatterns: A value of type ``list[str] | None``.
-
-    Returns:
-        The tool's result; failures while running set ``isError``.
-        ``structured`` is its structured content as a ``SearchFilesOutput``
-        (None when the server sent none, or content that does not match).
-    """
-    _raw: dict[str, Any] = {"path": path, "pattern": pattern}
-    if excludePatterns is not None:
-        _raw["excludePatterns"] = excludePatterns
-    return _structured_result(SearchFilesOutput, _invoke_search_files(_raw, _environ))
-
-
-async def search_files_async(
-    *, path: str, pattern: str, excludePatterns: list[str] | None = None
-) -> StructuredResult[SearchFilesOutput]:
-    """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-
-    Args:
-        path: A value of type ``str``.
-        pattern: A value of type ``str``.
-        excludePatterns: A value of type ``list[str] | None``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -401,7 +432,35 @@ async def search_files_async(
     if excludePatterns is not None:
         _raw["excludePatterns"] = excludePatterns
     return _structured_result(
-        SearchFilesOutput, await _invoke_search_files_async(_raw, _environ)
+        SearchFilesOutput, _invoke_search_files(_raw, _environ, _timeout)
+    )
+
+
+async def search_files_async(
+    *,
+    path: str,
+    pattern: str,
+    excludePatterns: list[str] | None = None,
+    _timeout: float | None = None,
+) -> StructuredResult[SearchFilesOutput]:
+    """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+
+    Args:
+        path: A value of type ``str``.
+        pattern: A value of type ``str``.
+        excludePatterns: A value of type ``list[str] | None``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``SearchFilesOutput``
+        (None when the server sent none, or content that does not match).
+    """
+    _raw: dict[str, Any] = {"path": path, "pattern": pattern}
+    if excludePatterns is not None:
+        _raw["excludePatterns"] = excludePatterns
+    return _structured_result(
+        SearchFilesOutput, await _invoke_search_files_async(_raw, _environ, _timeout)
     )
 
 
@@ -417,42 +476,36 @@ def _prepare_get_file_info(
         return _error_result(str(error))
 
 
-def _invoke_get_file_info(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    call = _prepare_get_file_info(raw, env)
-    if isinstance(call, ToolResult):
-        return call
-    return _call_mcp_tool(call[0], "get_file_info", call[1])
-
-
-async def _invoke_get_file_info_async(
-    raw: Mapping[str, Any], env: Mapping[str, str]
+def _invoke_get_file_info(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
 ) -> ToolResult:
     call = _prepare_get_file_info(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(call[0], "get_file_info", call[1])
+    return _call_mcp_tool(
+        call[0], "get_file_info", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
 
 
-def get_file_info(*, path: str) -> StructuredResult[GetFileInfoOutput]:
+async def _invoke_get_file_info_async(
+    raw: Mapping[str, Any], env: Mapping[str, str], timeout: float | None = None
+) -> ToolResult:
+    call = _prepare_get_file_info(raw, env)
+    if isinstance(call, ToolResult):
+        return call
+    return await _call_mcp_tool_async(
+        call[0], "get_file_info", call[1], timeout, limits=_LIMITS, repeatable=True
+    )
+
+
+def get_file_info(
+    *, path: str, _timeout: float | None = None
+) -> StructuredResult[GetFileInfoOutput]:
     """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
 
     Args:
         path: A value of type ``str``.
-
-    Returns:
-        The tool's result; failures while running set ``isError``.
-        ``structured`` is its structured content as a ``GetFileInfoOutput``
-        (None when the server sent none, or content that does not match).
-    """
-    _raw: dict[str, Any] = {"path": path}
-    return _structured_result(GetFileInfoOutput, _invoke_get_file_info(_raw, _environ))
-
-
-async def get_file_info_async(*, path: str) -> StructuredResult[GetFileInfoOutput]:
-    """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-
-    Args:
-        path: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -461,7 +514,27 @@ async def get_file_info_async(*, path: str) -> StructuredResult[GetFileInfoOutpu
     """
     _raw: dict[str, Any] = {"path": path}
     return _structured_result(
-        GetFileInfoOutput, await _invoke_get_file_info_async(_raw, _environ)
+        GetFileInfoOutput, _invoke_get_file_info(_raw, _environ, _timeout)
+    )
+
+
+async def get_file_info_async(
+    *, path: str, _timeout: float | None = None
+) -> StructuredResult[GetFileInfoOutput]:
+    """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+
+    Args:
+        path: A value of type ``str``.
+        _timeout: Seconds to wait for the answer, instead of the server's ``config.timeout_ms`` (else 60 s).
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+        ``structured`` is its structured content as a ``GetFileInfoOutput``
+        (None when the server sent none, or content that does not match).
+    """
+    _raw: dict[str, Any] = {"path": path}
+    return _structured_result(
+        GetFileInfoOutput, await _invoke_get_file_info_async(_raw, _environ, _timeout)
     )
 
 

@@ -25,6 +25,8 @@ class Limits:
     """Bytes of a file a file tool may read."""
     http_body: int = 10 * MIB
     """Bytes of an HTTP response body."""
+    mcp_result: int = 10 * MIB
+    """Bytes of one message an MCP server answers a tool call with."""
 
 
 DEFAULT = Limits()
