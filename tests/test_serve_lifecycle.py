@@ -25,8 +25,9 @@ from typing import IO, Any
 import httpx
 import pytest
 
-from .conftest import built_package, schema_of, write_schema
+from .conftest import built_package, run_mcigen, schema_of, write_schema
 from .mcp_servers import free_port, wait_until_listening
+from .oracle import oracle_python, run_oracle
 
 PIDFILE_SCHEMA = {
     "type": "object",
@@ -415,3 +416,74 @@ def test_a_sync_call_interrupted_by_ctrl_c_stops_its_command(
     assert gone_within(2, group)
     _, stderr = process.communicate(timeout=10)
     assert stderr.rstrip().endswith(b"KeyboardInterrupt")
+
+
+# ------------------------------------------------------------- mci-py, side by side
+
+
+def sleepers(seconds: str) -> list[int]:
+    """The processes running ``sleep SECONDS``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                if cmdline.read() == f"sleep\0{seconds}\0".encode():
+                    pids.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def test_row_67_ctrl_c_during_a_call_leaves_no_process_of_the_command(
+    tmp_path: Path,
+) -> None:
+    """mci-py's ``subprocess.run`` SIGKILLs the command it started (``sh``) alone:
+    the ``sleep`` that ``sh`` started runs on after the program has exited."""
+    theirs, ours = "967", "966"
+    tools = [
+        sleeper(name, f'echo $$ > "$0"; sleep {seconds}')
+        for name, seconds in (("theirs", theirs), ("ours", ours))
+    ]
+    schema = write_schema(tmp_path, schema_of(*tools), "row67.mci.json")
+    mci_py = (
+        "import sys; from mcipy import MCIClient; "
+        "MCIClient(schema_file_path=sys.argv[1]).execute('theirs', "
+        "{'pidfile': sys.argv[2]})"
+    )
+    mcigen = "import sys, row67; row67.ours(pidfile=sys.argv[2])"
+    assert run_mcigen("build", schema, "-o", tmp_path / "row67").returncode == 0
+    try:
+        for python, script in ((oracle_python(), mci_py), (sys.executable, mcigen)):
+            pidfile = tmp_path / f"pid-{len(script)}"
+            program = subprocess.Popen(
+                [python, "-c", script, schema, pidfile],
+                cwd=tmp_path,
+                stderr=subprocess.DEVNULL,
+            )
+            leader(pidfile)
+            program.send_signal(signal.SIGINT)
+            program.wait(timeout=10)
+        assert len(sleepers(theirs)) == 1  # mci-py left it running
+        assert sleepers(ours) == []
+    finally:
+        for pid in sleepers(theirs) + sleepers(ours):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_row_68_a_command_that_times_out_gets_sigterm_first(tmp_path: Path) -> None:
+    """mci-py SIGKILLs a command at its timeout: a command that cleans up on
+    SIGTERM never gets to. mcigen sends SIGTERM, and SIGKILL 0.5 s later only to
+    what is still alive."""
+    tool = sleeper("tidy", STUBBORN, timeout_ms=500)
+    schema = write_schema(tmp_path, schema_of(tool), "row68.mci.json")
+    theirs, ours = tmp_path / "theirs", tmp_path / "ours"
+    [answer] = run_oracle(
+        schema, [{"tool": "tidy", "props": {"pidfile": str(theirs)}, "env": {}}]
+    )
+    assert answer["result"]["content"][0]["text"].endswith("timed out after 1 seconds")
+    assert not Path(f"{theirs}.term").exists()
+    with built_package(schema, tmp_path / "row68") as package:
+        result = package.tidy(pidfile=str(ours))
+    assert result.text.endswith("timed out after 0.5 seconds")
+    assert Path(f"{ours}.term").read_text() == "TERM\n"
+    assert not group_alive(int(ours.read_text()))
