@@ -273,15 +273,21 @@ class ToolSurface:
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
+        media: list[dict[str, Any]] = []
         try:
-            answer = await broker.call_meta_async(name, arguments)
+            answer = await broker.call_meta_async(name, arguments, media=media)
         except BrokerError as error:
             return _error_result(str(error))
+        blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
+            "image": types.ImageContent,
+            "audio": types.AudioContent,
+        }
         return types.CallToolResult(
             content=[
                 types.TextContent(
                     type="text", text=json.dumps(answer, ensure_ascii=False)
-                )
+                ),
+                *(blocks[item["type"]].model_validate(item) for item in media),
             ],
             structured_content=answer,
             is_error=_answer_is_error(answer),
