@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
@@ -107,11 +108,9 @@ def group_alive(group: int) -> bool:
 
 def gone_within(seconds: float, group: int) -> bool:
     deadline = time.monotonic() + seconds
-    while group_alive(group):
-        if time.monotonic() > deadline:
-            return False
+    while group_alive(group) and time.monotonic() < deadline:
         time.sleep(0.02)
-    return True
+    return not group_alive(group)
 
 
 def exited_within(seconds: float, process: subprocess.Popen[bytes]) -> int | None:
@@ -121,16 +120,20 @@ def exited_within(seconds: float, process: subprocess.Popen[bytes]) -> int | Non
         return None
 
 
-def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
+def in_package_dir(
+    package: ModuleType, *argv: str, **popen: Any
+) -> subprocess.Popen[bytes]:
+    """``python ARGV`` beside the built package, without the tests' ``MCIGEN_*``."""
     directory = Path(package.__file__).parent.parent
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
     env["PYTHONPATH"] = str(directory)
     return subprocess.Popen(
-        [sys.executable, "-m", package.__name__, "serve", *args],
-        cwd=directory,
-        env=env,
-        **popen,
+        [sys.executable, *argv], cwd=directory, env=env, start_new_session=True, **popen
     )
+
+
+def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
+    return in_package_dir(package, "-m", package.__name__, "serve", *args, **popen)
 
 
 # ------------------------------------------------------------------------- stdio
@@ -140,12 +143,7 @@ class StdioClient:
     """A raw JSON-RPC client of ``python -m PKG serve`` over its stdin and stdout."""
 
     def __init__(self, package: ModuleType) -> None:
-        self.process = served(
-            package,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            start_new_session=True,
-        )
+        self.process = served(package, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.send(
             id=0,
             method="initialize",
@@ -237,16 +235,13 @@ def test_a_signalled_stdio_server_stops_its_commands_and_exits(
 # -------------------------------------------------------------------------- HTTP
 
 
-@pytest.fixture
-def http(package: ModuleType) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+@contextmanager
+def http_server(
+    package: ModuleType, *argv: str
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``python ARGV PORT`` (a server of the package); yields it and its address."""
     port = free_port()
-    process = served(
-        package,
-        "--http",
-        f"127.0.0.1:{port}",
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = in_package_dir(package, *argv, str(port), stderr=subprocess.PIPE)
     try:
         wait_until_listening(process, port)
         yield process, f"127.0.0.1:{port}"
@@ -256,6 +251,13 @@ def http(package: ModuleType) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         process.wait()
         if process.stderr is not None:
             process.stderr.close()
+
+
+@pytest.fixture
+def http(package: ModuleType) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``python -m PKG serve --http PORT`` (on 127.0.0.1)."""
+    with http_server(package, "-m", package.__name__, "serve", "--http") as server:
+        yield server
 
 
 def call_request(address: str, tool: str, pidfile: Path) -> bytes:
@@ -329,35 +331,17 @@ def test_under_uvicorn_a_graceful_shutdown_that_times_out_stops_commands(
     """``uvicorn PKG.server:app --timeout-graceful-shutdown 1``: the app cannot see
     the signal, but uvicorn cancels the calls still running after a second, and the
     app's lifespan shutdown stops what is left before the process ends."""
-    port = free_port()
-    directory = Path(package.__file__).parent.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "uvicorn", f"{package.__name__}.server:app"),
-            *("--port", str(port), "--timeout-graceful-shutdown", "1"),
-        ],
-        cwd=directory,
-        env={**env, "PYTHONPATH": str(directory)},
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        wait_until_listening(process, port)
-        address = f"127.0.0.1:{port}"
-        with socket.create_connection(("127.0.0.1", port)) as connection:
+    uvicorn = ("-m", "uvicorn", f"{package.__name__}.server:app")
+    graceful = ("--timeout-graceful-shutdown", "1", "--port")
+    with http_server(package, *uvicorn, *graceful) as (process, address):
+        host, port = address.split(":")
+        with socket.create_connection((host, int(port))) as connection:
             connection.sendall(call_request(address, "stubborn", pidfile))
             group = leader(pidfile)
             process.send_signal(signal.SIGTERM)
             assert gone_within(5, group)
         assert Path(f"{pidfile}.term").exists()
         assert exited_within(5, process) is not None
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 # ------------------------------------------------------------------ Python calls
@@ -401,16 +385,8 @@ def test_a_timeout_sends_sigterm_then_sigkill(
 def test_a_sync_call_interrupted_by_ctrl_c_stops_its_command(
     package: ModuleType, pidfile: Path
 ) -> None:
-    directory = Path(package.__file__).parent.parent
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import {package.__name__} as p; p.sleep(pidfile={str(pidfile)!r})",
-        ],
-        cwd=directory,
-        stderr=subprocess.PIPE,
-    )
+    script = f"import {package.__name__} as p; p.sleep(pidfile={str(pidfile)!r})"
+    process = in_package_dir(package, "-c", script, stderr=subprocess.PIPE)
     group = leader(pidfile)
     process.send_signal(signal.SIGINT)
     assert gone_within(2, group)
@@ -421,53 +397,52 @@ def test_a_sync_call_interrupted_by_ctrl_c_stops_its_command(
 # ------------------------------------------------------------- mci-py, side by side
 
 
-def sleepers(seconds: str) -> list[int]:
-    """The processes running ``sleep SECONDS``."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                if cmdline.read() == f"sleep\0{seconds}\0".encode():
-                    pids.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return pids
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
 
 
 def test_row_67_ctrl_c_during_a_call_leaves_no_process_of_the_command(
     tmp_path: Path,
 ) -> None:
     """mci-py's ``subprocess.run`` SIGKILLs the command it started (``sh``) alone:
-    the ``sleep`` that ``sh`` started runs on after the program has exited."""
-    theirs, ours = "967", "966"
-    tools = [
-        sleeper(name, f'echo $$ > "$0"; sleep {seconds}')
-        for name, seconds in (("theirs", theirs), ("ours", ours))
-    ]
-    schema = write_schema(tmp_path, schema_of(*tools), "row67.mci.json")
+    the ``sleep`` that ``sh`` started runs on after the program has exited. The
+    command writes that ``sleep``'s pid."""
+    tool = sleeper("nap", 'sleep 30 & echo $! > "$0"; wait')
+    schema = write_schema(tmp_path, schema_of(tool), "row67.mci.json")
     mci_py = (
         "import sys; from mcipy import MCIClient; "
-        "MCIClient(schema_file_path=sys.argv[1]).execute('theirs', "
+        "MCIClient(schema_file_path=sys.argv[1]).execute('nap', "
         "{'pidfile': sys.argv[2]})"
     )
-    mcigen = "import sys, row67; row67.ours(pidfile=sys.argv[2])"
+    mcigen = "import sys, row67; row67.nap(pidfile=sys.argv[2])"
     assert run_mcigen("build", schema, "-o", tmp_path / "row67").returncode == 0
+    sleeps = []
     try:
         for python, script in ((oracle_python(), mci_py), (sys.executable, mcigen)):
-            pidfile = tmp_path / f"pid-{len(script)}"
+            pidfile = tmp_path / f"pid-{len(sleeps)}"
             program = subprocess.Popen(
                 [python, "-c", script, schema, pidfile],
                 cwd=tmp_path,
                 stderr=subprocess.DEVNULL,
             )
-            leader(pidfile)
+            sleeps.append(leader(pidfile))
             program.send_signal(signal.SIGINT)
             program.wait(timeout=10)
-        assert len(sleepers(theirs)) == 1  # mci-py left it running
-        assert sleepers(ours) == []
+        theirs, ours = sleeps
+        time.sleep(0.2)  # mci-py's sleep lives on for 30 s
+        assert alive(theirs)  # mci-py left it running
+        deadline = time.monotonic() + 2
+        while alive(ours) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not alive(ours)
     finally:
-        for pid in sleepers(theirs) + sleepers(ours):
-            os.kill(pid, signal.SIGKILL)
+        for pid in sleeps:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_row_68_a_command_that_times_out_gets_sigterm_first(tmp_path: Path) -> None:
