@@ -43,8 +43,10 @@ class Running(Protocol):
 GRACE_S = 0.5
 """How long a stopped command's process group may take to end on SIGTERM."""
 
-_POLL_S = 0.01
-"""How often the group is looked at during the grace."""
+_FIRST_LOOK_S = 0.001
+_LAST_LOOK_S = 0.02
+"""How long to wait before looking at the group again during the grace: the first
+time, then doubled up to the last."""
 
 _running: set[Running] = set()
 # Reentrant: a signal handler that stops every command may interrupt this thread
@@ -77,10 +79,11 @@ def end(runs: Iterable[Running]) -> None:
         runs = [run for run in runs if run in _running]
         for run in runs:
             run.signal_group(signal.SIGTERM)
-    deadline = time.monotonic() + GRACE_S
+    deadline, pause = time.monotonic() + GRACE_S, _FIRST_LOOK_S
     # Looking does not signal: a run reaped meanwhile at worst prolongs the wait.
     while any(run.group_alive() for run in runs) and time.monotonic() < deadline:
-        time.sleep(_POLL_S)
+        time.sleep(pause)
+        pause = min(pause * 2, _LAST_LOOK_S)
     with _lock:
         for run in runs:
             if run in _running:

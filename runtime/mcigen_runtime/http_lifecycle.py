@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import anyio
@@ -38,7 +39,7 @@ class CallLifecycleMiddleware:
             await self.app(scope, receive, send)
 
     async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body_read = anyio.Event()
+        body_read = asyncio.Event()
         answered = False
 
         async def receive_body() -> Message:
@@ -53,18 +54,19 @@ class CallLifecycleMiddleware:
                 answered = True
             await send(message)
 
-        async with anyio.create_task_group() as request:
+        async def cancel_on_disconnect(request: anyio.CancelScope) -> None:
+            await body_read.wait()
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            if not answered:
+                request.cancel()
 
-            async def cancel_on_disconnect() -> None:
-                await body_read.wait()
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                if not answered:
-                    request.cancel_scope.cancel()
-
-            request.start_soon(cancel_on_disconnect)
-            await self.app(scope, receive_body, send_answer)
-            request.cancel_scope.cancel()
+        with anyio.CancelScope() as request:
+            watcher = asyncio.create_task(cancel_on_disconnect(request))
+            try:
+                await self.app(scope, receive_body, send_answer)
+            finally:
+                watcher.cancel()
 
 
 def _stopping_commands_at_shutdown(send: Send) -> Send:
