@@ -79,7 +79,7 @@ from .errors import ToolInputError
 from .example_args import example_args
 from .plain_json import plain_json
 from .registry import Registry, ToolEntry
-from .results import ToolResult
+from .results import STRUCTURED_CONTENT, ToolResult
 from .truncation import json_text, truncate_answer
 
 __all__ = ["META_TOOLS", "Broker", "BrokerError"]
@@ -573,7 +573,7 @@ def _set_apart(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[str, A
     }
 
 
-_REPEATS = ("stdout", "stderr", "structuredContent")
+_REPEATS = ("stdout", "stderr", STRUCTURED_CONTENT)
 """The metadata entries that may repeat the content: a command's output, an MCP
 tool's structured result."""
 
