@@ -17,7 +17,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .child_env import child_env
 from .cli_args import Operand, refusal
@@ -25,6 +25,9 @@ from .cli_process import Running
 from .limits import Limits, active
 from .paths import WorkingDirectory
 from .results import ToolResult, error_result, text_result
+
+if TYPE_CHECKING:
+    import asyncio
 
 _EXIT_POLL_S = 0.001
 """Where no pidfd tells the exit, how often a runner looks for it once the pipes
@@ -94,7 +97,8 @@ def run_cli(call: CliCall) -> ToolResult:
     except BaseException:
         run.stop()
         raise
-    return _outcome(call, run)
+    code = run.exit_code()
+    return _outcome(call, run, code, None if _finished(run, code) else run.stop())
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
@@ -105,9 +109,26 @@ async def run_cli_async(call: CliCall) -> ToolResult:
     try:
         await _until_done(run)
     except BaseException:  # cancelled: nothing of the command outlives the call
-        run.stop()
+        _stop_in_worker(run)
         raise
-    return _outcome(call, run)
+    code = run.exit_code()
+    killed = None if _finished(run, code) else await _stop_in_worker(run)
+    return _outcome(call, run, code, killed)
+
+
+def _stop_in_worker(run: Running) -> asyncio.Future[list[int]]:
+    """Stop the command in a worker thread, so the event loop runs on through its
+    grace; a cancelled call does not wait for it, and the loop's ``asyncio.run``
+    does. Where the loop takes no more work (it is closing), stop it here."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    try:
+        return loop.run_in_executor(None, run.stop)
+    except RuntimeError:
+        done = loop.create_future()
+        done.set_result(run.stop())
+        return done
 
 
 async def _until_done(run: Running) -> None:
@@ -138,16 +159,34 @@ async def _until_done(run: Running) -> None:
             loop.remove_reader(fd)
 
 
-def _outcome(call: CliCall, run: Running) -> ToolResult:
+def _finished(run: Running, code: int | None) -> bool:
+    """Whether the command ended by itself, within its limits: nothing to stop."""
+    return not run.over_limit and not run.waiting and code is not None
+
+
+def _outcome(
+    call: CliCall, run: Running, code: int | None, killed: list[int] | None
+) -> ToolResult:
+    """The call's result; ``killed`` is None when the command ended by itself,
+    else the processes stopping it killed outside its group."""
+    if killed is None:
+        run.reap()  # it has exited: this reaps it at once
+    if run.stopped_because is not None:
+        return _stopped(call, run)
     if run.over_limit:
-        run.stop()
         return _over_limit(run)
-    code = run.exit_code()
-    if run.waiting or code is None:  # the deadline came first
-        return _timed_out(call, code, run.stop())
-    run.close()
-    run.process.wait()  # it has exited: this reaps it at once
+    if killed is not None:  # the deadline came first
+        return _timed_out(call, code, killed)
+    assert code is not None
     return _finish(run, code)
+
+
+def _stopped(call: CliCall, run: Running) -> ToolResult:
+    """Every command of the process was stopped (its server is shutting down)."""
+    return error_result(
+        f"Command '{call.argv}' was stopped: {run.stopped_because}",
+        {"exit_code": run.process.returncode},
+    )
 
 
 def _timed_out(call: CliCall, code: int | None, survivors: list[int]) -> ToolResult:

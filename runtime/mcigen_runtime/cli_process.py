@@ -15,7 +15,8 @@ import subprocess
 import time
 
 from .cli_output import Tail
-from .cli_survivors import kill_holders, pipe_names
+from .cli_running import end, forget, track
+from .cli_survivors import group_alive, kill_holders, pipe_names
 
 _CHUNK = 1 << 16
 """Bytes read from a pipe at a time."""
@@ -50,6 +51,11 @@ class Running:
         if self.exit_fd is not None:
             self.waiting.add(self.exit_fd)
         self.over_limit = False
+        self.killed_outside: list[int] = []
+        """The processes that left the group holding its output, killed."""
+        self.stopped_because: str | None = None
+        """Why every command was stopped while this one ran, if they were."""
+        track(self)
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -86,20 +92,40 @@ class Running:
             return None
         return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
+    def signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def group_alive(self) -> bool:
+        """Whether a process of the command's group is still alive (not a zombie)."""
+        return self.exit_code() is None or group_alive(self.process.pid)
+
+    def kill(self) -> None:
+        """SIGKILL to the group and to the processes that left it holding its output."""
+        self.signal_group(signal.SIGKILL)
+        self.killed_outside += kill_holders(
+            pipe_names(list(self._tails)), self.process.pid
+        )
+
     def stop(self) -> list[int]:
-        """Kill the command's process group and every process that left it but
-        still holds its output; keep what they wrote before; close the pipes; reap
-        the command. The pids of the processes killed outside the group."""
-        _kill_group(self.process.pid)
-        survivors = kill_holders(pipe_names(list(self._tails)), self.process.pid)
+        """Stop the command (see :mod:`.cli_running`); keep what it wrote before;
+        close the pipes; reap it. The pids of the processes killed outside its group."""
+        end([self])
         for fd in self.waiting.intersection(self._tails):
             self._drain(fd)
+        self.reap(_REAP_S)
+        return self.killed_outside
+
+    def reap(self, timeout: float | None = None) -> None:
+        """Close the pipes and reap the command, which has exited or been killed."""
+        forget(self)
         self.close()
         try:
-            self.process.wait(timeout=_REAP_S)
+            self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             pass
-        return survivors
 
     def _drain(self, fd: int) -> None:
         """Read what is in the pipe ``fd`` now, without waiting for more."""
@@ -132,10 +158,3 @@ def _exit_fd(pid: int) -> int | None:
     except OSError:  # an old kernel, or a sandbox that forbids it
         return None
     return fd
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

@@ -1,4 +1,5 @@
-"""Finding the processes a command left behind that still hold its output pipes.
+"""Finding the processes a command left behind: those still alive in its process
+group, and those that left the group but still hold its output pipes.
 
 A command's process group is killed when it times out, but a child that left the
 group (``setsid sleep 30 &``, or a shell's job control) survives and keeps the pipe
@@ -43,6 +44,33 @@ def kill_holders(pipes: set[str], group: int) -> list[int]:
             continue
         killed.append(pid)
     return sorted(killed)
+
+
+def group_alive(group: int) -> bool:
+    """Whether a process of the process group ``group`` is alive, not a zombie
+    (where there is no ``/proc``: whether the group has any process at all)."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member of another user: it is there
+        pass
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                # pid (comm) state ppid pgrp ...: comm may hold spaces and ')'
+                state, _ppid, pgrp = stat.read().rpartition(b")")[2].split()[:3]
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+        if int(pgrp) == group and state not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _holds(pid: int, pipes: set[str]) -> bool:

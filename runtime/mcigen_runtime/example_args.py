@@ -1,31 +1,76 @@
-"""Example arguments for a tool, from its input schema: each property's
-``examples[0]``, else its ``default``, else, if it is required, a placeholder (its
-``const``, its first ``enum`` value, or by type ``""``, ``0``, ``false``, ``[]``, and for
-an object the example of its own properties, by the same rules); the schema's own
-``examples[0]`` wins over all of that. Local ``$ref``s and ``anyOf``/``oneOf`` are
-followed.
+"""Example arguments for a tool that its input schema accepts.
+
+Each property gets its ``examples[0]``, else its ``default``, else, if it is
+required, a value made to fit its schema:
+
+- ``const``, else the first ``enum`` member of the property's type;
+- a string: ``""``, or what ``minLength``, ``maxLength``, ``pattern`` (for patterns
+  of literals, classes, groups, alternatives and repeats) and ``format`` (date,
+  time, email, uri, uuid, ...) ask for;
+- a number: ``0``, or else one next to a bound that fits ``minimum``,
+  ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum`` (draft 4's booleans too)
+  and ``multipleOf``;
+- ``false``, ``null``; an array of ``minItems`` examples of its ``items`` (and
+  ``prefixItems``, ``contains``); an object: the example of its own properties by
+  these same rules, with optional ones added up to ``minProperties``.
+
+Local ``$ref``s are followed, ``allOf`` is merged, and the alternatives of
+``anyOf``/``oneOf`` are tried in turn (``null`` last). The schema's own
+``examples[0]`` wins over all of that. When a required property cannot be given a
+value that fits (bounds that leave nothing, a pattern too intricate), there is no
+example: :func:`example_args` returns None.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeGuard
 
-_PLACEHOLDERS: dict[str, Any] = {
-    "string": "",
-    "integer": 0,
-    "number": 0,
-    "boolean": False,
-    "array": [],
-    "object": {},
-    "null": None,
+_DEPTH = 8
+"""How deep nested schemas and ``$ref`` chains are followed."""
+
+_NONE: Any = object()
+"""No value fits the schema."""
+
+_FORMATS = {
+    "date": "2024-01-31",
+    "date-time": "2024-01-31T12:00:00Z",
+    "time": "12:00:00Z",
+    "duration": "P1D",
+    "email": "user@example.com",
+    "idn-email": "user@example.com",
+    "hostname": "example.com",
+    "idn-hostname": "example.com",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "uri": "https://example.com/",
+    "iri": "https://example.com/",
+    "uri-reference": "https://example.com/",
+    "iri-reference": "https://example.com/",
+    "url": "https://example.com/",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+    "json-pointer": "/a",
+    "relative-json-pointer": "0",
+    "regex": ".*",
+}
+"""A valid string of each format a validator may check."""
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
 }
 
 
-def example_args(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Arguments to start from: each property's first example, else its default,
-    else (when required) a placeholder of its type; other properties are left out."""
+def example_args(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Arguments to start from, or None when the schema leaves none possible."""
     root_examples = schema.get("examples")
     if (
         isinstance(root_examples, list)
@@ -33,76 +78,384 @@ def example_args(schema: Mapping[str, Any]) -> dict[str, Any]:
         and isinstance(root_examples[0], dict)
     ):
         return copy.deepcopy(root_examples[0])
-    return _object_example(schema, schema, 0)
+    for variant in _variants(schema, schema, 0):
+        example = _object(variant, schema, 0)
+        if example is not _NONE:
+            result: dict[str, Any] = example
+            return result
+    return None
 
 
-def _resolve(node: Any, root: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Follow local ``$ref``s (``#/$defs/X``), and take the first alternative of
-    ``anyOf``/``oneOf``/``allOf`` that is not ``null``."""
-    for _ in range(8):
+# -- schemas ---------------------------------------------------------------------
+
+
+def _deref(node: Any, root: Mapping[str, Any]) -> Any:
+    """``node`` with a local ``$ref`` replaced by its target, merged with the
+    keywords beside it."""
+    for _ in range(_DEPTH):
         if not isinstance(node, Mapping):
             return {}
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#"):
-            target: Any = root
-            for part in ref[1:].split("/"):
-                if part and isinstance(target, Mapping):
-                    target = target.get(part.replace("~1", "/").replace("~0", "~"))
-            node = target
-            continue
-        if "type" not in node:
-            for keyword in ("anyOf", "oneOf", "allOf"):
-                options = node.get(keyword)
-                if isinstance(options, list) and options:
-                    choices = [o for o in options if o != {"type": "null"}]
-                    node = (choices or options)[0]
-                    break
-            else:
-                return node
-            continue
-        return node
+        if not (isinstance(ref, str) and ref.startswith("#")):
+            return node
+        target: Any = root
+        for part in ref[1:].split("/"):
+            if part and isinstance(target, Mapping):
+                target = target.get(part.replace("~1", "/").replace("~0", "~"))
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        node = _merge(target, siblings) if isinstance(target, Mapping) else target
     return {}
 
 
-def _object_example(
-    schema: Mapping[str, Any], root: Mapping[str, Any], depth: int
-) -> dict[str, Any]:
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return {}
-    required = schema.get("required")
-    required_names = set(required) if isinstance(required, list) else set()
+def _merge(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Both schemas' keywords: properties merged, required ones joined, the
+    second's other keywords over the first's."""
+    merged = {**first, **second}
+    properties = {**(first.get("properties") or {}), **(second.get("properties") or {})}
+    if properties:
+        merged["properties"] = properties
+    required = [*(first.get("required") or []), *(second.get("required") or [])]
+    if required:
+        merged["required"] = list(dict.fromkeys(required))
+    return merged
+
+
+def _variants(node: Any, root: Mapping[str, Any], depth: int) -> Iterator[Any]:
+    """The plain schemas ``node`` allows: ``$ref`` followed, ``allOf`` merged, each
+    alternative of ``anyOf``/``oneOf`` in turn (``null`` last)."""
+    node = _deref(node, root)
+    if depth > _DEPTH or not isinstance(node, Mapping):
+        yield {}
+        return
+    base = {k: v for k, v in node.items() if k not in ("allOf", "anyOf", "oneOf")}
+    parts = node.get("allOf")
+    for part in parts if isinstance(parts, list) else ():
+        for variant in _variants(part, root, depth + 1):
+            base = _merge(base, variant)
+            break
+    choices = node.get("anyOf") or node.get("oneOf")
+    if not isinstance(choices, list) or not choices:
+        yield base
+        return
+    for choice in sorted(choices, key=lambda c: c == {"type": "null"}):
+        for variant in _variants(choice, root, depth + 1):
+            yield _merge(base, variant)
+
+
+def _value(node: Any, root: Mapping[str, Any], depth: int) -> Any:
+    """A value ``node`` accepts, or ``_NONE``."""
+    if depth > _DEPTH:
+        return _NONE
+    for variant in _variants(node, root, depth):
+        value = _made_up(variant, root, depth)
+        if value is not _NONE:
+            return value
+    return _NONE
+
+
+def _types(node: Mapping[str, Any]) -> list[str | None]:
+    kind = node.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind:
+        return sorted(kind, key=lambda k: k == "null")
+    return ["object"] if isinstance(node.get("properties"), Mapping) else [None]
+
+
+def _made_up(node: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    if "const" in node:
+        return copy.deepcopy(node["const"])
+    kinds = _types(node)
+    enum = node.get("enum")
+    if isinstance(enum, list) and enum:
+        for member in enum:
+            if any(kind is None or _is_a(member, kind) for kind in kinds):
+                return copy.deepcopy(member)
+        return _NONE
+    for kind in kinds:
+        if kind == "string":
+            value = _string(node)
+        elif kind in ("integer", "number"):
+            value = _number(node, kind == "integer")
+        elif kind == "array":
+            value = _array(node, root, depth)
+        elif kind == "object":
+            value = _object(node, root, depth)
+        else:  # a boolean, null, or any value at all
+            value = False if kind == "boolean" else None
+        if value is not _NONE:
+            return value
+    return _NONE
+
+
+def _is_a(value: Any, kind: str) -> bool:
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        return False
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES.get(kind, object))
+
+
+# -- objects and arrays --------------------------------------------------------------
+
+
+def _object(node: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    properties = node.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = node.get("required")
+    required = (
+        [n for n in required if isinstance(n, str)]
+        if isinstance(required, list)
+        else []
+    )
+    required_names = set(required)
     example: dict[str, Any] = {}
+    optional: dict[str, Any] = {}
     for name, raw in properties.items():
-        # What the property says itself wins over what its $ref points to.
-        for prop in (raw if isinstance(raw, Mapping) else {}, _resolve(raw, root)):
-            examples = prop.get("examples")
-            if isinstance(examples, list) and examples:
-                example[name] = copy.deepcopy(examples[0])
-                break
-            if "default" in prop:
-                example[name] = copy.deepcopy(prop["default"])
-                break
+        given = _given(raw, root)
+        if given is not _NONE:
+            example[name] = given
+        elif name in required_names:
+            value = _value(raw, root, depth + 1)
+            if value is _NONE:
+                return _NONE
+            example[name] = value
         else:
-            if name in required_names:
-                example[name] = _placeholder(_resolve(raw, root), root, depth + 1)
+            optional[name] = raw
+    undeclared = [name for name in required if name not in properties]
+    if undeclared:
+        extra = node.get("additionalProperties", {})
+        for name in undeclared:
+            value = _value(extra, root, depth + 1) if extra is not False else _NONE
+            if value is _NONE:
+                return _NONE
+            example[name] = value
+    wanted = node.get("minProperties")
+    for name, raw in optional.items():
+        if not isinstance(wanted, int) or len(example) >= wanted:
+            break
+        value = _value(raw, root, depth + 1)
+        if value is not _NONE:
+            example[name] = value
+    if isinstance(wanted, int) and len(example) < wanted:
+        return _NONE
     return example
 
 
-def _placeholder(prop: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
-    if "const" in prop:
-        return copy.deepcopy(prop["const"])
-    enum = prop.get("enum")
-    if isinstance(enum, list) and enum:
-        return copy.deepcopy(enum[0])
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
-    if kind is None and isinstance(prop.get("properties"), Mapping):
-        kind = "object"
-    if kind == "object" and depth < 8:
-        return _object_example(prop, root, depth)
-    return copy.deepcopy(_PLACEHOLDERS.get(kind)) if isinstance(kind, str) else None
+def _given(raw: Any, root: Mapping[str, Any]) -> Any:
+    """A property's own ``examples[0]`` or ``default`` (what it says itself first,
+    then what its ``$ref`` points to)."""
+    for prop in (raw if isinstance(raw, Mapping) else {}, _deref(raw, root)):
+        examples = prop.get("examples")
+        if isinstance(examples, list) and examples:
+            return copy.deepcopy(examples[0])
+        if "default" in prop:
+            return copy.deepcopy(prop["default"])
+    return _NONE
 
 
-# -- truncation ---------------------------------------------------------------------
+def _array(node: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    contains = node.get("contains")
+    count = _int(node.get("minItems"), 0)
+    if isinstance(contains, Mapping):
+        count = max(count, _int(node.get("minContains"), 1))
+    if count > _int(node.get("maxItems"), count):
+        return _NONE
+    prefix = node.get("prefixItems")
+    prefix = prefix if isinstance(prefix, list) else []
+    items = node.get("items")
+    example = []
+    for index in range(count):
+        if index < len(prefix):
+            item = prefix[index]
+        elif isinstance(contains, Mapping) and not prefix:
+            item = contains
+        else:
+            item = items if isinstance(items, Mapping) else {}
+        value = _value(item, root, depth + 1)
+        if value is _NONE:
+            return _NONE
+        example.append(value)
+    if node.get("uniqueItems") is True and len(set(map(repr, example))) < count:
+        return _NONE
+    return example
+
+
+def _int(value: Any, otherwise: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) else otherwise
+    )
+
+
+# -- numbers ---------------------------------------------------------------------
+
+
+def _number(node: Mapping[str, Any], integral: bool) -> Any:
+    low, low_open = _bound(node, "minimum", "exclusiveMinimum", upper=False)
+    high, high_open = _bound(node, "maximum", "exclusiveMaximum", upper=True)
+    given_step = node.get("multipleOf")
+    step: float | None = given_step if _is_number(given_step) else None
+    if step is not None and step <= 0:
+        step = None
+
+    def fits(value: float) -> bool:
+        if (
+            value < low
+            or value > high
+            or (low_open and value == low)
+            or (high_open and value == high)
+        ):
+            return False
+        return step is None or _multiple(value, step)
+
+    candidates: list[float] = [0]
+    for bound in (low, high):
+        if math.isfinite(bound):
+            candidates += [bound, math.floor(bound) + 1, math.ceil(bound) - 1]
+    if math.isfinite(low) and math.isfinite(high):
+        candidates.append((low + high) / 2)
+    if step is not None:  # the multiples next to each bound
+        for bound, nearest in ((low, math.ceil), (high, math.floor)):
+            if math.isfinite(bound):
+                index = nearest(bound / step)
+                candidates += [index * step, (index + 1) * step, (index - 1) * step]
+    for candidate in candidates:
+        if integral and not float(candidate).is_integer():
+            continue
+        value = int(candidate) if float(candidate).is_integer() else candidate
+        if fits(value):
+            return value
+    return _NONE
+
+
+def _bound(
+    node: Mapping[str, Any], inclusive: str, exclusive: str, *, upper: bool
+) -> tuple[float, bool]:
+    """The bound on one side: its value (infinite when there is none) and whether
+    it is exclusive. Draft 4's ``exclusiveMinimum: true`` makes ``minimum`` so."""
+    value: float = math.inf if upper else -math.inf
+    is_open = False
+    given = node.get(inclusive)
+    if _is_number(given):
+        value, is_open = given, node.get(exclusive) is True
+    other = node.get(exclusive)
+    if _is_number(other) and (other <= value if upper else other >= value):
+        value, is_open = other, True
+    return value, is_open
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _multiple(value: float, step: float) -> bool:
+    """Whether ``value`` is a multiple of ``step``, as JSON Schema validators
+    compute it."""
+    if isinstance(value, int) and isinstance(step, int):
+        return value % step == 0
+    quotient = value / step
+    return math.isfinite(quotient) and quotient == int(quotient)
+
+
+# -- strings ---------------------------------------------------------------------
+
+
+def _string(node: Mapping[str, Any]) -> Any:
+    shortest = _int(node.get("minLength"), 0)
+    longest = _int(node.get("maxLength"), max(shortest, 64))
+    pattern = node.get("pattern")
+    pattern = pattern if isinstance(pattern, str) else None
+    form = node.get("format")
+    if isinstance(form, str) and form in _FORMATS:
+        candidates = [_FORMATS[form]]  # nothing else would be of its format
+    else:
+        matching = None if pattern is None else _matching(pattern)
+        candidates = (
+            [] if matching is None else [matching, matching.ljust(shortest, "a")]
+        )
+        candidates += ["", "a" * shortest]
+    for candidate in candidates:
+        if not shortest <= len(candidate) <= longest:
+            continue
+        if pattern is None or _search(pattern, candidate):
+            return candidate
+    return _NONE
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def _matching(pattern: str) -> str | None:
+    """A short string ``pattern`` matches, for patterns made of literals, classes,
+    groups, alternatives and repeats, read with Python's own (private) regular
+    expression parser; None for others. The caller checks the string."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _emit(_parser.parse(pattern))
+    except Exception:  # a pattern this cannot follow, or a Python without _parser
+        return None
+
+
+_CLASS_SAMPLES = "a0A_ -.~"
+"""Characters tried, in turn, for a character class."""
+
+
+def _emit(items: Any) -> str:
+    text = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            text.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            text.append("a" if arg != ord("a") else "b")
+        elif name == "ANY":
+            text.append("a")
+        elif name == "IN":
+            text.append(next(c for c in _CLASS_SAMPLES if _in_class(c, arg)))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _high, sub = arg
+            text.append(_emit(sub) * low)
+        elif name == "SUBPATTERN":
+            text.append(_emit(arg[-1]))
+        elif name == "ATOMIC_GROUP":
+            text.append(_emit(arg))
+        elif name == "BRANCH":
+            text.append(_emit(arg[1][0]))
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue  # an anchor or a lookaround: the final check decides
+        else:
+            raise ValueError(f"cannot follow {name}")
+    return "".join(text)
+
+
+_CATEGORIES: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": str.isdigit,
+    "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
+    "CATEGORY_SPACE": str.isspace,
+    "CATEGORY_NOT_SPACE": lambda c: not c.isspace(),
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
+    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+}
+
+
+def _in_class(char: str, members: Any) -> bool:
+    negated = bool(members) and str(members[0][0]) == "NEGATE"
+    found = False
+    for op, arg in members[1:] if negated else members:
+        name = str(op)
+        if name == "LITERAL":
+            found = char == chr(arg)
+        elif name == "RANGE":
+            found = arg[0] <= ord(char) <= arg[1]
+        elif name == "CATEGORY":
+            found = _CATEGORIES[str(arg)](char)
+        else:
+            raise ValueError(f"cannot follow {name} in a class")
+        if found:
+            break
+    return found != negated

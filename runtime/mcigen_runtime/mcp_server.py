@@ -273,15 +273,21 @@ class ToolSurface:
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
+        media: list[dict[str, Any]] = []
         try:
-            answer = await broker.call_meta_async(name, arguments)
+            answer = await broker.call_meta_async(name, arguments, media=media)
         except BrokerError as error:
             return _error_result(str(error))
+        blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
+            "image": types.ImageContent,
+            "audio": types.AudioContent,
+        }
         return types.CallToolResult(
             content=[
                 types.TextContent(
                     type="text", text=json.dumps(answer, ensure_ascii=False)
-                )
+                ),
+                *(blocks[item["type"]].model_validate(item) for item in media),
             ],
             structured_content=answer,
             is_error=_answer_is_error(answer),
@@ -364,6 +370,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from .http_exchange import ExchangeEdge
+    from .http_lifecycle import CallLifecycleMiddleware
     from .http_origin import HostOriginGuard
     from .http_secret import BearerSecretMiddleware
     from .origin_policy import HostOriginPolicy
@@ -387,6 +394,7 @@ def http_app(surface: ToolSurface) -> Starlette:
         check_host=not options.secret,
     )
     app.add_middleware(HostOriginGuard, policy=policy)
+    app.add_middleware(CallLifecycleMiddleware)
     return app
 
 
@@ -455,8 +463,10 @@ def serve(package: str, args: argparse.Namespace) -> int:
 async def _serve_stdio(surface: ToolSurface) -> None:
     from mcp.server.stdio import stdio_server
 
+    from .serve_shutdown import exit_on_signals
     from .stdio_exchange import LenientReadStream
 
+    exit_on_signals()
     server = build_server(surface)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(
@@ -470,6 +480,8 @@ def _serve_http(
     surface: ToolSurface, address: tuple[str, int], secret: str | None
 ) -> int:
     import uvicorn
+
+    from .serve_shutdown import run_uvicorn
 
     host, port = address
     app = http_app(surface)
@@ -486,8 +498,7 @@ def _serve_http(
         flush=True,
     )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    uvicorn.Server(config).run()
-    return 0
+    return run_uvicorn(config)
 
 
 def _usage(package: str, message: str) -> int:

@@ -134,7 +134,7 @@ def _cut(value: Any, limits: _Limits, cuts: _Cuts) -> Any:
     return value
 
 
-def _json_text(text: str) -> Any:
+def json_text(text: str) -> Any:
     """The JSON object or array that ``text`` holds, or None."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
@@ -197,7 +197,7 @@ def truncate_answer(answer: dict[str, Any], max_chars: int) -> dict[str, Any]:
     metadata = answer.get("metadata")
     parsed = [
         (
-            _json_text(item["text"])
+            json_text(item["text"])
             if isinstance(item, dict) and isinstance(item.get("text"), str)
             else None
         )

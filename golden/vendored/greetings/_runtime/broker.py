@@ -46,11 +46,18 @@ root's summary is the schema's metadata ``name: description`` (or ``the tools of
 "args_schema", "example_args"}`` plus ``annotations`` and ``tags`` when the tool has
 any. ``args_schema`` is the manifest's inputSchema as is (``{"type": "object",
 "properties": {}}`` for none). ``example_args`` holds each property's
-``examples[0]``, else its ``default``, else, if it is required, a placeholder (its
-``const``, its first ``enum`` value, or by type ``""``, ``0``, ``false``, ``[]``,
-and for an object the example of its own properties, by the same rules); the
-schema's own ``examples[0]`` wins over all of that.
-``call`` -> ``{"path", "isError", "content": [content dicts], "metadata"}``.
+``examples[0]``, else its ``default``, else, if it is required, a value made to
+fit its schema (its ``const``, its first ``enum`` value, by type ``""``, ``0``,
+``false``, ``[]``, or what its bounds, length, pattern, format or ``minItems`` ask
+for, and for an object the example of its own properties, by the same rules); the
+schema's own ``examples[0]`` wins over all of that. A tool whose schema leaves no
+such example possible has no ``example_args``.
+``call`` -> ``{"path", "isError", "content": [content dicts], "metadata"}``; a
+metadata entry that repeats the content (a failed command's stderr, the stdout kept
+of a stopped one, an MCP tool's structuredContent when a text item is its JSON) is
+left out, so nothing is carried, or counted against ``max_output_chars``, twice.
+An MCP server sets images and sounds apart as content blocks of their own (see
+:meth:`Broker.call`).
 Every mistake of the caller (unknown path, a node where a tool is expected or the
 reverse, args that do not match the schema) raises :class:`BrokerError`.
 
@@ -72,8 +79,8 @@ from .errors import ToolInputError
 from .example_args import example_args
 from .plain_json import plain_json
 from .registry import Registry, ToolEntry
-from .results import ToolResult
-from .truncation import truncate_answer
+from .results import STRUCTURED_CONTENT, ToolResult
+from .truncation import json_text, truncate_answer
 
 __all__ = ["META_TOOLS", "Broker", "BrokerError"]
 
@@ -407,8 +414,10 @@ class Broker:
             "summary": entry.summary,
             "description": entry.description or "",
             "args_schema": schema,
-            "example_args": example_args(schema),
         }
+        example = example_args(schema)
+        if example is not None:
+            answer["example_args"] = example
         if entry.annotations:
             answer["annotations"] = copy.deepcopy(entry.annotations)
         if entry.tags:
@@ -449,18 +458,33 @@ class Broker:
             problems=error.problems,
         )
 
-    def call(self, path: str, args: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Validate ``args`` against the tool's schema, then run the tool at ``path``."""
+    def call(
+        self,
+        path: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """Validate ``args`` against the tool's schema, then run the tool at ``path``.
+
+        With a list ``media``, the result's image and audio items are moved into it
+        and stand in the answer as ``{"type", "mimeType", "content_block": N}``: an
+        MCP server sends them as content blocks of their own (block N; block 0 is
+        the answer), which ``max_output_chars`` does not count."""
         normalized, entry, props = self._prepare(path, args)
         invoker = self.registry.invoker(entry)
         try:
             result = invoker(props, self._environment())
         except ToolInputError as error:
             raise self._input_error(normalized, error) from None
-        return self._answer(normalized, result)
+        return self._answer(normalized, result, media)
 
     async def call_async(
-        self, path: str, args: Mapping[str, Any] | None = None
+        self,
+        path: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """:meth:`call`, awaiting tools that do I/O."""
         normalized, entry, props = self._prepare(path, args)
@@ -472,15 +496,22 @@ class Broker:
                 result = await awaitable(props, self._environment())
         except ToolInputError as error:
             raise self._input_error(normalized, error) from None
-        return self._answer(normalized, result)
+        return self._answer(normalized, result, media)
 
-    def _answer(self, path: str, result: ToolResult) -> dict[str, Any]:
+    def _answer(
+        self, path: str, result: ToolResult, media: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        content = [item.model_dump(mode="json") for item in result.content]
+        if media is not None:
+            content = [_set_apart(item, media) for item in content]
         answer = {
             "path": path,
             "isError": bool(result.isError),
-            "content": [item.model_dump(mode="json") for item in result.content],
+            "content": content,
             "metadata": (
-                None if result.metadata is None else plain_json(result.metadata)
+                None
+                if result.metadata is None
+                else _not_in(content, plain_json(result.metadata))
             ),
         }
         if self.max_output_chars is None:
@@ -515,13 +546,56 @@ class Broker:
         return self.call(path, args)
 
     async def call_meta_async(
-        self, name: str, arguments: object = None
+        self,
+        name: str,
+        arguments: object = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """:meth:`call_meta`, with ``meta_call`` awaiting the tool."""
+        """:meth:`call_meta`, with ``meta_call`` awaiting the tool (and setting its
+        media apart into ``media``, as :meth:`call` does)."""
         name, path, args = self._request(name, arguments)
         if name == "meta_call":
-            return await self.call_async(path, args)
+            return await self.call_async(path, args, media=media)
         return self.call_meta(name, {"path": path})
 
 
-# -- example args -------------------------------------------------------------------
+def _set_apart(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[str, Any]:
+    """A content item, or, for an image or audio item, its stand-in: the item
+    itself goes to ``media``."""
+    if item.get("type") not in ("image", "audio"):
+        return item
+    media.append(item)
+    return {
+        "type": item["type"],
+        "mimeType": item["mimeType"],
+        "content_block": len(media),
+    }
+
+
+_REPEATS = ("stdout", "stderr", STRUCTURED_CONTENT)
+"""The metadata entries that may repeat the content: a command's output, an MCP
+tool's structured result."""
+
+
+def _not_in(content: list[dict[str, Any]], metadata: Any) -> Any:
+    """``metadata`` without the entries of :data:`_REPEATS` whose value the content
+    already holds: a string found in a text item (a failed command's stderr, the
+    stdout kept of a stopped one), or a value that a text item is the JSON of (an
+    MCP tool's structuredContent)."""
+    if not isinstance(metadata, dict):
+        return metadata
+    texts = [item["text"] for item in content if item.get("type") == "text"]
+
+    def carried(value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(value) and any(value in text for text in texts)
+        return isinstance(value, (dict, list)) and any(
+            json_text(text) == value for text in texts
+        )
+
+    return {
+        key: value
+        for key, value in metadata.items()
+        if key not in _REPEATS or not carried(value)
+    }
