@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \
