@@ -11,6 +11,7 @@ for many requests, so that mci-py's slow import is paid once.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import json
 import select
 import subprocess
@@ -27,16 +28,24 @@ DRIVER = Path(__file__).resolve().parent / "oracle_driver.py"
 
 
 def oracle_python() -> Path:
+    """The oracle's interpreter, installed first if need be. Test workers run at
+    once (pytest-xdist), so the install is guarded by a file lock."""
     python = ORACLE_DIR / "bin" / "python"
     stamp = ORACLE_DIR / ".installed"
-    if not stamp.is_file() or stamp.read_text() != " ".join(REQUIREMENTS):
-        venv.create(ORACLE_DIR, with_pip=True, clear=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS],
-            check=True,
-            capture_output=True,
-        )
-        stamp.write_text(" ".join(REQUIREMENTS))
+    wanted = " ".join(REQUIREMENTS)
+    if stamp.is_file() and stamp.read_text() == wanted:
+        return python
+    ORACLE_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with open(ORACLE_DIR.parent / "oracle.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.is_file() or stamp.read_text() != wanted:
+            venv.create(ORACLE_DIR, with_pip=True, clear=True)
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS],
+                check=True,
+                capture_output=True,
+            )
+            stamp.write_text(wanted)
     return python
 
 
