@@ -21,7 +21,8 @@ def check_shape(ctx: Context) -> None:
     data = ctx.doc.data
     if not isinstance(data, dict):
         ctx.error(
-            At("", ""), f"an MTDF tool file holds one JSON object, not {type_name(data)}"
+            At("", ""),
+            f"an MTDF tool file holds one JSON object, not {type_name(data)}",
         )
         return
     _check_struct(ctx, At("", ""), data, TOOL)
