@@ -91,6 +91,16 @@ def test_ahmas_folder_layouts_are_read(tmp_path: Path, layout: str) -> None:
         )
 
 
+def test_only_a_folders_top_level_json_files_are_read(tmp_path: Path) -> None:
+    """As Ahma: no recursion, and the extension is case-sensitive."""
+    _check(tmp_path, TOOL)
+    (tmp_path / "deeper").mkdir()
+    for ignored in ("deeper/tool.json", "OTHER.JSON", "notes.txt"):
+        (tmp_path / ignored).write_text("not json")
+    result = run_mcigen("check", tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+
+
 CASES: list[tuple[str, Any, str, str]] = [
     # (what, document, marker the diagnostic points at, message)
     (
@@ -156,6 +166,12 @@ CASES: list[tuple[str, Any, str, str]] = [
         _with({}, {"enabled": None}),
         "null",
         "error: 'subcommand[0].enabled' must be true or false, got null",
+    ),
+    (
+        "a string map entry given null",
+        _with({"hints": {"custom": {"usage": None}}}),
+        "null",
+        "error: 'hints.custom.usage' must be a string, got null",
     ),
     (
         "string given a number",

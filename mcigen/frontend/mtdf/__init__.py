@@ -22,7 +22,14 @@ __all__ = ["check_mtdf", "holds_mtdf"]
 
 def check_mtdf(path: Path) -> Diagnostics:
     diagnostics = Diagnostics()
-    files = tool_files(path)
+    try:
+        files = tool_files(path)
+    except OSError as error:
+        diagnostics.error(
+            Location(str(path), 1, 1),
+            f"cannot read the folder: {error.strerror or error}",
+        )
+        return diagnostics
     if not files:
         diagnostics.error(
             Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"

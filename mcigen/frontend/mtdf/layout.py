@@ -17,7 +17,7 @@ def tool_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
     folder = tools_folder(path)
-    return sorted(
+    return sorted(  # raises OSError for a folder it cannot list
         entry
         for entry in folder.iterdir()
         if entry.suffix == TOOL_FILE_SUFFIX and entry.is_file()
@@ -35,13 +35,17 @@ def tools_folder(path: Path) -> Path:
 def holds_mtdf(path: Path) -> bool:
     """Whether ``path`` is an MTDF tool file (a top-level object with ``command``
     and no ``schemaVersion``) or a folder holding at least one."""
-    return any(_is_tool_file(file) for file in tool_files(path))
+    try:
+        return any(_is_tool_file(file) for file in tool_files(path))
+    except OSError:
+        return False
 
 
 def _is_tool_file(path: Path) -> bool:
     if path.suffix != TOOL_FILE_SUFFIX:
         return False
     try:
+        # a character is 4 bytes at most: a larger file is over the budget
         if path.stat().st_size > 4 * max_document_chars():
             return False
         data = json.loads(path.read_bytes().decode("utf-8-sig"))

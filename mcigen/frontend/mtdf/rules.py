@@ -98,9 +98,11 @@ def _check_reserved_name(ctx: Context, tool: dict[str, object]) -> None:
 
 def _check_livelog(ctx: Context, tool: dict[str, object]) -> None:
     if tool.get("tool_type") == "livelog":
+        name = tool.get("name")
+        called = f" '{name}'" if isinstance(name, str) else ""
         ctx.warning(
             At("/tool_type", "tool_type"),
-            f"livelog tool '{tool.get('name')}' needs an LLM to watch its output; "
+            f"livelog tool{called} needs an LLM to watch its output; "
             "builds leave it out",
         )
 

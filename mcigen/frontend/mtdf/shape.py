@@ -30,9 +30,7 @@ def check_shape(ctx: Context) -> None:
 
 def _check_value(ctx: Context, at: At, value: object, field: Field) -> None:
     kind = field.kind
-    if value is None:
-        if not field.nullable:
-            ctx.error(at, f"'{at.label}' must be {_expected(kind)}, got null")
+    if value is None and field.nullable:
         return
     if isinstance(kind, Scalar):
         if not kind.accepts(value):
@@ -49,7 +47,9 @@ def _check_value(ctx: Context, at: At, value: object, field: Field) -> None:
     elif isinstance(value, dict):
         if isinstance(kind, MapOf):
             for key, entry in value.items():
-                _check_value(ctx, _member(at, key), entry, Field(kind.value))
+                _check_value(
+                    ctx, _member(at, key), entry, Field(kind.value, nullable=False)
+                )
         else:
             _check_struct(ctx, at, value, kind)
     else:
