@@ -11,6 +11,7 @@ from mcigen_runtime.table import format_table
 from mcigen_runtime.template_parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
+from .frontend.mtdf import check_mtdf, holds_mtdf
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -24,18 +25,24 @@ from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+MCI, MTDF = "mci", "mtdf"
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     schema = Path(args.schema)
-    if not schema.is_file():
-        print(
-            printable(f"mcigen: error: no such schema file: {schema}"), file=sys.stderr
-        )
-        return EXIT_USAGE
+    if not schema.exists():
+        return _usage_error(f"no such schema file: {schema}")
     try:
+        source_format = args.source_format or _recognise(schema)
+        if source_format == MCI and not schema.is_file():
+            return _usage_error(
+                f"{schema} is a folder holding no MTDF tool file, "
+                "and an MCI schema is one file"
+            )
+        if source_format == MTDF:
+            return _run_mtdf(args, schema)
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
         if os.environ.get(DEBUG_VARIABLE):
@@ -43,6 +50,34 @@ def main(argv: list[str] | None = None) -> int:
         _report_internal_error(error)
         return EXIT_INTERNAL
     return exit_code
+
+
+def _recognise(schema: Path) -> str:
+    return MTDF if holds_mtdf(schema) else MCI
+
+
+def _usage_error(message: str) -> int:
+    print(printable(f"mcigen: error: {message}"), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
+    """MTDF input: checked; building and listing it come with its lowering."""
+    diagnostics = check_mtdf(path)
+    _report(diagnostics)
+    if diagnostics.has_errors:
+        return EXIT_ERRORS
+    if args.command in _NOT_YET_FOR_MTDF:
+        return _usage_error(_NOT_YET_FOR_MTDF[args.command])
+    return EXIT_OK
+
+
+_NOT_YET_FOR_MTDF = {
+    "build": "building a package from MTDF tool files is not supported yet "
+    "(only 'mcigen check' reads them); nothing was written",
+    "list": "listing the tools of MTDF tool files is not supported yet "
+    "(only 'mcigen check' reads them)",
+}
 
 
 def _report_internal_error(error: Exception) -> None:
@@ -61,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="write the package for SCHEMA to DIR")
-    build.add_argument("schema", metavar="SCHEMA")
+    _schema_argument(build)
     build.add_argument("-o", "--output", required=True, metavar="DIR")
     build.add_argument(
         "--name", help="import name of the package (default: DIR's basename)"
@@ -90,15 +125,30 @@ def _parser() -> argparse.ArgumentParser:
     add_policy_options(build)
     build.set_defaults(run=_build)
     check = commands.add_parser("check", help="report every problem in SCHEMA")
-    check.add_argument("schema", metavar="SCHEMA")
+    _schema_argument(check)
     _whitespace_option(check)
     _mcp_options(check)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
-    listing.add_argument("schema", metavar="SCHEMA")
+    _schema_argument(listing)
     _mcp_options(listing)
     listing.set_defaults(run=_list)
     return parser
+
+
+def _schema_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "schema",
+        metavar="SCHEMA",
+        help="an MCI schema file, or an MTDF tool file or folder of them (Ahma's)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source_format",
+        choices=(MCI, MTDF),
+        help="the format SCHEMA is in (default: recognised: a JSON object with "
+        "'command' and no 'schemaVersion' is MTDF, a folder holding one is too)",
+    )
 
 
 def _mcp_options(parser: argparse.ArgumentParser) -> None:
