@@ -306,3 +306,14 @@ def test_mcigen_list_stops_at_an_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "lacks the required field 'name'" in result.stderr
     assert result.stdout == ""
+
+
+def test_mcigen_check_reports_tool_guidance_problems(tmp_path: Path) -> None:
+    (tmp_path / "tool_guidance.json").write_text('{"guidance_blocks": []}')
+    (tmp_path / "t.json").write_text(json.dumps(_tool([_sub("a")])))
+    result = run_mcigen("check", tmp_path)
+    assert result.returncode == 1
+    assert (
+        f"{tmp_path / 'tool_guidance.json'}:1:21: error: 'guidance_blocks' must be "
+        "an object of texts, not array"
+    ) in result.stderr

@@ -24,12 +24,13 @@ __all__ = ["MtdfParameter", "MtdfTool", "check_mtdf", "holds_mtdf", "mtdf_tools"
 
 
 def check_mtdf(path: Path) -> Diagnostics:
-    return _read_checked(path)[1]
+    return mtdf_tools(path)[1]
 
 
 def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
-    """The tools Ahma lists for the files at ``path``, in file order; none when
-    any file has an error."""
+    """The tools Ahma lists for the files at ``path``, in file order, and every
+    problem of the files and of ``tool_guidance.json`` beside them; no tools
+    when there is an error."""
     tool_docs, diagnostics = _read_checked(path)
     folder = tools_folder(path) if path.is_dir() else path.parent
     blocks = guidance_blocks(folder, diagnostics)
