@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from mcigen_runtime.table import format_table
 from mcigen_runtime.template_parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
-from .frontend.mtdf import check_mtdf, holds_mtdf
+from .frontend.mtdf import check_mtdf, holds_mtdf, mtdf_tools
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -62,7 +63,9 @@ def _usage_error(message: str) -> int:
 
 
 def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
-    """MTDF input: checked; building and listing it come with its lowering."""
+    """MTDF input: checked and listed; building it comes with its lowering."""
+    if args.command == "list":
+        return _list_mtdf(path)
     diagnostics = check_mtdf(path)
     _report(diagnostics)
     if diagnostics.has_errors:
@@ -75,8 +78,6 @@ def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
 _NOT_YET_FOR_MTDF = {
     "build": "building a package from MTDF tool files is not supported yet "
     "(only 'mcigen check' reads them); nothing was written",
-    "list": "listing the tools of MTDF tool files is not supported yet "
-    "(only 'mcigen check' reads them)",
 }
 
 
@@ -244,18 +245,29 @@ def _list(args: argparse.Namespace, schema: Path) -> int:
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS
-    rows = [("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS")]
-    for planned in package.tools:
-        tool = planned.tool
-        kind = execution_kind(tool.execution)
-        rows.append(
-            (
-                tool.name,
-                planned.python_name,
-                kind,
-                tool.toolset or "-",
-                ",".join(tool.tags),
-            )
+    _print_tools(
+        (
+            planned.tool.name,
+            planned.python_name,
+            execution_kind(planned.tool.execution),
+            planned.tool.toolset or "-",
+            ",".join(planned.tool.tags),
         )
-    print(format_table(rows))
+        for planned in package.tools
+    )
     return EXIT_OK
+
+
+def _list_mtdf(path: Path) -> int:
+    """An MTDF tool runs a command line: its type is ``cli``; it has no toolset
+    or tags."""
+    tools, diagnostics = mtdf_tools(path)
+    _report(diagnostics)
+    if diagnostics.has_errors:
+        return EXIT_ERRORS
+    _print_tools((tool.name, tool.python_name, "cli", "-", "") for tool in tools)
+    return EXIT_OK
+
+
+def _print_tools(rows: Iterable[tuple[str, str, str, str, str]]) -> None:
+    print(format_table([("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS"), *rows]))

@@ -1,6 +1,7 @@
 """The MTDF frontend: Ahma's tool files (MCP Tool Definition Format), read and checked.
 
     diagnostics = check_mtdf(Path(".ahma"))
+    tools, diagnostics = mtdf_tools(Path(".ahma"))  # the tools Ahma lists
 
 Every problem of every file comes back at once, in file order; none is raised.
 """
@@ -12,15 +13,36 @@ from pathlib import Path
 from ...diagnostics import Diagnostics, Location
 from ..context import Context
 from ..source import read_source
-from .layout import TOOL_FILE_SUFFIX, holds_mtdf, tool_files
+from .flatten import MtdfParameter, MtdfTool, flatten_tool
+from .layout import TOOL_FILE_SUFFIX, holds_mtdf, tool_files, tools_folder
 from .names import check_unique_names
 from .rules import check_rules
 from .shape import check_shape
+from .tool_guidance import guidance_blocks
 
-__all__ = ["check_mtdf", "holds_mtdf"]
+__all__ = ["MtdfParameter", "MtdfTool", "check_mtdf", "holds_mtdf", "mtdf_tools"]
 
 
 def check_mtdf(path: Path) -> Diagnostics:
+    return mtdf_tools(path)[1]
+
+
+def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
+    """The tools Ahma lists for the files at ``path``, in file order, and every
+    problem of the files and of ``tool_guidance.json`` beside them; no tools
+    when there is an error."""
+    tool_docs, diagnostics = _read_checked(path)
+    folder = tools_folder(path) if path.is_dir() else path.parent
+    blocks = guidance_blocks(folder, diagnostics)
+    diagnostics = Diagnostics(diagnostics.sorted())
+    if diagnostics.has_errors:
+        return [], diagnostics
+    tools = [listed for tool in tool_docs for listed in flatten_tool(tool, blocks)]
+    return tools, diagnostics
+
+
+def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
+    """Every tool file's data and every problem found in them."""
     diagnostics = Diagnostics()
     try:
         files = tool_files(path)
@@ -29,30 +51,36 @@ def check_mtdf(path: Path) -> Diagnostics:
             Location(str(path), 1, 1),
             f"cannot read the folder: {error.strerror or error}",
         )
-        return diagnostics
+        return [], diagnostics
     if not files:
         diagnostics.error(
             Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"
         )
     names: list[tuple[str, Location]] = []
+    tool_docs: list[dict[str, object]] = []
     for file in files:
-        names += _check_file(file, diagnostics)
+        tool, name = _check_file(file, diagnostics)
+        tool_docs += [tool] if tool is not None else []
+        names += name
     check_unique_names(names, diagnostics)
-    return Diagnostics(diagnostics.sorted())
+    return tool_docs, Diagnostics(diagnostics.sorted())
 
 
-def _check_file(file: Path, diagnostics: Diagnostics) -> list[tuple[str, Location]]:
-    """Check one tool file into ``diagnostics``; its tool's name and where it is."""
+def _check_file(
+    file: Path, diagnostics: Diagnostics
+) -> tuple[dict[str, object] | None, list[tuple[str, Location]]]:
+    """Check one tool file into ``diagnostics``; its data when it is an object,
+    and its tool's name and where it is."""
     display = str(file)
     if file.suffix != TOOL_FILE_SUFFIX:
         diagnostics.error(
             Location(display, 1, 1), "an MTDF tool file is JSON and ends in .json"
         )
-        return []
+        return None, []
     doc, reading = read_source(file, display)
     diagnostics.extend(reading.items)
     if doc is None:
-        return []
+        return None, []
     ctx = Context(doc, diagnostics)
     try:
         check_shape(ctx)
@@ -60,5 +88,8 @@ def _check_file(file: Path, diagnostics: Diagnostics) -> list[tuple[str, Locatio
     except RecursionError:
         diagnostics.error(Location(display, 1, 1), "tool file is nested too deeply")
     tool = doc.data
-    name = tool.get("name") if isinstance(tool, dict) else None
-    return [(name, doc.location("/name"))] if isinstance(name, str) and name else []
+    if not isinstance(tool, dict):
+        return None, []
+    name = tool.get("name")
+    located = [(name, doc.location("/name"))] if isinstance(name, str) and name else []
+    return tool, located

@@ -8,6 +8,8 @@ from pathlib import Path
 from ..budget import max_document_chars
 
 TOOL_FILE_SUFFIX = ".json"
+GUIDANCE_FILE = "tool_guidance.json"
+"""Guidance blocks beside the tool files (the older MTDF guide), not a tool."""
 
 
 def tool_files(path: Path) -> list[Path]:
@@ -20,7 +22,9 @@ def tool_files(path: Path) -> list[Path]:
     return sorted(  # raises OSError for a folder it cannot list
         entry
         for entry in folder.iterdir()
-        if entry.suffix == TOOL_FILE_SUFFIX and entry.is_file()
+        if entry.suffix == TOOL_FILE_SUFFIX
+        and entry.name != GUIDANCE_FILE
+        and entry.is_file()
     )
 
 

@@ -8,6 +8,7 @@ They read the data whatever its shape: a field of the wrong type was reported by
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ..context import At, Context
 from ..pointers import child_pointer
@@ -29,7 +30,7 @@ def check_rules(ctx: Context) -> None:
     _check_timeout(ctx, tool)
     _check_reserved_name(ctx, tool)
     _check_livelog(ctx, tool)
-    synchronous = _synchronous(tool, None)
+    synchronous = synchronous_of(tool, None)
     for index, sub in _entries(tool, "subcommand"):
         _check_subcommand(ctx, _at(top, "subcommand", index), sub, synchronous)
 
@@ -39,7 +40,7 @@ def _check_subcommand(
 ) -> None:
     _not_empty(ctx, at, sub, "name")
     _not_empty(ctx, at, sub, "description")
-    synchronous = _synchronous(sub, inherited)
+    synchronous = synchronous_of(sub, inherited)
     description = sub.get("description")
     if (
         synchronous
@@ -107,7 +108,7 @@ def _check_livelog(ctx: Context, tool: dict[str, object]) -> None:
         )
 
 
-def _synchronous(fields: dict[str, object], inherited: bool | None) -> bool | None:
+def synchronous_of(fields: Mapping[str, object], inherited: bool | None) -> bool | None:
     for spelling in ("synchronous", "force_synchronous"):
         value = fields.get(spelling)
         if isinstance(value, bool):
