@@ -421,7 +421,7 @@ def test_build_stops_after_a_clean_check(tmp_path: Path) -> None:
     assert (result.returncode, result.stderr) == (
         2,
         "mcigen: error: building a package from MTDF tool files is not supported "
-        "yet (only 'mcigen check' reads them); nothing was written\n",
+        "yet ('mcigen check' and 'mcigen list' read them); nothing was written\n",
     )
     assert not out.exists()
     (tmp_path / "bad.json").write_text('{"command": "x"}')

@@ -63,7 +63,7 @@ def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
         tool_docs += [tool] if tool is not None else []
         names += name
     check_unique_names(names, diagnostics)
-    return tool_docs, Diagnostics(diagnostics.sorted())
+    return tool_docs, diagnostics
 
 
 def _check_file(
