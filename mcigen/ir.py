@@ -54,9 +54,25 @@ class HttpExecution:
 
 @dataclass(frozen=True)
 class CliFlag:
+    """One input property on the command line, in argv order."""
+
     name: str
+    """The flag's text (``--bin``, ``-name``); unused for an operand."""
     source: str
     kind: str
+    """``boolean`` (the flag alone when true), ``value`` (the flag, then the value)
+    or ``values`` (an array: the flag repeated before each element, or one operand
+    per element; never joined)."""
+    operand: bool = False
+    """The value is an operand: no flag text before it."""
+    alias: str | None = None
+    """A ``boolean`` flag written ``-alias`` instead of ``name`` when true."""
+    path: bool = False
+    """Each value is a path: made absolute and canonical, refused outside the
+    working directory."""
+    file_flag: bool = False
+    """The value is written to a temporary file, removed after the call; ``name``
+    is followed by the file's path."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,17 @@ class CliExecution:
     timeout_ms: int
     allow_option_like_args: bool = False
     """``allowOptionLikeArgs``: a value starting with '-' may fill an operand."""
+    extra_args: str | None = None
+    """A property whose array is appended to argv, one item per element."""
+    working_directory: str | None = None
+    """A property naming the working directory, taken against the process's
+    current directory (which is the default); path flags must lie inside it."""
+    timeout_property: str | None = None
+    """A property whose whole seconds replace ``timeout_ms`` for one call."""
+    script_from: int | None = None
+    """argv items from this index on are one shell script: each quoted
+    (``shlex.quote``) and joined with spaces, then ``script_suffix`` added."""
+    script_suffix: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,6 +159,25 @@ class Tool:
     """Where the tool was defined: "schema", "toolset" or "mcp" (a server's cache)."""
     output_schema: dict[str, JSON] | None = None
     """An MCP tool's ``outputSchema``: what its structured content holds."""
+    background: str = "never"
+    """Served over MCP, whether a call may go on in the background: ``never``,
+    ``always``, or ``unless_asked`` (unless ``execution_mode`` is
+    ``Synchronous``)."""
+    probes: tuple[Probe, ...] = ()
+    """What ``python -m pkg doctor`` runs to tell whether the tool can work here."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A command whose exit code tells whether a tool's program is installed."""
+
+    subject: str
+    """What it probes, as the report names it (``git``, ``cargo::nextest``)."""
+    argv: tuple[str, ...]
+    success_exit_codes: tuple[int, ...]
+    working_directory: str | None
+    timeout_ms: int
+    install_instructions: str | None
 
 
 @dataclass(frozen=True)
