@@ -109,7 +109,38 @@ class McpExecution:
     tool_name: str
 
 
-Execution = TextExecution | HttpExecution | CliExecution | FileExecution | McpExecution
+@dataclass(frozen=True)
+class SequenceStep:
+    tool: str
+    """The name of the package's tool the step runs (never itself a sequence)."""
+    label: str
+    """The step as results name it (``cargo fmt``)."""
+    description: str | None
+    args: dict[str, JSON]
+    """The step's own arguments, which win over the call's."""
+    skip_if_file_exists: str | None = None
+    skip_if_file_missing: str | None = None
+
+
+@dataclass(frozen=True)
+class SequenceExecution:
+    """Tools run in order, each given the call's arguments under its own, until
+    one fails (MTDF's ``sequence``)."""
+
+    steps: tuple[SequenceStep, ...]
+    step_delay_ms: int
+    defaults: dict[str, JSON] = field(default_factory=dict)
+    """Arguments every step gets unless the call gives them."""
+
+
+Execution = (
+    TextExecution
+    | HttpExecution
+    | CliExecution
+    | FileExecution
+    | McpExecution
+    | SequenceExecution
+)
 
 
 def execution_kind(execution: Execution) -> str:
@@ -123,6 +154,7 @@ _KINDS: dict[type, str] = {
     CliExecution: "cli",
     FileExecution: "file",
     McpExecution: "mcp",
+    SequenceExecution: "sequence",
 }
 
 

@@ -72,8 +72,9 @@ def _emit(
         server.name: server_view(server, functions[server.name])
         for server in package.schema.mcp_servers
     }
+    by_name = {planned.tool.name: planned for planned in package.tools}
     views = {
-        group: [tool_view(p, options.whitespace, servers) for p in members]
+        group: [tool_view(p, options.whitespace, servers, by_name) for p in members]
         for group, members in sorted(groups.items())
     }
     no_models = GroupModels(frozenset(), "")

@@ -19,6 +19,7 @@ from .. import ir
 from .input_guard import input_doubt
 from .mcp_views import McpServerView, McpToolView
 from .pysource import Code, code, docstring, ident, literal
+from .sequence_view import SequenceView, sequence_view
 
 NONE = code("None")
 
@@ -120,6 +121,7 @@ class ToolView:
     cli: CliView | None = None
     http: HttpView | None = None
     mcp: McpToolView | None = None
+    sequence: SequenceView | None = None
     awaits: bool = False
     """Whether the async twin awaits ``_invoke_<name>_async`` (real async I/O)."""
     forwarded: Code = Code()
@@ -138,8 +140,10 @@ def tool_view(
     planned: ir.PlannedTool,
     whitespace: str,
     mcp_servers: Mapping[str, McpServerView] | None = None,
+    tools: Mapping[str, ir.PlannedTool] | None = None,
 ) -> ToolView:
-    """``mcp_servers``: the server functions of the package, by server name."""
+    """``mcp_servers``: the server functions of the package, by server name;
+    ``tools``: the package's tools by name (what a sequence's steps run)."""
     tool = planned.tool
     parameters = planned.parameters
     view = ToolView(
@@ -179,6 +183,11 @@ def tool_view(
         _http_view(view, planned, tool.execution)
     elif isinstance(tool.execution, ir.McpExecution):
         _mcp_view(view, planned, mcp_servers or {})
+    elif isinstance(tool.execution, ir.SequenceExecution):
+        view.sequence = sequence_view(
+            planned, tool.execution, tools or {}, view.imports
+        )
+        view.awaits = True
     if planned.output_model_name is not None:
         _structured_view(view, planned.output_model_name)
     view.needs_context = view.needs_context or any(

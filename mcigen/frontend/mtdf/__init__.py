@@ -12,11 +12,12 @@ from pathlib import Path
 
 from ...diagnostics import Diagnostics, Location
 from ..context import Context
-from ..source import read_source
+from ..source import SourceDocument, read_source
 from .flatten import MtdfParameter, MtdfTool, flatten_tool
 from .layout import TOOL_FILE_SUFFIX, holds_mtdf, tool_files, tools_folder
 from .names import check_unique_names
 from .rules import check_rules
+from .sequences import resolve_sequences
 from .shape import check_shape
 from .tool_guidance import guidance_blocks
 
@@ -34,14 +35,20 @@ def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
     tool_docs, diagnostics = _read_checked(path)
     folder = tools_folder(path) if path.is_dir() else path.parent
     blocks = guidance_blocks(folder, diagnostics)
-    diagnostics = Diagnostics(diagnostics.sorted())
     if diagnostics.has_errors:
-        return [], diagnostics
-    tools = [listed for tool in tool_docs for listed in flatten_tool(tool, blocks)]
-    return tools, diagnostics
+        return [], Diagnostics(diagnostics.sorted())
+    files = [(doc, flatten_tool(_fields(doc), blocks)) for doc in tool_docs]
+    tools = resolve_sequences(files, diagnostics)
+    diagnostics = Diagnostics(diagnostics.sorted())
+    return ([] if diagnostics.has_errors else tools), diagnostics
 
 
-def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
+def _fields(doc: SourceDocument) -> dict[str, object]:
+    assert isinstance(doc.data, dict)  # _check_file keeps only objects
+    return doc.data
+
+
+def _read_checked(path: Path) -> tuple[list[SourceDocument], Diagnostics]:
     """Every tool file's data and every problem found in them."""
     diagnostics = Diagnostics()
     try:
@@ -57,7 +64,7 @@ def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
             Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"
         )
     names: list[tuple[str, Location]] = []
-    tool_docs: list[dict[str, object]] = []
+    tool_docs: list[SourceDocument] = []
     for file in files:
         tool, name = _check_file(file, diagnostics)
         tool_docs += [tool] if tool is not None else []
@@ -68,9 +75,9 @@ def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
 
 def _check_file(
     file: Path, diagnostics: Diagnostics
-) -> tuple[dict[str, object] | None, list[tuple[str, Location]]]:
-    """Check one tool file into ``diagnostics``; its data when it is an object,
-    and its tool's name and where it is."""
+) -> tuple[SourceDocument | None, list[tuple[str, Location]]]:
+    """Check one tool file into ``diagnostics``; the file when it holds an
+    object, and its tool's name and where it is."""
     display = str(file)
     if file.suffix != TOOL_FILE_SUFFIX:
         diagnostics.error(
@@ -92,4 +99,4 @@ def _check_file(
         return None, []
     name = tool.get("name")
     located = [(name, doc.location("/name"))] if isinstance(name, str) and name else []
-    return tool, located
+    return doc, located

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ... import ir
 from ...planner.names import function_name
 from .rules import synchronous_of
 
@@ -56,6 +57,10 @@ class MtdfTool:
     """The leaf's own, else the tool's (Ahma inherits nothing in between)."""
     timeout_seconds: int | None
     """The leaf's own, else the tool's."""
+    pointer: str = ""
+    """Where its node is in the tool file: ``""`` for the whole tool."""
+    sequence: ir.SequenceExecution | None = None
+    """The steps it runs, when its node is a sequence."""
 
     @property
     def title(self) -> str:
@@ -67,6 +72,7 @@ class _Leaf:
     path: str
     fields: Fields
     words: tuple[str, ...]
+    pointer: str
 
 
 def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfTool]:
@@ -75,7 +81,7 @@ def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfT
     if tool.get("enabled") is False or tool.get("tool_type") == "livelog":
         return []
     name = str(tool["name"])
-    leaves = _leaves(_objects(tool, "subcommand"), prefix="", words=())
+    leaves = _leaves(tool, prefix="", words=(), pointer="")
     if not leaves or (len(leaves) == 1 and leaves[0].path == "default"):
         leaf = leaves[0] if leaves else None
         key = _guidance_key(tool, name)
@@ -91,21 +97,24 @@ def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfT
 
 
 def _leaves(
-    subcommands: list[Fields], prefix: str, words: tuple[str, ...]
+    node: Fields, prefix: str, words: tuple[str, ...], pointer: str
 ) -> list[_Leaf]:
-    """Depth first in array order; disabled entries and their subtrees skipped,
-    a namespace (an entry with ``subcommand``) never a leaf itself."""
+    """The leaves under ``node``, depth first in array order; disabled entries and
+    their subtrees skipped, a namespace (an entry with ``subcommand``) never a
+    leaf itself."""
     leaves: list[_Leaf] = []
-    for entry in subcommands:
-        if entry.get("enabled") is False:
+    entries = node.get("subcommand")
+    for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+        if not isinstance(entry, dict) or entry.get("enabled") is False:
             continue
         name = str(entry["name"])
         path = _path(prefix, name)
         entry_words = words if name == "default" else (*words, name)
+        entry_pointer = f"{pointer}/subcommand/{index}"
         if isinstance(entry.get("subcommand"), list):
-            leaves += _leaves(_objects(entry, "subcommand"), path, entry_words)
+            leaves += _leaves(entry, path, entry_words, entry_pointer)
         else:
-            leaves.append(_Leaf(path, entry, entry_words))
+            leaves.append(_Leaf(path, entry, entry_words, entry_pointer))
     return leaves
 
 
@@ -146,6 +155,7 @@ def _tool(
         positional_args_first=leaf_fields.get("positional_args_first") is True,
         synchronous=synchronous_of(leaf_fields, synchronous_of(tool, None)),
         timeout_seconds=timeout if isinstance(timeout, int) else None,
+        pointer=leaf.pointer if leaf else "",
     )
 
 
