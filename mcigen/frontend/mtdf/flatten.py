@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ... import ir
 from ...planner.names import function_name
+from .probes import tool_probes
 from .rules import synchronous_of
 
 CARGO = "cargo"
@@ -56,6 +58,8 @@ class MtdfTool:
     """The leaf's own, else the tool's (Ahma inherits nothing in between)."""
     timeout_seconds: int | None
     """The leaf's own, else the tool's."""
+    probes: tuple[ir.Probe, ...] = ()
+    """What tells whether the tool's program is installed (see :mod:`.probes`)."""
 
     @property
     def title(self) -> str:
@@ -146,6 +150,9 @@ def _tool(
         positional_args_first=leaf_fields.get("positional_args_first") is True,
         synchronous=synchronous_of(leaf_fields, synchronous_of(tool, None)),
         timeout_seconds=timeout if isinstance(timeout, int) else None,
+        probes=tool_probes(
+            tool, leaf.fields if leaf else None, leaf.path if leaf else None
+        ),
     )
 
 
