@@ -178,3 +178,15 @@ def test_a_namespace_check_probes_nothing(tmp_path: Path) -> None:
     assert [probe.subject for probe in listed["kubectl_config_view"].probes] == [
         "kubectl"
     ]
+
+
+def test_the_examples_probe_their_programs() -> None:
+    examples = Path(__file__).parent.parent.parent / "examples" / "ahma"
+    listed, diagnostics = mtdf_tools(examples)
+    assert not diagnostics.sorted()
+    probes = {tool.name: [probe.argv for probe in tool.probes] for tool in listed}
+    assert probes["archive"] == [("tar", "--version")]
+    assert probes["search"] == [("/usr/bin/env", "which", "grep")]
+    assert {
+        tuple(argvs) for name, argvs in probes.items() if name.startswith("repo")
+    } == {(("git", "--version"),)}
