@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcigen_runtime.registry import Probe as Probe  # what the manifest carries
 from mcigen_runtime.template_ast import Template
 
 from .diagnostics import Location
@@ -197,19 +198,6 @@ class Tool:
     ``Synchronous``)."""
     probes: tuple[Probe, ...] = ()
     """What ``python -m pkg doctor`` runs to tell whether the tool can work here."""
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A command whose exit code tells whether a tool's program is installed."""
-
-    subject: str
-    """What it probes, as the report names it (``git``, ``cargo::nextest``)."""
-    argv: tuple[str, ...]
-    success_exit_codes: tuple[int, ...]
-    working_directory: str | None
-    timeout_ms: int
-    install_instructions: str | None
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,11 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             "tags": list(p.tool.tags),
             "inputSchema": p.tool.input_schema,
             **({"outputSchema": p.tool.output_schema} if p.tool.output_schema else {}),
+            **(
+                {"probes": [dataclasses.asdict(probe) for probe in p.tool.probes]}
+                if p.tool.probes
+                else {}
+            ),
         }
         for p in package.tools
     ]

@@ -4,6 +4,7 @@ or, built with ``--vendor-runtime``, the copy of it the package carries as
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -58,6 +59,8 @@ def vendored_runtime(files: dict[str, bytes]) -> dict[str, bytes]:
                 wanted.add(module.decode())
             else:
                 wanted.update(n.strip() for n in names.decode().split(","))
+    if _has_probes(files.get("manifest.json")):
+        wanted.add("doctor")  # the package's command line imports it by name
     sources: dict[str, bytes] = {}
     pending = list(wanted)
     while pending:
@@ -68,6 +71,12 @@ def vendored_runtime(files: dict[str, bytes]) -> dict[str, bytes]:
                 wanted.add(imported)
                 pending.append(imported)
     return {f"{VENDORED}/{module}.py": sources[module] for module in sorted(sources)}
+
+
+def _has_probes(manifest: bytes | None) -> bool:
+    if manifest is None:
+        return False
+    return any(tool.get("probes") for tool in json.loads(manifest)["tools"])
 
 
 def _imported_modules(source: str) -> Iterator[str]:

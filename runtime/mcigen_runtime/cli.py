@@ -4,6 +4,7 @@
     describe TOOL                 signature, docstring and input schema
     call TOOL [--json '{..}'] [--arg key=value ...] [--raw]
     serve [--http HOST:PORT] ...  the tools as an MCP server
+    doctor                        whether the programs the tools run are installed
 
 ``call`` prints the text result (the whole result as JSON with ``--raw``) and exits 1
 when the result is an error. Problems with the command (an unknown tool, input the
@@ -70,7 +71,22 @@ def _parser(package: str) -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the tools over MCP")
     add_serve_arguments(serve)
     serve.set_defaults(run=lambda tools, args: _serve(package, args))
+    doctor = commands.add_parser(
+        "doctor", help="run the tools' availability checks (exit 1: something missing)"
+    )
+    doctor.set_defaults(run=_doctor)
     return parser
+
+
+def _doctor(tools: Registry, args: argparse.Namespace) -> int:
+    if not any(entry.probes for entry in tools.tools):
+        print("No tool of this package has an availability check.")
+        return EXIT_OK
+    # imported by name: a vendored runtime carries the doctor (and the cli executor
+    # it runs probes with) only when some tool has probes
+    doctor = importlib.import_module(f"{__package__}.doctor")
+    code: int = doctor.run_doctor(tools, sys.stdout)
+    return code
 
 
 def _serve(package: str, args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ... import ir
 from ...planner.names import function_name
+from .probes import tool_probes
 from .rules import synchronous_of
 
 CARGO = "cargo"
@@ -61,6 +62,8 @@ class MtdfTool:
     """Where its node is in the tool file: ``""`` for the whole tool."""
     sequence: ir.SequenceExecution | None = None
     """The steps it runs, when its node is a sequence."""
+    probes: tuple[ir.Probe, ...] = ()
+    """What tells whether the tool's program is installed (see :mod:`.probes`)."""
 
     @property
     def title(self) -> str:
@@ -156,6 +159,9 @@ def _tool(
         synchronous=synchronous_of(leaf_fields, synchronous_of(tool, None)),
         timeout_seconds=timeout if isinstance(timeout, int) else None,
         pointer=leaf.pointer if leaf else "",
+        probes=tool_probes(
+            tool, leaf.fields if leaf else None, leaf.path if leaf else None
+        ),
     )
 
 

@@ -32,6 +32,21 @@ class UnknownToolError(LookupError):
 
 
 @dataclass(frozen=True)
+class Probe:
+    """A command whose exit code tells whether a tool's program is installed
+    (what ``python -m pkg doctor`` runs)."""
+
+    subject: str
+    """What it probes, as the report names it (``git``, ``cargo::nextest``)."""
+    argv: tuple[str, ...]
+    success_exit_codes: tuple[int, ...]
+    working_directory: str | None
+    """None: the directory the doctor runs in."""
+    timeout_ms: int
+    install_instructions: str | None
+
+
+@dataclass(frozen=True)
 class ToolEntry:
     """One tool as the manifest describes it."""
 
@@ -49,6 +64,7 @@ class ToolEntry:
     input_schema: dict[str, Any] | None
     output_schema: dict[str, Any] | None = None
     """An MCP tool's ``outputSchema``, when its server declares one."""
+    probes: tuple[Probe, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -139,7 +155,19 @@ def _read(package: ModuleType) -> Registry:
             tags=tuple(tool.get("tags") or ()),
             input_schema=tool.get("inputSchema"),
             output_schema=tool.get("outputSchema"),
+            probes=tuple(_probe(probe) for probe in tool.get("probes") or ()),
         )
         for tool in document["tools"]
     )
     return Registry(package.__name__, document.get("metadata") or {}, tools)
+
+
+def _probe(fields: dict[str, Any]) -> Probe:
+    return Probe(
+        subject=fields["subject"],
+        argv=tuple(fields["argv"]),
+        success_exit_codes=tuple(fields["success_exit_codes"]),
+        working_directory=fields.get("working_directory"),
+        timeout_ms=fields["timeout_ms"],
+        install_instructions=fields.get("install_instructions"),
+    )
