@@ -22,7 +22,7 @@ WINDOW = "0.5"
 """``MCIGEN_BACKGROUND_AFTER`` for the servers of these tests: a call still running
 after half a second goes on in the background (5 s otherwise)."""
 
-SLEEP_SCRIPT = 'echo $$ > "$0"; sleep "$1"; echo slept'
+SLEEP_SCRIPT = 'echo $$ > "$0"; sleep "$1" && echo slept'
 
 SLOW_INPUT = {
     "type": "object",

@@ -81,7 +81,7 @@ def test_a_slow_call_answers_an_id_and_await_gives_its_result(
     run(scenario)
 
 
-def test_a_quick_call_answers_inline_and_lists_the_operation_tools(
+def test_row_93_a_quick_call_answers_inline_and_cancel_is_listed_too(
     pkg_dir: Path,
 ) -> None:
     async def scenario() -> None:
@@ -123,14 +123,27 @@ def test_cancel_stops_the_operations_process(pkg_dir: Path, tmp_path: Path) -> N
     run(scenario)
 
 
-def test_refused_input_and_asked_for_synchronous_calls_answer_inline(
+def test_row_94_a_call_failing_within_the_window_is_an_error_result(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            failed = await client.call_tool("slow", slow(tmp_path / "pid", "1.2.3"))
+            assert failed.is_error
+            assert "invalid time interval" in text(failed)
+            assert "AHMA ID" not in text(failed)
+
+    run(scenario)
+
+
+def test_row_96_refused_input_starts_nothing_and_asked_for_sync_answers_inline(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
     async def scenario() -> None:
         async with session(pkg_dir) as client:
             refused = await client.call_tool("slow", {"pidfile": "x"})
             assert refused.is_error
-            assert "seconds" in text(refused)
+            assert text(refused).startswith("invalid input for tool 'slow': seconds")
             asked = {**slow(tmp_path / "pid", "1"), "execution_mode": "Synchronous"}
             inline = await client.call_tool("maybe", asked)
             assert text(inline) == "slept\n"
