@@ -4,7 +4,6 @@ real processes. A Python call of the tool itself still returns its result."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -13,20 +12,14 @@ import pytest
 from mcigen_runtime.errors import ToolInputError
 from mcigen_runtime.registry import UnknownToolError
 
+from ..conftest import imported_package
 from ..test_serve_lifecycle import gone_within, leader
 
 
 @pytest.fixture(scope="module")
 def pkg(pkg_dir: Path) -> Iterator[ModuleType]:
-    sys.path.insert(0, str(pkg_dir))
-    try:
-        import pkg
-
-        yield pkg
-    finally:
-        sys.path.remove(str(pkg_dir))
-        for name in [m for m in sys.modules if m.split(".")[0] == "pkg"]:
-            del sys.modules[name]
+    with imported_package(pkg_dir / "pkg") as package:
+        yield package
 
 
 def test_a_started_operation_is_waited_for(pkg: ModuleType, tmp_path: Path) -> None:
@@ -53,17 +46,18 @@ def test_cancel_stops_the_process(pkg: ModuleType, tmp_path: Path) -> None:
     assert handle.cancel() is False
 
 
-def test_ids_count_up_and_failures_are_results_or_refusals(pkg: ModuleType) -> None:
+def test_ids_count_up_and_failures_are_results_or_refusals(
+    pkg: ModuleType, tmp_path: Path
+) -> None:
     first = pkg.operations.start("quick")
     second = pkg.operations.start("plain")  # any tool, not only background ones
     assert int(second.id[3:]) == int(first.id[3:]) + 1
     assert first.wait(10).text == "quick\n"
     assert second.wait(10).text == "plain"
-    failed = pkg.operations.start(
-        "slow", pidfile="x", seconds="1.2.3"
-    )  # sleep refuses it
+    pidfile = str(tmp_path / "pid")
+    failed = pkg.operations.start("slow", pidfile=pidfile, seconds="1.2.3")  # sleep: no
     with pytest.raises(ToolInputError, match="seconds"):
-        pkg.operations.start("slow", pidfile="x")
+        pkg.operations.start("slow", pidfile=pidfile)
     with pytest.raises(UnknownToolError):
         pkg.operations.start("nothing")
     assert failed.wait(10).isError
