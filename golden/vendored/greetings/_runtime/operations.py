@@ -21,7 +21,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ToolInputError
@@ -111,7 +111,7 @@ class Operation:
             return False
         return True
 
-    def when_done(self, callback: Any) -> None:
+    def when_done(self, callback: Callable[[], object]) -> None:
         """Call ``callback()`` once the call has finished (at once if it has), on
         the background thread or this one."""
         assert self._task is not None
