@@ -60,6 +60,14 @@ def built_package(schema: Path, out_dir: Path, *options: str) -> Iterator[Module
     import the package, and forget it (sys.path and sys.modules) afterwards."""
     result = run_mcigen("build", schema, "-o", out_dir, *options)
     assert result.returncode == 0, result.stderr
+    with imported_package(out_dir) as package:
+        yield package
+
+
+@contextmanager
+def imported_package(out_dir: Path) -> Iterator[ModuleType]:
+    """Import the package built at ``out_dir``, and forget it (sys.path and
+    sys.modules) afterwards."""
     sys.path.insert(0, str(out_dir.parent))
     try:
         yield importlib.import_module(out_dir.name)

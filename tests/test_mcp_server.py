@@ -134,17 +134,21 @@ def run(fn: Callable[[], Awaitable[_T]]) -> _T:
 
 
 @asynccontextmanager
-async def stdio_session(pkg_dir: Path, *args: str) -> AsyncIterator[ClientSession]:
-    """``python -m pkg serve ARGS`` over stdio, initialized; killed on exit."""
+async def stdio_session(
+    pkg_dir: Path, *args: str, message_handler: Any = None, **env: str
+) -> AsyncIterator[ClientSession]:
+    """``python -m pkg serve ARGS`` over stdio (with the environment variables
+    ``env``), initialized; killed on exit. ``message_handler`` sees the server's
+    notifications."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "pkg", "serve", *args],
         cwd=str(pkg_dir),
-        env=server_env(pkg_dir),
+        env=server_env(pkg_dir, **env),
     )
     async with (
         stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, message_handler=message_handler) as session,
     ):
         await session.initialize()
         yield session

@@ -121,6 +121,7 @@ def _emit(
         "runtime_missing": literal(
             f"{options.name} needs {needed_runtime}: pip install '{needed_runtime}'"
         ),
+        "operations": any(p.tool.background != "never" for p in package.tools),
     }
     files["__init__.py"] = render("init.py.jinja", context)
     files["models.py"] = render("models.py.jinja", context)
@@ -128,6 +129,8 @@ def _emit(
     files["tools/__init__.py"] = render("tools_init.py.jinja", context)
     for surface in ("client", "meta", "server"):
         files[f"{surface}.py"] = render(f"{surface}.py.jinja", context)
+    if context["operations"]:
+        files["operations.py"] = render("operations.py.jinja", context)
     paths = sorted(files)
     formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
@@ -246,6 +249,11 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             "tags": list(p.tool.tags),
             "inputSchema": p.tool.input_schema,
             **({"outputSchema": p.tool.output_schema} if p.tool.output_schema else {}),
+            **(
+                {"background": p.tool.background}
+                if p.tool.background != "never"
+                else {}
+            ),
             **(
                 {"probes": [dataclasses.asdict(probe) for probe in p.tool.probes]}
                 if p.tool.probes

@@ -68,6 +68,8 @@ from .results import (
     ImageContent,
     TextContent,
     ToolResult,
+    text_content,
+    tool_result,
 )
 from .serve_options import (
     ENV_PREFIX,
@@ -85,9 +87,11 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
+    from mcp.server.session import ServerSession
     from starlette.applications import Starlette
 
     from .broker import Broker
+    from .operations import Operation, Operations
 
 require_extra("mcp")
 
@@ -215,6 +219,8 @@ class ToolSurface:
         self._definitions: list[dict[str, Any]] = []
         self.broker: Broker | None = None
         self._meta_names: frozenset[str] = frozenset()
+        self.operations: Operations | None = None
+        self._operation_tools: frozenset[str] = frozenset()
         if options.broker:
             from .broker import META_TOOLS, Broker
 
@@ -233,6 +239,24 @@ class ToolSurface:
         for tool in self.tools:
             # The original name, too: an invalid name never equals a mapped one.
             self._by_name.setdefault(tool.name, tool)
+        if any(tool.background != "never" for tool in self.tools):
+            self._offer_operations()
+
+    def _offer_operations(self) -> None:
+        """``status``, ``await`` and ``cancel`` (those no tool of the package is
+        called), over the operations of this server's background calls."""
+        from . import operation_tools
+        from .operations import Operations
+
+        self.operations = Operations(self.registry, self.env)
+        self.background_after = operation_tools.background_after(os.environ)
+        offered = [
+            definition
+            for definition in operation_tools.DEFINITIONS
+            if definition["name"] not in self._by_name
+        ]
+        self._definitions += [dict(definition) for definition in offered]
+        self._operation_tools = frozenset(d["name"] for d in offered)
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
@@ -244,11 +268,25 @@ class ToolSurface:
         return self._by_name.get(name)
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any]
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress | None = None,
     ) -> mcp_types.CallToolResult:
         """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
+        if self.operations is not None:
+            from .operation_tools import call_operation_tool, runs_in_background
+
+            if name in self._operation_tools:
+                answer = await call_operation_tool(self.operations, name, arguments)
+                return mcp_result(answer)
+            entry = self._by_name.get(name)
+            if entry is not None and runs_in_background(entry, arguments):
+                return await self._call_in_background(
+                    self.operations, entry, arguments, progress or Progress()
+                )
         entry = self._by_name.get(name)
         if entry is None:
             raise _unknown_tool(name)
@@ -263,6 +301,37 @@ class ToolSurface:
                 f"({type(error).__name__}); see the server's log"
             )
         return mcp_result(result)
+
+    async def _call_in_background(
+        self,
+        operations: Operations,
+        entry: ToolEntry,
+        arguments: Mapping[str, Any],
+        progress: Progress,
+    ) -> mcp_types.CallToolResult:
+        """Start the call as an operation; its result if it ends within the window
+        (the operation is cancelled with the call meanwhile), else at once the
+        operation's id and how to await it."""
+        from .operation_tools import background_hint, progress_message
+
+        try:
+            operation = await operations.start_async(entry, arguments)
+        except ToolInputError as error:
+            return _error_result(str(error))
+        await progress.send(0, None, f"{entry.name}: started as {operation.id}")
+        try:
+            finished = await operation.finished_within(self.background_after)
+        except BaseException:
+            operation.cancel("the call was cancelled")
+            raise
+        if finished:
+            await progress.send(100, 100, progress_message(operation))
+            result = operation.result()
+            assert result is not None
+            return mcp_result(result)
+        progress.send_when_done(operation)
+        hint = text_content(background_hint(operation))
+        return mcp_result(tool_result([hint], False, None))
 
     async def _call_meta(
         self, broker: Broker, name: str, arguments: Mapping[str, Any]
@@ -300,6 +369,54 @@ def _answer_is_error(answer: Mapping[str, Any]) -> bool:
     return isinstance(inner, Mapping) and inner.get("isError") is True
 
 
+class Progress:
+    """Where the progress of one ``tools/call`` goes: nowhere unless the request
+    carried ``_meta.progressToken``. A notification that cannot be sent is dropped."""
+
+    def __init__(
+        self, session: ServerSession | None = None, token: str | int | None = None
+    ) -> None:
+        self.session = session
+        self.token = token
+
+    async def send(self, progress: float, total: float | None, message: str) -> None:
+        """A notification for the request, while it is open."""
+        if self.session is None or self.token is None:
+            return
+        try:
+            await self.session.report_progress(progress, total, message)
+        except Exception:
+            logger.debug("progress notification dropped", exc_info=True)
+
+    def send_when_done(self, operation: Operation) -> None:
+        """The last notification, once ``operation`` has finished (after the
+        answer: on the connection, as Ahma sends it)."""
+        session, token = self.session, self.token
+        if session is None or token is None:
+            return
+        import asyncio
+
+        from .operation_tools import progress_message
+
+        loop = asyncio.get_running_loop()
+
+        async def notify() -> None:
+            try:
+                await session.send_progress_notification(
+                    token, 100, 100, progress_message(operation)
+                )
+            except Exception:
+                logger.debug("progress notification dropped", exc_info=True)
+
+        def done() -> None:
+            try:
+                asyncio.run_coroutine_threadsafe(notify(), loop)
+            except RuntimeError:  # the server's loop is closed
+                pass
+
+        operation.when_done(done)
+
+
 # --------------------------------------------------------------------------- server
 
 
@@ -325,7 +442,9 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
-        return await surface.call(params.name, params.arguments or {})
+        token = (ctx.meta or {}).get("progress_token")
+        progress = Progress(ctx.session, token)
+        return await surface.call(params.name, params.arguments or {}, progress)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)

@@ -64,6 +64,9 @@ class ToolEntry:
     input_schema: dict[str, Any] | None
     output_schema: dict[str, Any] | None = None
     """An MCP tool's ``outputSchema``, when its server declares one."""
+    background: str = "never"
+    """Served over MCP, whether a call may go on as an operation: ``never``,
+    ``always``, or ``unless_asked`` (unless ``execution_mode`` is ``Synchronous``)."""
     probes: tuple[Probe, ...] = ()
 
     @property
@@ -155,6 +158,7 @@ def _read(package: ModuleType) -> Registry:
             tags=tuple(tool.get("tags") or ()),
             input_schema=tool.get("inputSchema"),
             output_schema=tool.get("outputSchema"),
+            background=tool.get("background", "never"),
             probes=tuple(_probe(probe) for probe in tool.get("probes") or ()),
         )
         for tool in document["tools"]

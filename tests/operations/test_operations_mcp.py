@@ -1,0 +1,212 @@
+"""Background calls served over MCP, with the SDK's client and real processes: a
+call still running after the window answers an operation id at once; ``await``,
+``status`` and ``cancel`` act on it; progress notifications reach a client that
+asked for them."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+
+from ..mcp_servers import free_port
+from ..test_mcp_server import http_server, http_session, run, stdio_session
+from ..test_serve_lifecycle import gone_within, leader
+from .background_package import WINDOW
+
+HINT_END = (
+    "Assume success, plan your next step, and summarize for the user. "
+    "Call `await` when you need this result.\n\n"
+)
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def blocks(result: types.CallToolResult) -> list[dict[str, Any]]:
+    """The operation blocks of a ``status``/``await``/``cancel`` answer."""
+    return [
+        json.loads(b.text)
+        for b in result.content[1:]
+        if isinstance(b, types.TextContent)
+    ]
+
+
+def operation_id(result: types.CallToolResult) -> str:
+    found = re.fullmatch(
+        r"AHMA ID: (op_\d+)\n\n### AHMA ID: \1 \(\w+\)\n.*", text(result), re.S
+    )
+    assert found, text(result)
+    assert text(result).endswith(HINT_END)
+    return found.group(1)
+
+
+def slow(pidfile: Path, seconds: str) -> dict[str, str]:
+    return {"pidfile": str(pidfile), "seconds": seconds}
+
+
+def session(pkg_dir: Path, message_handler: Any = None) -> Any:
+    return stdio_session(
+        pkg_dir, message_handler=message_handler, MCIGEN_BACKGROUND_AFTER=WINDOW
+    )
+
+
+def test_a_slow_call_answers_an_id_and_await_gives_its_result(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            started = await client.call_tool("slow", slow(tmp_path / "pid", "1.5"))
+            assert not started.is_error
+            op_id = operation_id(started)
+            assert f"({'slow'})" in text(started)
+            status = await client.call_tool("status", {"id": op_id})
+            assert [b["state"] for b in blocks(status)] == ["running"]
+            awaited = await client.call_tool("await", {"id": op_id})
+            assert text(awaited).startswith("Completed 1 operations in ")
+            [done] = blocks(awaited)
+            assert done["id"] == op_id
+            assert done["state"] == "completed"
+            assert done["output"] == "slept\n"
+            status = await client.call_tool("status", {"tools": "sl"})
+            assert [b["state"] for b in blocks(status)] == ["completed"]
+            assert text(status).startswith("Operations status: 0 active, 1 completed")
+
+    run(scenario)
+
+
+def test_row_93_a_quick_call_answers_inline_and_cancel_is_listed_too(
+    pkg_dir: Path,
+) -> None:
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            quick = await client.call_tool("quick", {})
+            assert text(quick) == "quick\n"
+            assert not quick.is_error
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert {"status", "await", "cancel"} <= set(listed)
+            assert listed["cancel"].input_schema["required"] == ["id"]
+            assert set(listed["await"].input_schema["properties"]) == {"tools", "id"}
+            nothing = await client.call_tool("await", {})
+            assert text(nothing) == "No pending operations to await for."
+
+    run(scenario)
+
+
+def test_cancel_stops_the_operations_process(pkg_dir: Path, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            op_id = operation_id(await client.call_tool("slow", slow(pidfile, "30")))
+            group = leader(pidfile)
+            cancelled = await client.call_tool(
+                "cancel", {"id": op_id, "reason": "enough"}
+            )
+            assert text(cancelled).startswith(
+                f"Operation '{op_id}' has been cancelled: enough"
+            )
+            assert gone_within(2, group)
+            [state] = blocks(await client.call_tool("status", {"id": op_id}))
+            assert state["state"] == "cancelled"
+            again = await client.call_tool("cancel", {"id": op_id})
+            assert "is already cancelled" in text(again)
+            unknown = await client.call_tool("cancel", {"id": "op_999"})
+            assert unknown.is_error
+
+    run(scenario)
+
+
+def test_row_94_a_call_failing_within_the_window_is_an_error_result(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            failed = await client.call_tool("slow", slow(tmp_path / "pid", "1.2.3"))
+            assert failed.is_error
+            assert "invalid time interval" in text(failed)
+            assert "AHMA ID" not in text(failed)
+
+    run(scenario)
+
+
+def test_row_96_refused_input_starts_nothing_and_asked_for_sync_answers_inline(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with session(pkg_dir) as client:
+            refused = await client.call_tool("slow", {"pidfile": "x"})
+            assert refused.is_error
+            assert text(refused).startswith("invalid input for tool 'slow': seconds")
+            asked = {**slow(tmp_path / "pid", "1"), "execution_mode": "Synchronous"}
+            inline = await client.call_tool("maybe", asked)
+            assert text(inline) == "slept\n"
+            status = await client.call_tool("status", {})
+            assert text(status) == "Operations status: 0 active, 0 completed (total: 0)"
+
+    run(scenario)
+
+
+def test_progress_notifications_reach_a_client_that_asked(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+    seen: list[types.ProgressNotificationParams] = []
+    ids: list[str] = []
+
+    async def on_progress(
+        value: float, total: float | None, message: str | None
+    ) -> None:
+        progress.append((value, total, message))
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ProgressNotification):
+            seen.append(message.params)
+
+    async def scenario() -> None:
+        async with session(pkg_dir, on_message) as client:
+            await client.call_tool("quick", {}, progress_callback=on_progress)
+            started = await client.call_tool(
+                "slow", slow(tmp_path / "pid", "1"), progress_callback=on_progress
+            )
+            ids.append(operation_id(started))
+            await client.call_tool("await", {"id": ids[0]})
+            with anyio.fail_after(5):  # sent once the operation is over
+                while not any(f"'{ids[0]}'" in (p.message or "") for p in seen):
+                    await anyio.sleep(0.05)
+
+    run(scenario)
+    assert progress[0][:2] == (0, None)
+    assert progress[1][:2] == (100, 100)
+    assert progress[1][2] is not None and progress[1][2].startswith(
+        "OPERATION COMPLETED: 'op_"
+    )
+    assert progress[2][:2] == (0, None)
+    assert len(progress) == 3
+    [last] = [p for p in seen if f"'{ids[0]}'" in (p.message or "")]
+    assert (last.progress, last.total) == (100, 100)
+    assert (last.message or "").startswith(f"OPERATION COMPLETED: '{ids[0]}'")
+
+
+def test_over_http_an_id_from_one_request_is_awaited_in_another(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+
+        async def scenario() -> None:
+            async with http_session(url, None) as client:
+                started = await client.call_tool("slow", slow(tmp_path / "pid", "1"))
+                op_id = operation_id(started)
+            async with http_session(url, None) as client:
+                [done] = blocks(await client.call_tool("await", {"id": op_id}))
+                assert (done["state"], done["output"]) == ("completed", "slept\n")
+
+        run(scenario)

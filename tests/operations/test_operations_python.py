@@ -1,0 +1,98 @@
+"""``pkg.operations.start``: a handle on a call running in the background, with
+real processes. A Python call of the tool itself still returns its result."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.registry import UnknownToolError
+
+from ..conftest import imported_package
+from ..test_serve_lifecycle import gone_within, leader
+
+
+@pytest.fixture(scope="module")
+def pkg(pkg_dir: Path) -> Iterator[ModuleType]:
+    with imported_package(pkg_dir / "pkg") as package:
+        yield package
+
+
+def test_a_started_operation_is_waited_for(pkg: ModuleType, tmp_path: Path) -> None:
+    handle = pkg.operations.start("slow", pidfile=str(tmp_path / "pid"), seconds="0.5")
+    assert handle.id.startswith("op_")
+    assert handle.status() == "running"
+    with pytest.raises(TimeoutError):
+        handle.wait(timeout=0.01)
+    result = handle.wait(timeout=10)
+    assert (result.text, result.isError) == ("slept\n", False)
+    assert handle.status() == "completed"
+
+
+def test_cancel_stops_the_process(pkg: ModuleType, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    handle = pkg.operations.start("slow", pidfile=str(pidfile), seconds="30")
+    group = leader(pidfile)
+    assert handle.cancel() is True
+    assert handle.status() == "cancelled"
+    assert gone_within(2, group)
+    result = handle.wait(timeout=1)
+    assert result.isError
+    assert "was cancelled" in result.text
+    assert handle.cancel() is False
+
+
+def test_ids_count_up_and_failures_are_results_or_refusals(
+    pkg: ModuleType, tmp_path: Path
+) -> None:
+    first = pkg.operations.start("quick")
+    second = pkg.operations.start("plain")  # any tool, not only background ones
+    assert int(second.id[3:]) == int(first.id[3:]) + 1
+    assert first.wait(10).text == "quick\n"
+    assert second.wait(10).text == "plain"
+    pidfile = str(tmp_path / "pid")
+    failed = pkg.operations.start("slow", pidfile=pidfile, seconds="1.2.3")  # sleep: no
+    with pytest.raises(ToolInputError, match="seconds"):
+        pkg.operations.start("slow", pidfile=pidfile)
+    with pytest.raises(UnknownToolError):
+        pkg.operations.start("nothing")
+    assert failed.wait(10).isError
+    assert failed.status() == "failed"
+
+
+def test_row_95_only_the_newest_finished_operations_are_kept(
+    pkg: ModuleType,
+) -> None:
+    from mcigen_runtime.operations import KEEP_FINISHED, Operations
+    from mcigen_runtime.registry import registry
+
+    table = Operations(registry("pkg"))
+    handles = [table.start("plain", {}) for _ in range(KEEP_FINISHED + 1)]
+    for handle in handles:
+        handle.wait(10)
+    kept = [operation.id for operation in table.listed()]
+    assert kept == [handle.id for handle in handles[1:]]
+    assert table.find(handles[0].id) is None
+
+
+def test_a_direct_call_still_returns_the_finished_result(
+    pkg: ModuleType, tmp_path: Path
+) -> None:
+    assert pkg.slow(pidfile=str(tmp_path / "pid"), seconds="0").text == "slept\n"
+
+
+def test_the_manifest_names_background_modes_only_where_not_never(
+    pkg_dir: Path,
+) -> None:
+    manifest = json.loads((pkg_dir / "pkg" / "manifest.json").read_text("utf-8"))
+    modes = {tool["name"]: tool.get("background") for tool in manifest["tools"]}
+    assert modes == {
+        "slow": "always",
+        "maybe": "unless_asked",
+        "quick": "always",
+        "plain": None,
+    }
