@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...diagnostics import Diagnostics, Location
 from ..context import Context
-from ..source import read_source
+from ..source import SourceDocument, read_source
 from .flatten import MtdfParameter, MtdfTool, flatten_tool
 from .layout import TOOL_FILE_SUFFIX, holds_mtdf, tool_files, tools_folder
 from .names import check_unique_names
@@ -37,11 +37,17 @@ def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
     diagnostics = Diagnostics(diagnostics.sorted())
     if diagnostics.has_errors:
         return [], diagnostics
-    tools = [listed for tool in tool_docs for listed in flatten_tool(tool, blocks)]
+    tools = [
+        listed
+        for tool, doc in tool_docs
+        for listed in flatten_tool(tool, blocks, doc.location)
+    ]
     return tools, diagnostics
 
 
-def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
+def _read_checked(
+    path: Path,
+) -> tuple[list[tuple[dict[str, object], SourceDocument]], Diagnostics]:
     """Every tool file's data and every problem found in them."""
     diagnostics = Diagnostics()
     try:
@@ -57,10 +63,10 @@ def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
             Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"
         )
     names: list[tuple[str, Location]] = []
-    tool_docs: list[dict[str, object]] = []
+    tool_docs: list[tuple[dict[str, object], SourceDocument]] = []
     for file in files:
-        tool, name = _check_file(file, diagnostics)
-        tool_docs += [tool] if tool is not None else []
+        checked, name = _check_file(file, diagnostics)
+        tool_docs += [checked] if checked is not None else []
         names += name
     check_unique_names(names, diagnostics)
     return tool_docs, diagnostics
@@ -68,9 +74,10 @@ def _read_checked(path: Path) -> tuple[list[dict[str, object]], Diagnostics]:
 
 def _check_file(
     file: Path, diagnostics: Diagnostics
-) -> tuple[dict[str, object] | None, list[tuple[str, Location]]]:
-    """Check one tool file into ``diagnostics``; its data when it is an object,
-    and its tool's name and where it is."""
+) -> tuple[tuple[dict[str, object], SourceDocument] | None, list[tuple[str, Location]]]:
+    """Check one tool file into ``diagnostics``; its data when it is an object
+    (with the document, which locates its nodes), and its tool's name and where
+    it is."""
     display = str(file)
     if file.suffix != TOOL_FILE_SUFFIX:
         diagnostics.error(
@@ -92,4 +99,4 @@ def _check_file(
         return None, []
     name = tool.get("name")
     located = [(name, doc.location("/name"))] if isinstance(name, str) and name else []
-    return tool, located
+    return (tool, doc), located

@@ -4,9 +4,10 @@ what a call needs to build its command line."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ...diagnostics import Location
 from ...planner.names import function_name
 from .rules import synchronous_of
 
@@ -22,6 +23,8 @@ SEED_GUIDE_KEYWORDS = ("enum", "default", "minItems", "maxItems", "pattern")
 """Option fields of the older MTDF guide that are JSON Schema keywords as they stand."""
 
 Fields = Mapping[str, object]
+Locate = Callable[[str], Location]
+"""Where the node at a JSON pointer of the tool file was written."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class MtdfParameter:
     format: str | None
     file_arg: bool
     file_flag: str | None
+    items_format: str | None = None
+    """The ``format`` of an array's ``items``."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,10 @@ class MtdfTool:
     """The leaf's own, else the tool's (Ahma inherits nothing in between)."""
     timeout_seconds: int | None
     """The leaf's own, else the tool's."""
+    location: Location = Location("", 1, 1)
+    """Where the leaf (the tool, when it has none) was written."""
+    sequence: bool = False
+    """The tool or the leaf runs a ``sequence`` of other tools (§8.6)."""
 
     @property
     def title(self) -> str:
@@ -67,45 +76,53 @@ class _Leaf:
     path: str
     fields: Fields
     words: tuple[str, ...]
+    pointer: str
 
 
-def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfTool]:
+def flatten_tool(
+    tool: Fields, guidance_blocks: Mapping[str, str], locate: Locate
+) -> list[MtdfTool]:
     """The tools Ahma lists for one checked tool file; none for a disabled or
-    livelog tool (builds leave those out)."""
+    livelog tool (builds leave those out). ``locate`` tells where the tool file's
+    nodes are."""
     if tool.get("enabled") is False or tool.get("tool_type") == "livelog":
         return []
     name = str(tool["name"])
-    leaves = _leaves(_objects(tool, "subcommand"), prefix="", words=())
+    leaves = _leaves(tool, prefix="", words=(), pointer="")
     if not leaves or (len(leaves) == 1 and leaves[0].path == "default"):
         leaf = leaves[0] if leaves else None
         key = _guidance_key(tool, name)
-        return [_tool(tool, leaf, name, str(tool["description"]), key, guidance_blocks)]
+        base = str(tool["description"])
+        return [_tool(tool, leaf, name, base, key, guidance_blocks, locate)]
     tools = []
     for leaf in leaves:
         tool_name = f"{name}_{leaf.path}"
         # Ahma falls back to the tool's description for an empty one; the check rejects it
         base = str(leaf.fields["description"])
         key = _guidance_key(tool, tool_name)
-        tools.append(_tool(tool, leaf, tool_name, base, key, guidance_blocks))
+        tools.append(_tool(tool, leaf, tool_name, base, key, guidance_blocks, locate))
     return tools
 
 
 def _leaves(
-    subcommands: list[Fields], prefix: str, words: tuple[str, ...]
+    parent: Fields, prefix: str, words: tuple[str, ...], pointer: str
 ) -> list[_Leaf]:
-    """Depth first in array order; disabled entries and their subtrees skipped,
-    a namespace (an entry with ``subcommand``) never a leaf itself."""
+    """The leaves under ``parent`` (at ``pointer``), depth first in array order;
+    disabled entries and their subtrees skipped, a namespace (an entry with
+    ``subcommand``) never a leaf itself."""
     leaves: list[_Leaf] = []
-    for entry in subcommands:
-        if entry.get("enabled") is False:
+    entries = parent.get("subcommand")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict) or entry.get("enabled") is False:
             continue
         name = str(entry["name"])
         path = _path(prefix, name)
         entry_words = words if name == "default" else (*words, name)
+        entry_pointer = f"{pointer}/subcommand/{index}"
         if isinstance(entry.get("subcommand"), list):
-            leaves += _leaves(_objects(entry, "subcommand"), path, entry_words)
+            leaves += _leaves(entry, path, entry_words, entry_pointer)
         else:
-            leaves.append(_Leaf(path, entry, entry_words))
+            leaves.append(_Leaf(path, entry, entry_words, entry_pointer))
     return leaves
 
 
@@ -127,6 +144,7 @@ def _tool(
     base: str,
     guidance_key: str,
     guidance_blocks: Mapping[str, str],
+    locate: Locate,
 ) -> MtdfTool:
     block = guidance_blocks.get(guidance_key)
     leaf_fields: Fields = leaf.fields if leaf else {}
@@ -146,6 +164,8 @@ def _tool(
         positional_args_first=leaf_fields.get("positional_args_first") is True,
         synchronous=synchronous_of(leaf_fields, synchronous_of(tool, None)),
         timeout_seconds=timeout if isinstance(timeout, int) else None,
+        location=locate(leaf.pointer if leaf else ""),
+        sequence=any(f.get("sequence") is not None for f in (tool, leaf_fields)),
     )
 
 
@@ -226,4 +246,12 @@ def _parameter(fields: Fields) -> MtdfParameter:
         format=text("format"),
         file_arg=fields.get("file_arg") is True,
         file_flag=text("file_flag"),
+        items_format=_items_format(fields.get("items")),
     )
+
+
+def _items_format(items: object) -> str | None:
+    if not isinstance(items, dict):
+        return None
+    value = items.get("format")
+    return value if isinstance(value, str) else None
