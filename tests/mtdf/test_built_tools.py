@@ -4,13 +4,18 @@ values, path escapes, timeouts, schema-less leaves, reserved inputs."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcigen_runtime.errors import ToolInputError
+
+from mcigen.frontend.mtdf import mtdf_tools
 
 from .conftest import build_folder
 from .support import call, printed
@@ -67,6 +72,27 @@ TOOLS: dict[str, dict[str, Any]] = {
         "command": "echo-args",
         "subcommand": [_sub("hello"), _sub("other")],
     },
+    "seed": {
+        "name": "seed",
+        "description": "Seed-guide keywords",
+        "command": "echo-args",
+        "subcommand": [
+            _sub(
+                "default",
+                options=[
+                    {"name": "level", "type": "string", "enum": ["low", "high"]},
+                    {"name": "ids", "type": "array", "maxItems": 2},
+                ],
+            )
+        ],
+    },
+    "spawn": {
+        "name": "spawn",
+        "description": "Starts a child that outlives it, then sleeps",
+        "command": "spawner",
+        "timeout_seconds": 1,
+    },
+    "bare": {"name": "bare", "description": "No subcommands", "command": "echo-args"},
     "files": {
         "name": "files",
         "description": "A file argument after a path",
@@ -176,3 +202,66 @@ def test_a_missing_working_directory_is_an_error_result(
     result = call(own, "plain_hello", working_directory="nowhere")
     assert result.isError
     assert result.text == 'Working directory "nowhere" is not a directory'
+
+
+def test_row_84_seed_guide_keywords_are_enforced(own: str, workspace: Path) -> None:
+    assert printed(call(own, "seed", level="high", ids=["1", "2"]))["argv"] == [
+        "echo-args",
+        "--ids",
+        "1",
+        "--ids",
+        "2",
+        "--level",
+        "high",
+    ]
+    for wrong, field in (
+        ({"level": "mid"}, "level"),
+        ({"ids": ["1", "2", "3"]}, "ids"),
+    ):
+        with pytest.raises(ToolInputError) as raised:
+            call(own, "seed", **wrong)
+        assert raised.value.field == field
+
+
+_SPAWNER = f"""#!{sys.executable}
+import pathlib, subprocess, time
+child = subprocess.Popen(["sleep", "60"])
+pathlib.Path("child.pid").write_text(str(child.pid))
+time.sleep(60)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_row_83_a_timeout_kills_the_process_group(own: str, workspace: Path) -> None:
+    spawner = Path(os.environ["PATH"].split(os.pathsep)[0]) / "spawner"
+    spawner.write_text(_SPAWNER)
+    spawner.chmod(0o755)
+    result = call(own, "spawn")
+    assert result.isError
+    assert "timed out after 1 seconds" in result.text
+    child = int((workspace / "child.pid").read_text())
+    deadline = time.monotonic() + 2
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _running(child)
+
+
+def test_row_92_tools_come_in_file_name_order(tmp_path: Path) -> None:
+    for file, tool in (("z.json", "zeta"), ("a.json", "alpha")):
+        document = {"name": tool, "description": "T", "command": "true"}
+        (tmp_path / file).write_text(json.dumps(document))
+    tools, _ = mtdf_tools(tmp_path)
+    assert [tool.name for tool in tools] == ["alpha", "zeta"]
+
+
+def test_row_85_a_tool_without_subcommands_runs_its_command(
+    own: str, workspace: Path
+) -> None:
+    assert printed(call(own, "bare", args=["x"]))["argv"] == ["echo-args", "x"]
