@@ -51,7 +51,7 @@ def lower_mtdf(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
         metadata={},
         tools=tuple(lowered),
     )
-    return schema, diagnostics
+    return schema, Diagnostics(diagnostics.sorted())
 
 
 def lower_tool(tool: MtdfTool) -> ir.Tool:
