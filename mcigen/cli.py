@@ -20,13 +20,12 @@ from .output import (
     restore_interrupted_swap,
     write_package,
 )
-from .pipeline import compile_schema, plan_schema
+from .pipeline import MCI, MTDF, compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-MCI, MTDF = "mci", "mtdf"
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
@@ -42,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{schema} is a folder holding no MTDF tool file, "
                 "and an MCI schema is one file"
             )
-        if source_format == MTDF:
+        args.source_format = source_format
+        if source_format == MTDF and args.command != "build":
             return _run_mtdf(args, schema)
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
@@ -63,19 +63,12 @@ def _usage_error(message: str) -> int:
 
 
 def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
-    """MTDF input: checked and listed; building it comes with its lowering."""
+    """MTDF input checked or listed (a build lowers it like an MCI schema)."""
     if args.command == "list":
         return _list_mtdf(path)
     diagnostics = check_mtdf(path)
     _report(diagnostics)
-    if diagnostics.has_errors:
-        return EXIT_ERRORS
-    if args.command == "build":
-        return _usage_error(
-            "building a package from MTDF tool files is not supported yet "
-            "('mcigen check' and 'mcigen list' read them); nothing was written"
-        )
-    return EXIT_OK
+    return EXIT_ERRORS if diagnostics.has_errors else EXIT_OK
 
 
 def _report_internal_error(error: Exception) -> None:
@@ -205,6 +198,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         runtime_policy(args),
         vendor_runtime=args.vendor_runtime,
         project=args.project,
+        source_format=args.source_format,
     )
     _report(diagnostics)
     if files is None:

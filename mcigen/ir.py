@@ -96,6 +96,9 @@ class CliExecution:
     """argv items from this index on are one shell script: each quoted
     (``shlex.quote``) and joined with spaces, then ``script_suffix`` added."""
     script_suffix: str = ""
+    templated: bool = True
+    """``command``, ``args`` and ``cwd`` are MCI templates; False: literal words
+    (an MTDF tool's command, whose ``{{`` is text)."""
 
 
 @dataclass(frozen=True)

@@ -13,17 +13,27 @@ from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
 from .frontend import load_schema
+from .frontend.mtdf.lower import lower_mtdf
 from .frontend.source import read_source
 from .planner import McpMode, PlanOptions, plan
 
+MCI, MTDF = "mci", "mtdf"
+"""The source formats: an MCI schema, or MTDF tool files (Ahma's)."""
+
 
 def plan_schema(
-    path: Path, whitespace: str = "compat", mcp_mode: McpMode = McpMode.CACHE
+    path: Path,
+    whitespace: str = "compat",
+    mcp_mode: McpMode = McpMode.CACHE,
+    source_format: str = MCI,
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
-    schema, diagnostics = load_schema(
-        path, display_name=str(path), whitespace=whitespace
-    )
+    if source_format == MTDF:
+        schema, diagnostics = lower_mtdf(path)
+    else:
+        schema, diagnostics = load_schema(
+            path, display_name=str(path), whitespace=whitespace
+        )
     if schema is None:
         return None, diagnostics
     package, planning = plan(schema, PlanOptions(path, whitespace, mcp_mode))
@@ -40,11 +50,12 @@ def compile_schema(
     policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
     vendor_runtime: bool = False,
     project: bool = False,
+    source_format: str = MCI,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it.
     With ``project``, ``out_dir`` is a project holding the package as ``name/``."""
     with _rare_collections():
-        package, diagnostics = plan_schema(path, whitespace, mcp_mode)
+        package, diagnostics = plan_schema(path, whitespace, mcp_mode, source_format)
         if package is None:
             return None, diagnostics
         package_dir = out_dir / name if project else out_dir

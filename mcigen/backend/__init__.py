@@ -38,6 +38,8 @@ from .runtime_link import linked_imports, runtime_package, vendored_runtime
 from .tools import ToolView, group_imports, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
+OPERATIONS_MODULE = "operations"
+"""The submodule a package with background tools has: ``pkg.operations.start``."""
 
 
 def emit(
@@ -104,12 +106,18 @@ def _emit(
         (ident(root.name), ident(root.tool.group)) for root in batch.roots
     )
     needed_runtime = runtime_requirement(runtime_extras(package))
+    operations = any(p.tool.background != "never" for p in package.tools)
     context: dict[str, Any] = {
         "source": source,
         "package": ident(options.name),
         "package_literal": literal(options.name),
         "package_doc": _package_doc(package.schema),
-        "export_names": [n for n, _ in exports],
+        "export_names": sorted(
+            [
+                *(n for n, _ in exports),
+                *([ident(OPERATIONS_MODULE)] if operations else []),
+            ]
+        ),
         "export_groups": exports,
         "exports_by_group": _by_group(exports),
         "model_groups": model_groups,
@@ -121,7 +129,7 @@ def _emit(
         "runtime_missing": literal(
             f"{options.name} needs {needed_runtime}: pip install '{needed_runtime}'"
         ),
-        "operations": any(p.tool.background != "never" for p in package.tools),
+        "operations": operations,
     }
     files["__init__.py"] = render("init.py.jinja", context)
     files["models.py"] = render("models.py.jinja", context)

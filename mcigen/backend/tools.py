@@ -16,6 +16,7 @@ from mcigen_runtime.template_compiler import (
 from mcigen_runtime.template_parser import parse_native, parse_template
 
 from .. import ir
+from .cli_words import CliWords, cli_words
 from .input_guard import input_doubt
 from .mcp_views import McpServerView, McpToolView
 from .pysource import Code, code, docstring, ident, literal
@@ -67,6 +68,9 @@ class CliView:
     timeout: Code
     operands: Code | None = None
     """The arguments a property fills whole, as ``cli_args.Operand`` tuples."""
+    words: CliWords | None = None
+    """How the command line is built when the command is literal words (MTDF);
+    then the fields above but ``timeout`` are unused."""
 
 
 @dataclass
@@ -205,6 +209,27 @@ def tool_view(
 def _cli_view(
     view: ToolView, planned: ir.PlannedTool, execution: ir.CliExecution
 ) -> None:
+    view.awaits = True
+    view.imports.update(
+        {
+            ("mcigen_runtime.cli_exec", "CliCall as _CliCall"),
+            ("mcigen_runtime.cli_exec", "run_cli as _run_cli"),
+            ("mcigen_runtime.cli_exec", "run_cli_async as _run_cli_async"),
+        }
+    )
+    if not execution.templated:
+        words = cli_words(planned.tool.name, execution)
+        view.cli = CliView([], [], [], None, words.timeout, words=words)
+        view.imports.update(words.imports)
+        view.imports.update(
+            {
+                ("mcigen_runtime.paths", "PathRefused as _PathRefused"),
+                ("mcigen_runtime.results", "error_result as _error_result"),
+            }
+        )
+        if words.temp_files:
+            view.imports.add(("mcigen_runtime.cli_argv", "TempFiles as _TempFiles"))
+        return
     present = _present(planned.tool)
     statements: list[Code] = []
 
@@ -236,15 +261,7 @@ def _cli_view(
         literal(operands) if operands else None,
     )
     view.needs_context = bool(flags)
-    view.awaits = True
     view.imports.update(_PATH_FAILURES)
-    view.imports.update(
-        {
-            ("mcigen_runtime.cli_exec", "CliCall as _CliCall"),
-            ("mcigen_runtime.cli_exec", "run_cli as _run_cli"),
-            ("mcigen_runtime.cli_exec", "run_cli_async as _run_cli_async"),
-        }
-    )
     if flags:
         view.imports.add(("mcigen_runtime.lookup", "value_or_none as _value_or_none"))
     if cwd:

@@ -41,6 +41,7 @@ MODULE_SCOPE = BUILTINS | {
     "client",
     "meta",
     "models",
+    "operations",
     "server",
     "tools",
 }

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .child_env import child_env
 from .cli_args import Operand, refusal
+from .cli_argv import remove_files
 from .cli_process import Running
 from .limits import Limits, active
 from .paths import WorkingDirectory
@@ -48,6 +49,9 @@ class CliCall:
     """The build's ``--cli-env``: what a command called with ``os.environ`` sees."""
     operands: tuple[Operand, ...] = ()
     """The arguments a property fills whole (refused when they look like options)."""
+    temp_files: tuple[str, ...] = ()
+    """Files written for the call's arguments: removed once it is over, however
+    it ends."""
 
 
 _SPAWN: dict[str, Any] = {
@@ -78,6 +82,13 @@ def _start(call: CliCall) -> Running | ToolResult:
 
 
 def run_cli(call: CliCall) -> ToolResult:
+    try:
+        return _run(call)
+    finally:
+        remove_files(call.temp_files)
+
+
+def _run(call: CliCall) -> ToolResult:
     started = _start(call)
     if isinstance(started, ToolResult):
         return started
@@ -102,6 +113,13 @@ def run_cli(call: CliCall) -> ToolResult:
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
+    try:
+        return await _run_async(call)
+    finally:
+        remove_files(call.temp_files)
+
+
+async def _run_async(call: CliCall) -> ToolResult:
     started = _start(call)
     if isinstance(started, ToolResult):
         return started

@@ -217,7 +217,7 @@ def test_a_leaf_inherits_synchronous_and_timeout_from_the_tool(tmp_path: Path) -
     assert (tools["t_a"].synchronous, tools["t_a"].timeout_seconds) == (True, 9)
 
 
-def test_tool_guidance_json_adds_and_replaces_blocks(tmp_path: Path) -> None:
+def test_row_91_tool_guidance_json_adds_and_replaces_blocks(tmp_path: Path) -> None:
     (tmp_path / "tool_guidance.json").write_text(
         json.dumps(
             {
@@ -250,7 +250,7 @@ def test_tool_guidance_json_problems_are_located(tmp_path: Path) -> None:
     ]
 
 
-def test_seed_guide_option_fields_become_schema_keywords(tmp_path: Path) -> None:
+def test_row_84_seed_guide_option_fields_become_schema_keywords(tmp_path: Path) -> None:
     options = [
         {"name": "level", "type": "string", "enum": ["a", "b"], "default": "a"},
         {"name": "tag", "type": "string", "pattern": "^v[0-9]+$"},

@@ -37,7 +37,9 @@ def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
     blocks = guidance_blocks(folder, diagnostics)
     if diagnostics.has_errors:
         return [], Diagnostics(diagnostics.sorted())
-    files = [(doc, flatten_tool(_fields(doc), blocks)) for doc in tool_docs]
+    files = [
+        (doc, flatten_tool(_fields(doc), blocks, doc.location)) for doc in tool_docs
+    ]
     tools = resolve_sequences(files, diagnostics)
     diagnostics = Diagnostics(diagnostics.sorted())
     return ([] if diagnostics.has_errors else tools), diagnostics
@@ -66,8 +68,8 @@ def _read_checked(path: Path) -> tuple[list[SourceDocument], Diagnostics]:
     names: list[tuple[str, Location]] = []
     tool_docs: list[SourceDocument] = []
     for file in files:
-        tool, name = _check_file(file, diagnostics)
-        tool_docs += [tool] if tool is not None else []
+        checked, name = _check_file(file, diagnostics)
+        tool_docs += [checked] if checked is not None else []
         names += name
     check_unique_names(names, diagnostics)
     return tool_docs, diagnostics

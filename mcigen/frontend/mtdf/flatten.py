@@ -4,10 +4,11 @@ what a call needs to build its command line."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ... import ir
+from ...diagnostics import Location
 from ...planner.names import function_name
 from .probes import tool_probes
 from .rules import synchronous_of
@@ -24,6 +25,8 @@ SEED_GUIDE_KEYWORDS = ("enum", "default", "minItems", "maxItems", "pattern")
 """Option fields of the older MTDF guide that are JSON Schema keywords as they stand."""
 
 Fields = Mapping[str, object]
+Locate = Callable[[str], Location]
+"""Where the node at a JSON pointer of the tool file was written."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class MtdfParameter:
     format: str | None
     file_arg: bool
     file_flag: str | None
+    items_format: str | None = None
+    """The ``format`` of an array's ``items``."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class MtdfTool:
     """The steps it runs, when its node is a sequence."""
     probes: tuple[ir.Probe, ...] = ()
     """What tells whether the tool's program is installed (see :mod:`.probes`)."""
+    location: Location = Location("", 1, 1)
+    """Where the leaf (the tool, when it has none) was written."""
 
     @property
     def title(self) -> str:
@@ -78,9 +85,12 @@ class _Leaf:
     pointer: str
 
 
-def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfTool]:
+def flatten_tool(
+    tool: Fields, guidance_blocks: Mapping[str, str], locate: Locate
+) -> list[MtdfTool]:
     """The tools Ahma lists for one checked tool file; none for a disabled or
-    livelog tool (builds leave those out)."""
+    livelog tool (builds leave those out). ``locate`` tells where the tool file's
+    nodes are."""
     if tool.get("enabled") is False or tool.get("tool_type") == "livelog":
         return []
     name = str(tool["name"])
@@ -88,26 +98,27 @@ def flatten_tool(tool: Fields, guidance_blocks: Mapping[str, str]) -> list[MtdfT
     if not leaves or (len(leaves) == 1 and leaves[0].path == "default"):
         leaf = leaves[0] if leaves else None
         key = _guidance_key(tool, name)
-        return [_tool(tool, leaf, name, str(tool["description"]), key, guidance_blocks)]
+        base = str(tool["description"])
+        return [_tool(tool, leaf, name, base, key, guidance_blocks, locate)]
     tools = []
     for leaf in leaves:
         tool_name = f"{name}_{leaf.path}"
         # Ahma falls back to the tool's description for an empty one; the check rejects it
         base = str(leaf.fields["description"])
         key = _guidance_key(tool, tool_name)
-        tools.append(_tool(tool, leaf, tool_name, base, key, guidance_blocks))
+        tools.append(_tool(tool, leaf, tool_name, base, key, guidance_blocks, locate))
     return tools
 
 
 def _leaves(
-    node: Fields, prefix: str, words: tuple[str, ...], pointer: str
+    parent: Fields, prefix: str, words: tuple[str, ...], pointer: str
 ) -> list[_Leaf]:
-    """The leaves under ``node``, depth first in array order; disabled entries and
-    their subtrees skipped, a namespace (an entry with ``subcommand``) never a
-    leaf itself."""
+    """The leaves under ``parent`` (at ``pointer``), depth first in array order;
+    disabled entries and their subtrees skipped, a namespace (an entry with
+    ``subcommand``) never a leaf itself."""
     leaves: list[_Leaf] = []
-    entries = node.get("subcommand")
-    for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+    entries = parent.get("subcommand")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(entry, dict) or entry.get("enabled") is False:
             continue
         name = str(entry["name"])
@@ -139,6 +150,7 @@ def _tool(
     base: str,
     guidance_key: str,
     guidance_blocks: Mapping[str, str],
+    locate: Locate,
 ) -> MtdfTool:
     block = guidance_blocks.get(guidance_key)
     leaf_fields: Fields = leaf.fields if leaf else {}
@@ -162,6 +174,7 @@ def _tool(
         probes=tool_probes(
             tool, leaf.fields if leaf else None, leaf.path if leaf else None
         ),
+        location=locate(leaf.pointer if leaf else ""),
     )
 
 
@@ -242,4 +255,12 @@ def _parameter(fields: Fields) -> MtdfParameter:
         format=text("format"),
         file_arg=fields.get("file_arg") is True,
         file_flag=text("file_flag"),
+        items_format=_items_format(fields.get("items")),
     )
+
+
+def _items_format(items: object) -> str | None:
+    if not isinstance(items, dict):
+        return None
+    value = items.get("format")
+    return value if isinstance(value, str) else None

@@ -1,0 +1,118 @@
+"""The statements that build the command line of a cli tool whose command is
+literal words (an MTDF tool): the flags one by one in argv order, values read
+from the call's input, no template and no table read at call time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from .pysource import Code, code, literal
+
+_RUNTIME = "mcigen_runtime.cli_argv"
+
+
+@dataclass
+class CliWords:
+    """What ``_prepare_<tool>`` runs: ``checks`` before anything else (they raise
+    ``ToolInputError``), then ``statements`` (they may raise ``PathRefused`` or
+    ``OSError``, which become an error result); they leave ``argv``, ``cwd`` and,
+    with ``temp_files``, ``files``."""
+
+    checks: list[Code]
+    statements: list[Code]
+    timeout: Code
+    temp_files: bool
+    imports: set[tuple[str, str]] = field(default_factory=set)
+
+
+def cli_words(tool_name: str, execution: ir.CliExecution) -> CliWords:
+    words = _Words(literal(tool_name))
+    words.build(execution)
+    return CliWords(
+        [code(s) for s in words.checks],
+        [code(s) for s in words.statements],
+        code(words.timeout),
+        words.temp_files,
+        words.imports,
+    )
+
+
+class _Words:
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.checks: list[str] = []
+        self.statements: list[str] = []
+        self.timeout = ""
+        self.temp_files = False
+        self.imports: set[tuple[str, str]] = set()
+        self.root: str | None = None
+
+    def use(self, name: str) -> str:
+        self.imports.add((_RUNTIME, f"{name} as _{name}"))
+        return f"_{name}"
+
+    def build(self, execution: ir.CliExecution) -> None:
+        result = self
+        default_s = literal(execution.timeout_ms / 1000)
+        result.timeout = default_s
+        if execution.timeout_property is not None:
+            key = literal(execution.timeout_property)
+            timeout_s = self.use("timeout_s")
+            result.checks.append(
+                f"timeout = {timeout_s}(raw, {key}, {default_s}, {self.tool})"
+            )
+            result.timeout = "timeout"
+        if execution.extra_args is not None:
+            key = literal(execution.extra_args)
+            extra_args = self.use("extra_args")
+            result.checks.append(f"extra = {extra_args}(raw, {key}, {self.tool})")
+        if execution.working_directory is not None:
+            key = literal(execution.working_directory)
+            working_root = self.use("working_root")
+            result.statements.append(f"root = {working_root}(raw, {key}, {self.tool})")
+            self.root = "root"
+        head = [execution.command, *execution.args]
+        result.statements.append(f"argv: list[str] = {literal(head)}")
+        for index, flag in enumerate(execution.flags, start=1):
+            result.statements.append(self.flag(flag, f"value_{index}"))
+        if execution.extra_args is not None:
+            result.statements.append("argv += extra")
+        if execution.script_from is not None:
+            shell_script = self.use("shell_script")
+            result.statements.append(
+                f"argv = {shell_script}(argv, {execution.script_from}, "
+                f"{literal(execution.script_suffix)})"
+            )
+        if self.root is not None:
+            result.statements.append(f"cwd = {self.use('opened')}(root)")
+        else:
+            result.statements.append("cwd = None")
+
+    def flag(self, flag: ir.CliFlag, value: str) -> str:
+        read = f"raw.get({literal(flag.source)})"
+        if flag.kind == "boolean":
+            text = f"-{flag.alias}" if flag.alias is not None else flag.name
+            return f"if {read} is True:\n    argv.append({literal(text)})"
+        if flag.kind == "values":
+            element = self.checked("element", flag)
+            if flag.operand:
+                add = f"argv.append({element})"
+            else:
+                add = f"argv += [{literal(flag.name)}, {element}]"
+            return f"for element in {self.use('words')}({read}):\n    {add}"
+        if flag.file_flag:
+            self.temp_files = True
+            item = f"files.write({value})"
+        else:
+            item = self.checked(value, flag)
+        if flag.operand:
+            add = f"argv.append({item})"
+        else:
+            add = f"argv += [{literal(flag.name)}, {item}]"
+        return f"{value} = {self.use('word')}({read})\nif {value}:\n    {add}"
+
+    def checked(self, value: str, flag: ir.CliFlag) -> str:
+        if not flag.path or self.root is None:
+            return value
+        return f"{self.use('inside')}({value}, {self.root})"

@@ -1,0 +1,52 @@
+"""The package built from Ahma's own tool files: clean under mypy --strict and
+ruff, and real git through its git tools."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .support import call
+
+BIN = Path(sys.executable).parent
+
+
+def test_the_package_passes_mypy_strict_and_ruff(ahma: str) -> None:
+    package = Path(sys.modules[ahma].__file__ or "").parent
+    for command in (
+        [BIN / "mypy", "--strict", "--cache-dir", "/dev/null", package.name],
+        [BIN / "ruff", "check", "--no-cache", package.name],
+    ):
+        result = subprocess.run(
+            command, cwd=package.parent, capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_on_a_repository(
+    ahma: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repository = tmp_path / "repo"
+    repository.mkdir()
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    for key, value in (("GIT_AUTHOR_NAME", "A"), ("GIT_COMMITTER_NAME", "A")):
+        monkeypatch.setenv(key, value)
+    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(key, "a@example.org")
+    (repository / "notes.txt").write_text("hello\n")
+    where = {"working_directory": str(repository)}
+
+    status = call(ahma, "git_status", short=True, **where)
+    assert (status.isError, status.text) == (False, "?? notes.txt\n")
+    assert not call(ahma, "git_add", pathspec="notes.txt", **where).isError
+    message = "Add notes\n\nA body that spans\ntwo lines; $(not a command)"
+    committed = call(ahma, "git_commit", message=message, **where)
+    assert not committed.isError, committed.text
+    log = call(ahma, "git_log", args=["--format=%B", "-n", "1"], **where)
+    assert log.text.rstrip("\n") == message
+    assert call(ahma, "git_status", short=True, **where).text == ""

@@ -1,0 +1,267 @@
+"""MTDF tools written here, built once: nested ``default``, shells given hostile
+values, path escapes, timeouts, schema-less leaves, reserved inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcigen_runtime.errors import ToolInputError
+
+from mcigen.frontend.mtdf import mtdf_tools
+
+from .conftest import build_folder
+from .support import call, printed
+
+HOSTILE = "; touch PWNED #"
+
+
+def _sub(name: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "description": f"Run {name}"} | fields
+
+
+def _positional(name: str, type: str = "string", **fields: Any) -> dict[str, Any]:
+    return {"name": name, "type": type} | fields
+
+
+TOOLS: dict[str, dict[str, Any]] = {
+    "nest": {
+        "name": "nest",
+        "description": "Nested subcommands",
+        "command": "echo-args",
+        "subcommand": [
+            _sub(
+                "parent",
+                options=[{"name": "parent-only", "type": "boolean"}],
+                subcommand=[
+                    _sub("default", options=[{"name": "own", "type": "boolean"}]),
+                    _sub("child", positional_args=[_positional("x")]),
+                ],
+            )
+        ],
+    },
+    "shells": {
+        "name": "shells",
+        "description": "Shell commands",
+        "command": "/bin/sh",
+        "subcommand": [_sub("echo", positional_args=[_positional("text")])],
+    },
+    "bash": {
+        "name": "bash-run",
+        "description": "bash -c",
+        "command": "bash -c",
+        "subcommand": [_sub("default", positional_args=[_positional("script")])],
+    },
+    "slow": {
+        "name": "slow",
+        "description": "Sleeps",
+        "command": "sleep",
+        "timeout_seconds": 1,
+        "subcommand": [_sub("default", positional_args=[_positional("seconds")])],
+    },
+    "plain": {
+        "name": "plain",
+        "description": "A leaf with no schema",
+        "command": "echo-args",
+        "subcommand": [_sub("hello"), _sub("other")],
+    },
+    "seed": {
+        "name": "seed",
+        "description": "Seed-guide keywords",
+        "command": "echo-args",
+        "subcommand": [
+            _sub(
+                "default",
+                options=[
+                    {"name": "level", "type": "string", "enum": ["low", "high"]},
+                    {"name": "ids", "type": "array", "maxItems": 2},
+                ],
+            )
+        ],
+    },
+    "spawn": {
+        "name": "spawn",
+        "description": "Starts a child that outlives it, then sleeps",
+        "command": "spawner",
+        "timeout_seconds": 1,
+    },
+    "bare": {"name": "bare", "description": "No subcommands", "command": "echo-args"},
+    "files": {
+        "name": "files",
+        "description": "A file argument after a path",
+        "command": "echo-args",
+        "subcommand": [
+            _sub(
+                "send",
+                options=[
+                    {"name": "body", "type": "string", "file_arg": True},
+                    {"name": "target", "type": "string", "format": "path"},
+                ],
+            )
+        ],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("tools")
+    for file, tool in TOOLS.items():
+        (folder / f"{file}.json").write_text(json.dumps(tool, indent=2))
+    yield from build_folder(folder, tmp_path_factory.mktemp("built") / "own")
+
+
+def test_a_nested_default_is_named_after_its_parent(own: str, workspace: Path) -> None:
+    assert printed(call(own, "nest_parent", own=True))["argv"] == [
+        "echo-args",
+        "parent",
+        "--own",
+    ]
+    assert printed(call(own, "nest_parent_child", x="1"))["argv"] == [
+        "echo-args",
+        "parent",
+        "child",
+        "1",
+    ]
+
+
+def test_row_87_a_nested_default_runs_its_own_node(own: str, workspace: Path) -> None:
+    # Ahma runs the parent's node: it would read parent-only and drop own
+    arguments = {"parent-only": True, "own": True}
+    assert printed(call(own, "nest_parent", **arguments))["argv"] == [
+        "echo-args",
+        "parent",
+        "--own",
+    ]
+
+
+def test_row_82_a_value_is_one_word_of_an_sh_script(own: str, workspace: Path) -> None:
+    for value in (HOSTILE, "$(touch PWNED)", "`touch PWNED`", "*", "a  b"):
+        result = call(own, "shells_echo", text=value)
+        assert (result.isError, result.text) == (False, f"{value}\n")
+    assert not (workspace / "PWNED").exists()
+
+
+def test_row_82_a_value_is_one_word_after_bash_c(own: str, workspace: Path) -> None:
+    result = call(own, "bash-run", script=f"echo hi{HOSTILE}")
+    assert result.isError  # one word: no such command (2>&1: said on stdout)
+    assert result.metadata is not None
+    assert "echo hi; touch PWNED #: command not found" in result.metadata["stdout"]
+    assert not (workspace / "PWNED").exists()
+
+
+def test_row_90_the_tools_timeout_is_the_default(own: str, workspace: Path) -> None:
+    result = call(own, "slow", seconds="30")
+    assert result.isError
+    assert "timed out after 1 seconds" in result.text
+    result = call(own, "slow", seconds="30", timeout_seconds=2)
+    assert "timed out after 2 seconds" in result.text
+    with pytest.raises(ToolInputError) as raised:
+        call(own, "slow", seconds="1", timeout_seconds=1.5)
+    assert raised.value.field == "timeout_seconds"
+
+
+def test_row_88_only_declared_inputs_reach_the_command_line(
+    own: str, workspace: Path
+) -> None:
+    arguments = {"subcommand": "hello", "x": "1", "flag": True, "n": 2.5}
+    assert printed(call(own, "plain_hello", **arguments, args=["a", 2, ""]))[
+        "argv"
+    ] == ["echo-args", "hello", "a", "2", ""]
+    with pytest.raises(ToolInputError) as raised:
+        call(own, "plain_hello", args="a b")
+    assert raised.value.field == "args"
+
+
+def test_paths_escaping_the_working_directory_are_refused(
+    own: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    (workspace / "out").symlink_to(temp)
+    for escape in ("../x", "/etc/passwd", "out/x", "sub/../../x"):
+        result = call(own, "files_send", target=escape, body="text")
+        assert result.isError, escape
+        assert "is outside the working directory" in result.text
+    assert not list(temp.iterdir())  # the file argument's file is gone
+    inside = printed(call(own, "files_send", target="sub/../in"))["argv"]
+    assert inside == ["echo-args", "send", "--target", f"{workspace}/in"]
+
+
+def test_a_missing_working_directory_is_an_error_result(
+    own: str, workspace: Path
+) -> None:
+    result = call(own, "plain_hello", working_directory="nowhere")
+    assert result.isError
+    assert result.text == 'Working directory "nowhere" is not a directory'
+
+
+def test_row_84_seed_guide_keywords_are_enforced(own: str, workspace: Path) -> None:
+    assert printed(call(own, "seed", level="high", ids=["1", "2"]))["argv"] == [
+        "echo-args",
+        "--ids",
+        "1",
+        "--ids",
+        "2",
+        "--level",
+        "high",
+    ]
+    for wrong, field in (
+        ({"level": "mid"}, "level"),
+        ({"ids": ["1", "2", "3"]}, "ids"),
+    ):
+        with pytest.raises(ToolInputError) as raised:
+            call(own, "seed", **wrong)
+        assert raised.value.field == field
+
+
+_SPAWNER = f"""#!{sys.executable}
+import pathlib, subprocess, time
+child = subprocess.Popen(["sleep", "60"])
+pathlib.Path("child.pid").write_text(str(child.pid))
+time.sleep(60)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_row_83_a_timeout_kills_the_process_group(own: str, workspace: Path) -> None:
+    spawner = Path(os.environ["PATH"].split(os.pathsep)[0]) / "spawner"
+    spawner.write_text(_SPAWNER)
+    spawner.chmod(0o755)
+    result = call(own, "spawn")
+    assert result.isError
+    assert "timed out after 1 seconds" in result.text
+    child = int((workspace / "child.pid").read_text())
+    deadline = time.monotonic() + 2
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _running(child)
+
+
+def test_row_92_tools_come_in_file_name_order(tmp_path: Path) -> None:
+    for file, tool in (("z.json", "zeta"), ("a.json", "alpha")):
+        document = {"name": tool, "description": "T", "command": "true"}
+        (tmp_path / file).write_text(json.dumps(document))
+    tools, _ = mtdf_tools(tmp_path)
+    assert [tool.name for tool in tools] == ["alpha", "zeta"]
+
+
+def test_row_85_a_tool_without_subcommands_runs_its_command(
+    own: str, workspace: Path
+) -> None:
+    assert printed(call(own, "bare", args=["x"]))["argv"] == ["echo-args", "x"]
