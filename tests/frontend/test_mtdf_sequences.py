@@ -123,7 +123,7 @@ def test_a_tool_level_sequence_runs_other_files_tools(tmp_path: Path) -> None:
     ],
     ids=["disabled", "unknown tool", "built-in shell", "nested sequence"],
 )
-def test_a_step_that_runs_nothing_listed_is_located(
+def test_row_100_a_step_that_runs_nothing_listed_is_located(
     tmp_path: Path, step: dict[str, Any], message: str
 ) -> None:
     _write(

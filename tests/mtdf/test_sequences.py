@@ -1,0 +1,149 @@
+"""Sequences built from MTDF files (AHMA-SEMANTICS §8.6) and run for real: steps
+in order in the call's working directory, each with its own arguments over the
+call's, skips, and the first failure stops the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import build_folder
+from .support import call
+
+FILES: dict[str, dict[str, Any]] = {
+    "fs": {
+        "name": "fs",
+        "description": "Files",
+        "command": "touch",
+        "synchronous": True,
+        "subcommand": [
+            {
+                "name": "default",
+                "description": "Create a file",
+                "positional_args": [
+                    {"name": "file", "type": "string", "required": True}
+                ],
+            }
+        ],
+    },
+    "fail": {
+        "name": "fail",
+        "description": "Fails",
+        "command": "false",
+        "synchronous": True,
+        "subcommand": [{"name": "default", "description": "Exit 1"}],
+    },
+    "steps": {
+        "name": "steps",
+        "description": "Makes a.txt, fails, then would make b.txt",
+        "command": "sequence",
+        "synchronous": True,
+        "step_delay_ms": 1,
+        "sequence": [
+            {"tool": "fs", "subcommand": "default", "args": {"file": "a.txt"}},
+            {
+                "tool": "fs",
+                "subcommand": "default",
+                "description": "Only once",
+                "args": {"file": "marker.txt"},
+                "skip_if_file_exists": "marker.txt",
+            },
+            {"tool": "fail", "subcommand": "default"},
+            {"tool": "fs", "subcommand": "default", "args": {"file": "b.txt"}},
+        ],
+    },
+    "good": {
+        "name": "good",
+        "description": "Makes the file the call names, then c.txt",
+        "command": "sequence",
+        "synchronous": True,
+        "step_delay_ms": 1,
+        "sequence": [
+            {"tool": "fs", "subcommand": "default"},
+            {"tool": "fs", "subcommand": "default", "args": {"file": "c.txt"}},
+        ],
+    },
+}
+FAILED = (
+    "Sequence failed at step 3:\n\n"
+    "OK Step 1 completed: fs default\n(no output)\n\n"
+    "Sequence step 'fs default' (Only once) skipped due to environment override."
+    "\n\n✗ Step 3 FAILED: fail default\nError: Command exited with code 1"
+)
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    folder = tmp_path_factory.mktemp("tools")
+    for name, document in FILES.items():
+        (folder / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
+    for name in build_folder(folder, tmp_path_factory.mktemp("build") / "seqpkg"):
+        yield sys.modules[name]
+
+
+def test_row_99_steps_run_in_order_until_the_first_failure(
+    package: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "marker.txt").write_text("")
+    result = package.steps(working_directory=str(tmp_path))
+    assert (result.isError, result.text) == (True, FAILED)
+    assert result.metadata == {"failedStep": 3}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "marker.txt"]
+
+
+def test_the_async_twin_gives_the_same_result(package: Any, tmp_path: Path) -> None:
+    (tmp_path / "marker.txt").write_text("")
+    result = asyncio.run(package.steps_async(working_directory=str(tmp_path)))
+    assert (result.isError, result.text) == (True, FAILED)
+
+
+def test_steps_get_the_calls_arguments_under_their_own(
+    package: Any, tmp_path: Path
+) -> None:
+    """``good`` declares only working_directory; a call by name may pass more,
+    and its first step, which sets no ``file``, takes the call's."""
+    result = call(
+        package.__name__, "good", working_directory=str(tmp_path), file="given.txt"
+    )
+    assert (result.isError, result.text) == (
+        False,
+        "All 2 sequence steps completed successfully:\n\n"
+        "OK Step 1 completed: fs default\n(no output)\n\n"
+        "OK Step 2 completed: fs default\n(no output)",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "given.txt"]
+
+
+def test_ahmas_qualitycheck_runs_its_three_cargo_steps(
+    ahma: str, workspace: Path
+) -> None:
+    result = call(ahma, "cargo_qualitycheck")
+    assert not result.isError, result.text
+    lines = result.text.splitlines()
+    assert [line for line in lines if line.startswith("OK Step")] == [
+        "OK Step 1 completed: cargo fmt",
+        "OK Step 2 completed: cargo clippy",
+        "OK Step 3 completed: cargo nextest_run",
+    ]
+    printed = [json.loads(line)["argv"] for line in lines if line.startswith("{")]
+    assert printed == [
+        ["cargo", "fmt", "--all"],
+        ["cargo", "clippy", "--allow-dirty", "--fix", "--tests", "--workspace"],
+        ["cargo", "nextest", "run", "--workspace"],
+    ]
+
+
+def test_row_98_a_subcommand_sequence_gives_its_steps_their_own_arguments(
+    ahma: str, workspace: Path
+) -> None:
+    result = call(ahma, "cargo_diagnose")
+    assert not result.isError, result.text
+    lines = result.text.splitlines()
+    argv = [json.loads(line)["argv"] for line in lines if line.startswith("{")]
+    assert argv == [["cargo", "check", "--message-format", "short", "--workspace"]]
