@@ -1,88 +1,65 @@
 """A package with slow and quick cli tools that go on in the background, built
-through the real pipeline with each tool's ``background`` set in the IR (what the
-MTDF frontend sets from ``synchronous``; MCI schemas have no such field).
+with the real command from MTDF tool files (whose ``synchronous`` sets each tool's
+background mode).
 
-``slow`` writes its shell's pid (its process group) to ``pidfile`` and sleeps
-``seconds``, then prints ``slept``; ``quick`` prints ``quick``; ``maybe`` is
-``slow`` that runs synchronously when asked (``execution_mode``).
+``slow`` (``synchronous: false``: always in the background) writes its shell's pid
+(its process group) to ``pidfile`` and sleeps ``seconds``, then prints ``slept``;
+``maybe`` is ``slow`` without ``synchronous`` (in the background unless
+``execution_mode`` asks otherwise); ``quick`` prints ``quick`` in the background,
+``plain`` prints ``plain`` synchronously.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
-from mcigen import ir
-from mcigen.backend import emit
-from mcigen.output import write_package
-from mcigen.pipeline import plan_schema
+from ..conftest import run_mcigen
 
 WINDOW = "0.5"
 """``MCIGEN_BACKGROUND_AFTER`` for the servers of these tests: a call still running
 after half a second goes on in the background (5 s otherwise)."""
 
-SLEEP_SCRIPT = 'echo $$ > "$0"; sleep "$1" && echo slept'
-
-SLOW_INPUT = {
-    "type": "object",
-    "properties": {
-        "pidfile": {"type": "string"},
-        "seconds": {"type": "string", "pattern": "^[0-9.]+$"},
-        "execution_mode": {"type": "string"},
-    },
-    "required": ["pidfile", "seconds"],
-}
+SLEEPER = '#!/bin/sh\necho $$ > "$1"\nsleep "$2" && echo slept\n'
 
 
-def _sleeper(name: str) -> dict[str, object]:
+def _tool(name: str, command: str, **fields: Any) -> dict[str, Any]:
+    default = {"name": "default", "description": f"{name} itself"}
     return {
         "name": name,
-        "inputSchema": SLOW_INPUT,
-        "execution": {
-            "type": "cli",
-            "command": "sh",
-            "args": ["-c", SLEEP_SCRIPT, "{{props.pidfile}}", "{{props.seconds}}"],
-            "timeout_ms": 60_000,
-        },
+        "description": f"The {name} tool",
+        "command": command,
+        "subcommand": [default | fields.pop("leaf", {})],
+        **fields,
     }
 
 
-SCHEMA = {
-    "schemaVersion": "1.0",
-    "tools": [
-        _sleeper("slow"),
-        _sleeper("maybe"),
-        {
-            "name": "quick",
-            "execution": {"type": "cli", "command": "echo", "args": ["quick"]},
-        },
-        {"name": "plain", "execution": {"type": "text", "text": "plain"}},
-    ],
-}
-
-BACKGROUND = {"slow": "always", "quick": "always", "maybe": "unless_asked"}
+def _sleeper(name: str, program: Path, **fields: Any) -> dict[str, Any]:
+    operands = [
+        {"name": "pidfile", "type": "string", "required": True},
+        {"name": "seconds", "type": "string", "required": True},
+    ]
+    leaf = {"positional_args": operands, "timeout_seconds": 60}
+    return _tool(name, str(program), leaf=leaf, **fields)
 
 
 def build_background_package(directory: Path, name: str = "pkg") -> Path:
-    """Build :data:`SCHEMA` as ``directory/name`` with :data:`BACKGROUND`; the
-    package's directory."""
-    schema = directory / "background.mci.json"
-    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
-    package, diagnostics = plan_schema(schema)
-    assert package is not None, diagnostics.items
-    tools = tuple(
-        dataclasses.replace(
-            planned,
-            tool=dataclasses.replace(
-                planned.tool, background=BACKGROUND.get(planned.tool.name, "never")
-            ),
-        )
-        for planned in package.tools
-    )
-    package = dataclasses.replace(package, tools=tools)
-    options = ir.BuildOptions(name, schema_dir="..")
-    files, emitting = emit(package, options)
-    assert not emitting.has_errors, emitting.items
-    write_package(files, directory / name, name)
+    """Write the tool files and the sleeper under ``directory`` and build them as
+    ``directory/name``; the package's directory."""
+    sleeper = directory / "sleeper"
+    sleeper.write_text(SLEEPER, encoding="utf-8")
+    sleeper.chmod(0o755)
+    tools = directory / "tools"
+    tools.mkdir()
+    for document in (
+        _sleeper("slow", sleeper, synchronous=False),
+        _sleeper("maybe", sleeper),
+        _tool("quick", "echo quick", synchronous=False),
+        _tool("plain", "echo plain", synchronous=True),
+    ):
+        path = tools / f"{document['name']}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+    result = run_mcigen("build", tools, "-o", directory / name)
+    assert result.returncode == 0, result.stderr
     return directory / name

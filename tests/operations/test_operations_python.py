@@ -53,7 +53,7 @@ def test_ids_count_up_and_failures_are_results_or_refusals(
     second = pkg.operations.start("plain")  # any tool, not only background ones
     assert int(second.id[3:]) == int(first.id[3:]) + 1
     assert first.wait(10).text == "quick\n"
-    assert second.wait(10).text == "plain"
+    assert second.wait(10).text == "plain\n"
     pidfile = str(tmp_path / "pid")
     failed = pkg.operations.start("slow", pidfile=pidfile, seconds="1.2.3")  # sleep: no
     with pytest.raises(ToolInputError, match="seconds"):
