@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml)
+EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma
 
 .PHONY: install demo test lint golden bench clean
 

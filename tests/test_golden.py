@@ -15,9 +15,14 @@ import pytest
 from .conftest import ROOT, run_mcigen
 
 EXAMPLES = sorted(
-    p
-    for p in (ROOT / "examples").iterdir()
-    if re.search(r"\.mci\.(json|ya?ml)$", p.name)
+    [
+        *(
+            p
+            for p in (ROOT / "examples").iterdir()
+            if re.search(r"\.mci\.(json|ya?ml)$", p.name)
+        ),
+        ROOT / "examples" / "ahma",  # MTDF tool files
+    ]
 )
 GOLDEN = ROOT / "golden"
 VENDORED = GOLDEN / "vendored" / "greetings"

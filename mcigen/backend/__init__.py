@@ -183,7 +183,10 @@ def _group_module(
 ) -> str:
     """``file_env``: the names of the environment variables file templates see."""
     imports = group_imports(views) | models.imports
-    uses_paths = any(view.kind in ("file", "cli") for view in views)
+    uses_paths = any(
+        view.kind == "file" or (view.cli is not None and view.cli.cwd is not None)
+        for view in views
+    )
     if uses_paths:
         imports |= {("mcigen_runtime.paths", "schema_directory as _schema_directory")}
     reads_files = any(view.kind == "file" for view in views)
