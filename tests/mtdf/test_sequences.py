@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcigen_runtime.results import ToolResult
 
 from .conftest import build_folder
 from .support import call
@@ -123,16 +124,13 @@ def test_steps_get_the_calls_arguments_under_their_own(
 def test_ahmas_qualitycheck_runs_its_three_cargo_steps(
     ahma: str, workspace: Path
 ) -> None:
-    result = call(ahma, "cargo_qualitycheck")
-    assert not result.isError, result.text
-    lines = result.text.splitlines()
-    assert [line for line in lines if line.startswith("OK Step")] == [
+    steps, argvs = _steps_run(call(ahma, "cargo_qualitycheck"))
+    assert steps == [
         "OK Step 1 completed: cargo fmt",
         "OK Step 2 completed: cargo clippy",
         "OK Step 3 completed: cargo nextest_run",
     ]
-    printed = [json.loads(line)["argv"] for line in lines if line.startswith("{")]
-    assert printed == [
+    assert argvs == [
         ["cargo", "fmt", "--all"],
         ["cargo", "clippy", "--allow-dirty", "--fix", "--tests", "--workspace"],
         ["cargo", "nextest", "run", "--workspace"],
@@ -142,8 +140,13 @@ def test_ahmas_qualitycheck_runs_its_three_cargo_steps(
 def test_row_98_a_subcommand_sequence_gives_its_steps_their_own_arguments(
     ahma: str, workspace: Path
 ) -> None:
-    result = call(ahma, "cargo_diagnose")
+    _, argvs = _steps_run(call(ahma, "cargo_diagnose"))
+    assert argvs == [["cargo", "check", "--message-format", "short", "--workspace"]]
+
+
+def _steps_run(result: ToolResult) -> tuple[list[str], list[list[str]]]:
+    """A successful sequence's step lines, and the argv each stub printed."""
     assert not result.isError, result.text
     lines = result.text.splitlines()
-    argv = [json.loads(line)["argv"] for line in lines if line.startswith("{")]
-    assert argv == [["cargo", "check", "--message-format", "short", "--workspace"]]
+    steps = [line for line in lines if line.startswith("OK Step")]
+    return steps, [json.loads(line)["argv"] for line in lines if line.startswith("{")]
