@@ -53,41 +53,40 @@ class _Words:
         return f"_{name}"
 
     def build(self, execution: ir.CliExecution) -> None:
-        result = self
         default_s = literal(execution.timeout_ms / 1000)
-        result.timeout = default_s
+        self.timeout = default_s
         if execution.timeout_property is not None:
             key = literal(execution.timeout_property)
             timeout_s = self.use("timeout_s")
-            result.checks.append(
+            self.checks.append(
                 f"timeout = {timeout_s}(raw, {key}, {default_s}, {self.tool})"
             )
-            result.timeout = "timeout"
+            self.timeout = "timeout"
         if execution.extra_args is not None:
             key = literal(execution.extra_args)
             extra_args = self.use("extra_args")
-            result.checks.append(f"extra = {extra_args}(raw, {key}, {self.tool})")
+            self.checks.append(f"extra = {extra_args}(raw, {key}, {self.tool})")
         if execution.working_directory is not None:
             key = literal(execution.working_directory)
             working_root = self.use("working_root")
-            result.statements.append(f"root = {working_root}(raw, {key}, {self.tool})")
+            self.statements.append(f"root = {working_root}(raw, {key}, {self.tool})")
             self.root = "root"
         head = [execution.command, *execution.args]
-        result.statements.append(f"argv: list[str] = {literal(head)}")
+        self.statements.append(f"argv: list[str] = {literal(head)}")
         for index, flag in enumerate(execution.flags, start=1):
-            result.statements.append(self.flag(flag, f"value_{index}"))
+            self.statements.append(self.flag(flag, f"value_{index}"))
         if execution.extra_args is not None:
-            result.statements.append("argv += extra")
+            self.statements.append("argv += extra")
         if execution.script_from is not None:
             shell_script = self.use("shell_script")
-            result.statements.append(
+            self.statements.append(
                 f"argv = {shell_script}(argv, {execution.script_from}, "
                 f"{literal(execution.script_suffix)})"
             )
         if self.root is not None:
-            result.statements.append(f"cwd = {self.use('opened')}(root)")
+            self.statements.append(f"cwd = {self.use('opened')}(root)")
         else:
-            result.statements.append("cwd = None")
+            self.statements.append("cwd = None")
 
     def flag(self, flag: ir.CliFlag, value: str) -> str:
         read = f"raw.get({literal(flag.source)})"
@@ -95,24 +94,26 @@ class _Words:
             text = f"-{flag.alias}" if flag.alias is not None else flag.name
             return f"if {read} is True:\n    argv.append({literal(text)})"
         if flag.kind == "values":
-            element = self.checked("element", flag)
-            if flag.operand:
-                add = f"argv.append({element})"
-            else:
-                add = f"argv += [{literal(flag.name)}, {element}]"
+            add = _append(flag, self.checked("element", flag))
             return f"for element in {self.use('words')}({read}):\n    {add}"
         if flag.file_flag:
+            self.use("TempFiles")
             self.temp_files = True
             item = f"files.write({value})"
         else:
             item = self.checked(value, flag)
-        if flag.operand:
-            add = f"argv.append({item})"
-        else:
-            add = f"argv += [{literal(flag.name)}, {item}]"
+        add = _append(flag, item)
         return f"{value} = {self.use('word')}({read})\nif {value}:\n    {add}"
 
     def checked(self, value: str, flag: ir.CliFlag) -> str:
         if not flag.path or self.root is None:
             return value
         return f"{self.use('inside')}({value}, {self.root})"
+
+
+def _append(flag: ir.CliFlag, item: str) -> str:
+    """The statement that adds ``item`` to argv: alone for an operand, after the
+    flag's text otherwise."""
+    if flag.operand:
+        return f"argv.append({item})"
+    return f"argv += [{literal(flag.name)}, {item}]"

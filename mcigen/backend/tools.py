@@ -68,9 +68,6 @@ class CliView:
     timeout: Code
     operands: Code | None = None
     """The arguments a property fills whole, as ``cli_args.Operand`` tuples."""
-    words: CliWords | None = None
-    """How the command line is built when the command is literal words (MTDF);
-    then the fields above but ``timeout`` are unused."""
 
 
 @dataclass
@@ -123,6 +120,9 @@ class ToolView:
     compiled: list[CompiledText] = field(default_factory=list)
     path: TextView | None = None
     cli: CliView | None = None
+    cli_words: CliWords | None = None
+    """How a cli tool whose command is literal words (MTDF) builds its command
+    line (``cli`` is for templated commands)."""
     http: HttpView | None = None
     mcp: McpToolView | None = None
     sequence: SequenceView | None = None
@@ -218,17 +218,14 @@ def _cli_view(
         }
     )
     if not execution.templated:
-        words = cli_words(planned.tool.name, execution)
-        view.cli = CliView([], [], [], None, words.timeout, words=words)
-        view.imports.update(words.imports)
+        view.cli_words = cli_words(planned.tool.name, execution)
+        view.imports.update(view.cli_words.imports)
         view.imports.update(
             {
                 ("mcigen_runtime.paths", "PathRefused as _PathRefused"),
                 ("mcigen_runtime.results", "error_result as _error_result"),
             }
         )
-        if words.temp_files:
-            view.imports.add(("mcigen_runtime.cli_argv", "TempFiles as _TempFiles"))
         return
     present = _present(planned.tool)
     statements: list[Code] = []

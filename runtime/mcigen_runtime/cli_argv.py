@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import ToolInputError
-from .paths import PathRefused, WorkingDirectory
+from .paths import PathRefused, WorkingDirectory, lies_inside, open_directory
 
 
 def word(value: Any) -> str | None:
@@ -43,7 +43,7 @@ def inside(value: str, root: str) -> str:
         real = os.path.realpath(os.path.join(root, value))
     except (OSError, ValueError) as error:  # a NUL byte, a symlink loop
         raise PathRefused(f"Path {value!r} cannot be used: {error}") from None
-    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+    if not lies_inside(real, root):
         raise PathRefused(
             f'Path "{value}" is outside the working directory "{root}": a path '
             "argument must name something inside it"
@@ -71,10 +71,9 @@ def working_root(raw: Mapping[str, Any], key: str, tool: str) -> str:
 def opened(root: str) -> WorkingDirectory:
     """The directory ``root``, opened for the command to start in."""
     try:
-        descriptor = os.open(root, os.O_DIRECTORY | getattr(os, "O_PATH", os.O_RDONLY))
+        return open_directory(root)
     except OSError as error:
         raise PathRefused(f'Working directory "{root}": {error.strerror}') from None
-    return WorkingDirectory(descriptor, root)
 
 
 def extra_args(raw: Mapping[str, Any], key: str, tool: str) -> list[str]:

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from .cli_exec import CliCall, run_cli_async
 from .limits import Limits
-from .paths import WorkingDirectory
+from .paths import WorkingDirectory, open_directory
 from .registry import Probe, Registry, ToolEntry
 
 PROBE_OUTPUT = 64 * 1024
@@ -105,10 +105,7 @@ async def _problem(probe: Probe) -> str | None:
 
 
 def _opened(directory: str | None) -> WorkingDirectory | None:
-    if directory is None:
-        return None
-    flags = os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
-    return WorkingDirectory(os.open(directory, flags), directory)
+    return None if directory is None else open_directory(directory)
 
 
 def _shown(text: str) -> str:

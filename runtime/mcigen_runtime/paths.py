@@ -33,6 +33,10 @@ BASE_DIR_VARIABLE = "MCIGEN_BASE_DIR"
 """The environment variable that replaces the schema's directory (read at each call)."""
 
 
+DIRECTORY_FLAGS = os.O_DIRECTORY | getattr(os, "O_PATH", os.O_RDONLY)
+"""How a working directory is opened: to start a command in, never to read."""
+
+
 class PathRefused(Exception):
     """A path the tool may not, or cannot, use; the message says why."""
 
@@ -105,9 +109,8 @@ class CheckedPath:
 
     def working_directory(self) -> WorkingDirectory:
         """The directory at the path, opened and checked, for a command to start in."""
-        flags = os.O_DIRECTORY | getattr(os, "O_PATH", os.O_RDONLY)
         try:
-            descriptor, _ = self.open(flags)
+            descriptor, _ = self.open(DIRECTORY_FLAGS)
         except (OSError, ValueError) as error:  # what starting the command would say
             raise PathRefused(str(error)) from None
         return WorkingDirectory(descriptor, self.path)
@@ -117,14 +120,14 @@ class CheckedPath:
         list (resolved only when needed: most paths lie in the base directory)."""
         base = self._base
         assert base is not None
-        if _inside(real, base):
+        if lies_inside(real, base):
             return True
         for entry in self._allow_list:
             try:
                 root = os.path.realpath(os.path.join(base, entry))
             except (OSError, ValueError):
                 continue
-            if _inside(real, root):
+            if lies_inside(real, root):
                 return True
         return False
 
@@ -191,7 +194,14 @@ def _base_directory(schema_dir: str | None) -> str:
     return schema_dir
 
 
-def _inside(real: str, root: str) -> bool:
+def open_directory(path: str) -> WorkingDirectory:
+    """The directory at ``path`` (not checked against any policy), opened for a
+    command to start in; :class:`OSError` when it cannot be."""
+    return WorkingDirectory(os.open(path, DIRECTORY_FLAGS | os.O_CLOEXEC), path)
+
+
+def lies_inside(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` or lies below it."""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
