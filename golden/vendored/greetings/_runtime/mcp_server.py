@@ -276,20 +276,21 @@ class ToolSurface:
         """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
-        if self.operations is not None:
-            from .operation_tools import call_operation_tool, runs_in_background
+        if self.operations is not None and name in self._operation_tools:
+            from .operation_tools import call_operation_tool
 
-            if name in self._operation_tools:
-                answer = await call_operation_tool(self.operations, name, arguments)
-                return mcp_result(answer)
-            entry = self._by_name.get(name)
-            if entry is not None and runs_in_background(entry, arguments):
-                return await self._call_in_background(
-                    self.operations, entry, arguments, progress or Progress()
-                )
+            answer = await call_operation_tool(self.operations, name, arguments)
+            return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
             raise _unknown_tool(name)
+        if self.operations is not None:
+            from .operation_tools import runs_in_background
+
+            if runs_in_background(entry, arguments):
+                return await self._call_in_background(
+                    self.operations, entry, arguments, progress or Progress()
+                )
         try:
             result = await self.registry.call_async(entry.name, arguments, self.env)
         except ToolInputError as error:
