@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mcigen import ir
 from mcigen.frontend.mtdf import MtdfTool, mtdf_tools
+from mcigen.frontend.mtdf.lower import lower_mtdf
 
 from ..conftest import run_mcigen
 
@@ -317,3 +319,17 @@ def test_mcigen_check_reports_tool_guidance_problems(tmp_path: Path) -> None:
         f"{tmp_path / 'tool_guidance.json'}:1:21: error: 'guidance_blocks' must be "
         "an object of texts, not array"
     ) in result.stderr
+
+
+def test_command_words_split_where_ahma_splits_them(tmp_path: Path) -> None:
+    """Rust's ``split_whitespace``: Unicode White_Space separates words; the
+    information separators U+001C-U+001F (whitespace to Python) do not."""
+    sub = _sub("run\x1fnow", options=[{"name": "v", "type": "boolean"}])
+    tool = _tool([sub], command="env\u2028a\x1cb  c", availability_check={})
+    tools = _tools(tmp_path, tool)
+    schema, _ = lower_mtdf(tmp_path)
+    assert schema is not None
+    execution = schema.tools[0].execution
+    assert isinstance(execution, ir.CliExecution)
+    assert (execution.command, execution.args) == ("env", ("a\x1cb", "c", "run\x1fnow"))
+    assert tools["t_run\x1fnow"].probes[0].argv == ("env", "a\x1cb", "c")

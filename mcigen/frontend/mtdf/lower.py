@@ -14,6 +14,7 @@ from ... import ir
 from ...diagnostics import Diagnostics
 from . import mtdf_tools
 from .flatten import MtdfParameter, MtdfTool
+from .words import split_words
 
 SCHEMA_VERSION = "mtdf"
 DEFAULT_TIMEOUT_S = 360
@@ -61,7 +62,7 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
 
 
 def _execution(tool: MtdfTool) -> ir.CliExecution:
-    words = [word for text in tool.command_words for word in text.split()]
+    words = [word for text in tool.command_words for word in split_words(text)]
     program, args = words[0], words[1:]
     script_from: int | None = None
     suffix = ""

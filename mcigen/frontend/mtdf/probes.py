@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ... import ir
+from .words import split_words
 
 Fields = Mapping[str, object]
 
@@ -45,7 +46,7 @@ def _tool_probe(tool: Fields) -> ir.Probe | None:
     ):
         return None
     if check is None:
-        words = command.split()
+        words = split_words(command)
         argv: tuple[str, ...] = (
             "/usr/bin/env",
             "which",
@@ -91,7 +92,7 @@ def _check_argv(check: Fields, tool_command: str) -> tuple[str, ...]:
     command = _text(check, "command") or tool_command
     args = check.get("args")
     extra = [str(arg) for arg in args] if isinstance(args, list) else []
-    return (*command.split(), *extra)
+    return (*split_words(command), *extra)
 
 
 def _success_codes(check: Fields) -> tuple[int, ...]:
