@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcigen_runtime.registry import Probe as Probe  # what the manifest carries
+from mcigen_runtime.broker_tree import RENDER_MODES as RENDER_MODES
+from mcigen_runtime.broker_tree import Tree as Tree  # what the manifest carries
+from mcigen_runtime.broker_tree import TreeLeaf as TreeLeaf
+from mcigen_runtime.broker_tree import TreeNode as TreeNode
+from mcigen_runtime.registry import Probe as Probe
 from mcigen_runtime.template_ast import Template
 
 from .diagnostics import Location
@@ -111,6 +115,9 @@ class FileExecution:
 class McpExecution:
     server_name: str
     tool_name: str
+    timeout_ms: int | None = None
+    """How long one call may wait for its answer unless the caller says otherwise
+    (a broker config's ``tool_overrides.timeout``); None: the server's."""
 
 
 @dataclass(frozen=True)
@@ -221,8 +228,43 @@ class McpServer:
 
 
 @dataclass(frozen=True)
+class ToolOverride:
+    """A broker config's ``tool_overrides`` entry for one tool of a source."""
+
+    location: Location
+    summary: str | None = None
+    description: str | None = None
+    """Replaces the tool's description everywhere (meta_desc, tools/list, the
+    Python docstring)."""
+    max_output_chars: int | None = None
+    timeout_ms: int | None = None
+    example_args: dict[str, JSON] | None = None
+    render_mode: str = "json"
+
+
+@dataclass(frozen=True)
+class BrokerSource:
+    """A broker config's ``source``: an MCP server mounted on a node, its tools
+    leaves under it."""
+
+    node: str
+    """The node's path, normalized (``/repo/read``)."""
+    server: McpServer
+    """The server, named after the node; its ``config`` is an MCI stdio server
+    (``command``, ``args``) whose strings are :class:`Template`s when they hold
+    ``${VAR}`` (so a ``{{`` in the config stays text)."""
+    patterns: tuple[str, ...] = ()
+    """``tool_filter``: globs that allow, ``!``-globs that deny."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """``path_aliases``: the server's tool name -> the leaf's segment."""
+    overrides: dict[str, ToolOverride] = field(default_factory=dict)
+    """``tool_overrides``, by the server's tool name."""
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
 class Schema:
-    """A whole MCI schema file, lowered."""
+    """A whole MCI schema file, lowered (or an MTDF folder, or a broker config)."""
 
     source: str
     schema_version: str
@@ -235,6 +277,10 @@ class Schema:
     directory_allow_list: tuple[str, ...] = ()
     expires_at: str | None = None
     """A toolset file's ``expiresAt`` (MCP caches)."""
+    tree_nodes: tuple[TreeNode, ...] = ()
+    """A broker config's nodes (the root first); empty for other inputs, whose
+    tree the planner lays out from the tools."""
+    broker_sources: tuple[BrokerSource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -302,3 +348,5 @@ class Package:
 
     schema: Schema
     tools: tuple[PlannedTool, ...]
+    tree: Tree = Tree((TreeNode("/", ""),), ())
+    """What the broker's meta-tools serve."""
