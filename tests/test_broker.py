@@ -705,3 +705,91 @@ def test_without_mcp_servers_the_name_mcp_is_free(tmp_path: Path) -> None:
         }
         assert meta.meta_desc("/")["summary"] == "the tools of 'solopkg'"
         assert meta.meta_call("/mcp")["content"][0]["text"] == "plain"
+
+
+# -- a tree whose leaves carry their own settings (a broker config's overrides) ----
+
+
+def with_tree(registry: Any, nodes: list[Any], leaves: list[Any]) -> Any:
+    """The package's registry serving another tree over the same tools."""
+    import dataclasses
+    from importlib import import_module
+
+    tree = import_module("mcigen_runtime.broker_tree")
+    return dataclasses.replace(
+        registry,
+        tree=tree.Tree(
+            tuple(tree.TreeNode(*node) for node in nodes),
+            tuple(tree.TreeLeaf(**leaf) for leaf in leaves),
+        ),
+    )
+
+
+def test_a_leaf_shows_its_own_summary_and_example_args(
+    runtime: Any, registry: Any
+) -> None:
+    served = with_tree(
+        registry,
+        [("/", "Team tools"), ("/people", "Who is who", "Long text")],
+        [
+            {
+                "path": "/people/hello",
+                "tool": "greet",
+                "summary": "Say hello",
+                "example_args": {"name": "Ada", "mood": "calm"},
+            },
+            {"path": "/people/plain", "tool": "greet"},
+        ],
+    )
+    broker = runtime.Broker(served)
+    assert broker.tree("/") == {
+        "path": "/",
+        "children": [{"path": "/people", "type": "node", "summary": "Who is who"}],
+    }
+    assert [c["summary"] for c in broker.tree("/people")["children"]] == [
+        "Say hello",
+        "Greet someone.",
+    ]
+    hello = broker.desc("/people/hello")
+    assert hello["summary"] == "Say hello"
+    assert hello["description"].startswith("Greet someone.\nLonger")
+    assert hello["example_args"] == {"name": "Ada", "mood": "calm"}
+    assert broker.desc("/people/plain")["example_args"]["name"] == "Ada"
+    assert broker.desc("/people")["description"] == "Long text"
+
+
+def test_a_leafs_max_output_chars_wins_over_the_brokers(
+    runtime: Any, registry: Any
+) -> None:
+    served = with_tree(
+        registry,
+        [("/", "")],
+        [
+            {"path": "/cut", "tool": "big", "max_output_chars": 600},
+            {"path": "/whole", "tool": "big"},
+        ],
+    )
+    broker = runtime.Broker(served, max_output_chars=5000)
+    cut = broker.call("/cut")
+    assert cut["truncated"] is True and cut["max_output_chars"] == 600
+    assert size(cut) <= 600
+    whole = broker.call("/whole")
+    assert whole["max_output_chars"] == 5000
+    assert runtime.Broker(served).call("/cut")["max_output_chars"] == 600
+    assert "truncated" not in runtime.Broker(served).call("/whole")
+
+
+def test_nodes_without_tools_stay_unless_the_broker_is_given_a_subset(
+    runtime: Any, registry: Any
+) -> None:
+    served = with_tree(
+        registry,
+        [("/", ""), ("/empty", "Nothing here yet"), ("/a", "A"), ("/a/b", "B")],
+        [{"path": "/a/b/alpha", "tool": "alpha"}, {"path": "/beta", "tool": "Beta"}],
+    )
+    everything = runtime.Broker(served)
+    assert child_paths(everything.tree("/")) == ["/a", "/empty", "/beta"]
+    assert everything.desc("/")["summary"] == f"the tools of '{PACKAGE}'"
+    subset = runtime.Broker(served, tools=[registry.find("alpha")])
+    assert child_paths(subset.tree("/")) == ["/a"]
+    assert child_paths(subset.tree("/a/b")) == ["/a/b/alpha"]

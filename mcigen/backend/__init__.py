@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import mcigen_runtime
+from mcigen_runtime.broker_tree import tree_to_json
 from mcigen_runtime.limits import DEFAULT
 
 from .. import ir
@@ -284,5 +285,6 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             "cli_env": policy.cli_env,
         },
         "tools": tools,
+        "tree": tree_to_json(package.tree),
     }
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()

@@ -43,6 +43,9 @@ class McpToolView:
     server: McpServerView
     tool_name: Code
     """The tool's name on the server, as a Python literal."""
+    timeout: Code
+    """The seconds a call waits: the caller's ``timeout``, else the tool's own
+    when it has one (None: the server's)."""
     keywords: Code
     """The keyword arguments of its runtime call: the package's limits, and
     whether the tool may run twice (read-only or idempotent), so that a call whose

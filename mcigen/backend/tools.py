@@ -372,14 +372,21 @@ def _mcp_view(
     # A tool that says it may run twice is called again after a lost connection.
     repeatable = any(tool.annotations.get(hint) is True for hint in _REPEATABLE)
     keywords = "limits=_LIMITS, repeatable=True" if repeatable else "limits=_LIMITS"
-    view.mcp = McpToolView(server, literal(execution.tool_name), code(keywords))
+    timeout, timeout_doc = code("timeout"), _TIMEOUT_DOC
+    if execution.timeout_ms is not None:
+        seconds = literal(execution.timeout_ms / 1000)
+        timeout = code(f"{seconds} if timeout is None else timeout")
+        timeout_doc = ("_timeout", f"Seconds to wait for the answer (else {seconds}).")
+    view.mcp = McpToolView(
+        server, literal(execution.tool_name), timeout, code(keywords)
+    )
     view.awaits = True
     if view.parameters is None:
         view.signature = code(f"*, {_TIMEOUT_KEYWORD}, {view.signature}")
     else:
         view.signature = code(f"{view.signature}, {_TIMEOUT_KEYWORD}")
     view.docstring = _docstring(
-        tool, view.parameters, planned.output_model_name, _TIMEOUT_DOC
+        tool, view.parameters, planned.output_model_name, timeout_doc
     )
     view.forwarded = code(", _timeout")
     view.imports.update(

@@ -19,6 +19,7 @@ from .annotations import annotation, optional
 from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
 from .toolsets import library_path, load_toolsets
+from .tree import schema_tree
 
 __all__ = ["MAIN_GROUP", "SHARD_SIZE", "McpMode", "PlanOptions", "plan"]
 
@@ -82,7 +83,8 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
                 output_model_name=output_model_name,
             )
         )
-    return ir.Package(schema=schema, tools=groups.sharded(planned)), diagnostics
+    tree = schema_tree(schema.metadata, [p.tool for p in planned])
+    return ir.Package(schema, groups.sharded(planned), tree), diagnostics
 
 
 def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[ir.Tool]:

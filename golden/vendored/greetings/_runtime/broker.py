@@ -11,41 +11,27 @@ reads the exact input schema of one tool, and calls it::
 
 The tree
 --------
-- ``/`` is the root. The schema's own tools are leaves directly under it
-  (``/greet``); each toolset is a node ``/<toolset>`` with its tools as leaves
-  (``/util/ping``); MCP servers are nodes ``/mcp/<server>`` under a node ``/mcp``,
-  which exists only when the package has MCP tools.
-- A leaf's name is the tool's MCI name. A ``/`` in a tool, toolset or server name
-  is written ``%2F`` in its path segment, and a ``%`` is written ``%25``; paths are
-  read back with exactly that rule (only ``%2F`` and ``%25`` are decoded, in
-  either case), so every name has one segment and no two names share one.
-- Paths are absolute; a missing leading ``/``, a trailing ``/`` and empty segments
-  (``//``) are ignored: ``util/ping/`` is ``/util/ping``.
-
-Name collisions at the root. Nodes win over leaves: the names at ``/`` are claimed
-first by the ``mcp`` node, then by toolset nodes, then by the schema's own tools.
-A toolset whose name is taken (a toolset called ``mcp`` in a package with MCP
-servers) becomes ``/<name>~toolset``; a schema tool whose name is taken (a tool
-called ``util`` next to a toolset ``util``, or ``mcp`` next to MCP servers) becomes
-the leaf ``/<name>~tool``. If that is taken too, ``~toolset2``, ``~tool2``, ... are
-tried in turn. The layout is computed from every tool of the registry, so a
-broker restricted to a subset (``tools=``) gives each tool the same path.
+The compiler lays the tree out and writes it into the manifest
+(:mod:`.broker_tree`): for an MCI schema, its own tools under ``/``, a node per
+toolset and ``/mcp/<server>`` per MCP server; for a broker config, the config's
+nodes with each source's tools under its node. Paths are read with the rule of
+:func:`.broker_tree.normalize`: ``util/ping/`` is ``/util/ping``. A broker
+restricted to some tools (``tools=``) leaves out the nodes with none of them below.
 
 Ordering. The children of a node are its nodes, then its tools, each kind sorted
 by segment (case-insensitively, ties by code point): independent of the order in
-the schema, and the same on every run.
+the input, and the same on every run.
 
 Answers
 -------
 ``tree`` -> ``{"path", "children": [{"path", "type": "node"|"tool", "summary"}]}``.
-``desc`` of a node -> ``{"path", "type": "node", "summary", "children"}``; the
-root's summary is the schema's metadata ``name: description`` (or ``the tools of
-'pkg'``) and it adds ``description`` when the metadata has one; a toolset's is
-``toolset 'x'``, a server's ``MCP server 'x'``.
+``desc`` of a node -> ``{"path", "type": "node", "summary", "children"}``, with
+``description`` when the node has one; a root without a summary is ``the tools of
+'pkg'``.
 ``desc`` of a tool -> ``{"path", "type": "tool", "name", "summary", "description",
 "args_schema", "example_args"}`` plus ``annotations`` and ``tags`` when the tool has
 any. ``args_schema`` is the manifest's inputSchema as is (``{"type": "object",
-"properties": {}}`` for none). ``example_args`` holds each property's
+"properties": {}}`` for none). ``example_args`` are the tree's when it gives them; otherwise it holds each property's
 ``examples[0]``, else its ``default``, else, if it is required, a value made to
 fit its schema (its ``const``, its first ``enum`` value, by type ``""``, ``0``,
 ``false``, ``[]``, or what its bounds, length, pattern, format or ``minItems`` ask
@@ -61,8 +47,10 @@ An MCP server sets images and sounds apart as content blocks of their own (see
 Every mistake of the caller (unknown path, a node where a tool is expected or the
 reverse, args that do not match the schema) raises :class:`BrokerError`.
 
-Long ``call`` answers are cut as :mod:`.truncation` describes; ``example_args``
-come from :mod:`.example_args`.
+A leaf whose ``render_mode`` is ``text`` answers with its text items joined into
+one (see :data:`.broker_tree.RENDER_MODES`). Long ``call`` answers are cut as
+:mod:`.truncation` describes, at the leaf's ``max_output_chars`` or else the
+broker's; made ``example_args`` come from :mod:`.example_args`.
 """
 
 from __future__ import annotations
@@ -70,11 +58,11 @@ from __future__ import annotations
 import copy
 import difflib
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .broker_tree import ROOT, TreeLeaf, normalize, parent_of
 from .errors import ToolInputError
 from .example_args import example_args
 from .plain_json import plain_json
@@ -176,11 +164,15 @@ class _Node:
     tools: list[str] = field(default_factory=list)
 
 
-def _segment(name: str) -> str:
-    return name.replace("%", "%25").replace("/", "%2F")
+@dataclass(frozen=True)
+class _Leaf:
+    entry: ToolEntry
+    settings: TreeLeaf
 
-
-_ESCAPE = re.compile(r"%(25|2[Ff])")
+    @property
+    def summary(self) -> str:
+        given = self.settings.summary
+        return self.entry.summary if given is None else given
 
 
 def _normalize(path: object) -> str:
@@ -188,16 +180,7 @@ def _normalize(path: object) -> str:
         raise BrokerError(
             f"path must be a string such as '/', got {type(path).__name__}"
         )
-    segments = [
-        _segment(_ESCAPE.sub(lambda m: "%" if m[1] == "25" else "/", part))
-        for part in path.split("/")
-        if part
-    ]
-    return "/" + "/".join(segments)
-
-
-def _join(parent: str, segment: str) -> str:
-    return f"{parent.rstrip('/')}/{segment}"
+    return normalize(path)
 
 
 def _sort_key(path: str) -> tuple[str, str]:
@@ -205,22 +188,13 @@ def _sort_key(path: str) -> tuple[str, str]:
     return segment.casefold(), segment
 
 
-def _claim(name: str, suffix: str, taken: set[str]) -> str:
-    """``name~suffix``, or ``name~suffix2``, ... whichever is free; records it."""
-    candidate, counter = f"{name}~{suffix}", 1
-    while candidate in taken:
-        counter += 1
-        candidate = f"{name}~{suffix}{counter}"
-    taken.add(candidate)
-    return candidate
-
-
 class Broker:
-    """``tree``, ``desc`` and ``call`` over the tools of ``registry``.
+    """``tree``, ``desc`` and ``call`` over the tree of ``registry``.
 
     ``env`` is the environment the tools see (default: ``os.environ`` as it is at
     call time); ``tools`` restricts the broker to some of the registry's tools;
-    ``max_output_chars`` turns on truncation of large ``call`` answers.
+    ``max_output_chars`` turns on truncation of large ``call`` answers (a leaf's
+    own limit wins).
     """
 
     def __init__(
@@ -253,87 +227,37 @@ class Broker:
                     f"not tools of package '{registry.package}': {', '.join(stray)}"
                 )
         self._nodes: dict[str, _Node] = {}
-        self._tools: dict[str, ToolEntry] = {}
-        self._layout(visible)
+        self._tools: dict[str, _Leaf] = {}
+        self._layout(visible, pruned=tools is not None)
 
     # -- the tree ---------------------------------------------------------------
 
-    def _layout(self, visible: set[str]) -> None:
-        entries = self.registry.tools
-        toolsets = list(
-            dict.fromkeys(e.toolset or "" for e in entries if e.origin == "toolset")
-        )
-        servers = list(
-            dict.fromkeys(e.toolset or "" for e in entries if e.origin == "mcp")
-        )
-        own = [e for e in entries if e.origin not in ("toolset", "mcp")]
-        # Claims at the root: the mcp node, toolset nodes, the schema's tools whose
-        # names are free; then, renamed, the toolsets and tools whose names were not.
-        taken = {"mcp"} if servers else set()
-        segments = {name: _segment(name) for name in toolsets}
-        segments.update((e.name, _segment(e.name)) for e in own)
-        toolset_paths: dict[str, str] = {}
-        tool_paths: dict[str, str] = {}
-        for names, paths in (
-            (toolsets, toolset_paths),
-            ([e.name for e in own], tool_paths),
-        ):
-            for name in names:
-                if segments[name] not in taken:
-                    taken.add(segments[name])
-                    paths[name] = "/" + segments[name]
-        for name in toolsets:
-            if name not in toolset_paths:
-                toolset_paths[name] = "/" + _claim(segments[name], "toolset", taken)
-        for entry in own:
-            if entry.name not in tool_paths:
-                tool_paths[entry.name] = "/" + _claim(
-                    segments[entry.name], "tool", taken
-                )
-        server_paths = {name: _join("/mcp", _segment(name)) for name in servers}
-        for entry in entries:
-            if entry.origin == "toolset":
-                tool_paths[entry.name] = _join(
-                    toolset_paths[entry.toolset or ""], _segment(entry.name)
-                )
-            elif entry.origin == "mcp":
-                tool_paths[entry.name] = _join(
-                    server_paths[entry.toolset or ""], _segment(entry.name)
-                )
-
-        self._nodes["/"] = self._root()
-        for entry in entries:
-            if entry.name not in visible:
+    def _layout(self, visible: set[str], pruned: bool) -> None:
+        """The registry's tree with the visible tools; with ``pruned``, without
+        the nodes that have none of them below."""
+        tree = self.registry.tree
+        leaves = [leaf for leaf in tree.leaves if leaf.tool in visible]
+        occupied = {ROOT}
+        for leaf in leaves:
+            parent = parent_of(leaf.path)
+            while parent not in occupied:
+                occupied.add(parent)
+                parent = parent_of(parent)
+        for node in tree.nodes:
+            if pruned and node.path not in occupied:
                 continue
-            path = tool_paths[entry.name]
-            self._tools[path] = entry
-            parent = path.rsplit("/", 1)[0] or "/"
-            if entry.origin == "toolset":
-                self._node(parent, f"toolset '{entry.toolset}'", "/")
-            elif entry.origin == "mcp":
-                self._node("/mcp", "MCP servers", "/")
-                self._node(parent, f"MCP server '{entry.toolset}'", "/mcp")
-            self._nodes[parent].tools.append(path)
-        for node in self._nodes.values():
-            node.nodes.sort(key=_sort_key)
-            node.tools.sort(key=_sort_key)
-
-    def _root(self) -> _Node:
-        """The root: the schema's metadata name and description, if it has them."""
-        metadata = self.registry.metadata
-        title, description = metadata.get("name"), metadata.get("description")
-        title = title if isinstance(title, str) and title else None
-        description = description if isinstance(description, str) else None
-        if title and description:
-            summary = f"{title}: {description}"
-        else:
-            summary = title or description or f"the tools of '{self.registry.package}'"
-        return _Node("/", summary, description)
-
-    def _node(self, path: str, summary: str, parent: str) -> None:
-        if path not in self._nodes:
-            self._nodes[path] = _Node(path, summary)
-            self._nodes[parent].nodes.append(path)
+            summary = node.summary
+            if node.path == ROOT and not summary:
+                summary = f"the tools of '{self.registry.package}'"
+            self._nodes[node.path] = _Node(node.path, summary, node.description)
+            if node.path != ROOT:
+                self._nodes[parent_of(node.path)].nodes.append(node.path)
+        for leaf in leaves:
+            self._tools[leaf.path] = _Leaf(self.registry.find(leaf.tool), leaf)
+            self._nodes[parent_of(leaf.path)].tools.append(leaf.path)
+        for laid in self._nodes.values():
+            laid.nodes.sort(key=_sort_key)
+            laid.tools.sort(key=_sort_key)
 
     def _children(self, node: _Node) -> list[dict[str, Any]]:
         nodes = [
@@ -347,9 +271,9 @@ class Broker:
         return nodes + tools
 
     def _unknown(self, path: str) -> BrokerError:
-        parent = path.rsplit("/", 1)[0] or "/"
+        parent = parent_of(path)
         while parent not in self._nodes:
-            parent = parent.rsplit("/", 1)[0] or "/"
+            parent = parent_of(parent)
         message = f"no node or tool at '{path}'"
         close = difflib.get_close_matches(path, [*self._nodes, *self._tools], n=1)
         if close:
@@ -371,11 +295,11 @@ class Broker:
             )
         raise self._unknown(path)
 
-    def _find_tool(self, given: object) -> tuple[str, ToolEntry]:
+    def _find_tool(self, given: object) -> tuple[str, _Leaf]:
         path = _normalize(given)
-        entry = self._tools.get(path)
-        if entry is not None:
-            return path, entry
+        leaf = self._tools.get(path)
+        if leaf is not None:
+            return path, leaf
         if path in self._nodes:
             raise BrokerError(
                 f"'{path}' is a node, not a tool: meta_tree('{path}') lists its "
@@ -393,8 +317,8 @@ class Broker:
         """A node's summary and children, or a tool's description, exact args schema
         and example args."""
         normalized = _normalize(path)
-        entry = self._tools.get(normalized)
-        if entry is None:
+        leaf = self._tools.get(normalized)
+        if leaf is None:
             node = self._find_node(path)
             answer: dict[str, Any] = {
                 "path": node.path,
@@ -405,17 +329,18 @@ class Broker:
                 answer["description"] = node.description
             answer["children"] = self._children(node)
             return answer
-        given = entry.input_schema
+        entry, given = leaf.entry, leaf.entry.input_schema
         schema = copy.deepcopy(_EMPTY_SCHEMA if given is None else given)
         answer = {
             "path": normalized,
             "type": "tool",
             "name": entry.name,
-            "summary": entry.summary,
+            "summary": leaf.summary,
             "description": entry.description or "",
             "args_schema": schema,
         }
-        example = example_args(schema)
+        example = leaf.settings.example_args
+        example = example_args(schema) if example is None else copy.deepcopy(example)
         if example is not None:
             answer["example_args"] = example
         if entry.annotations:
@@ -426,14 +351,12 @@ class Broker:
 
     def paths(self) -> dict[str, str]:
         """Every tool's MCI name -> its path in this broker's tree."""
-        return {entry.name: path for path, entry in sorted(self._tools.items())}
+        return {leaf.entry.name: path for path, leaf in sorted(self._tools.items())}
 
     # -- calls ------------------------------------------------------------------
 
-    def _prepare(
-        self, path: str, args: object
-    ) -> tuple[str, ToolEntry, dict[str, Any]]:
-        normalized, entry = self._find_tool(path)
+    def _prepare(self, path: str, args: object) -> tuple[str, _Leaf, dict[str, Any]]:
+        normalized, leaf = self._find_tool(path)
         if args is None:
             args = {}
         if not isinstance(args, Mapping):
@@ -441,7 +364,7 @@ class Broker:
                 f"args for '{normalized}' must be an object, got {type(args).__name__}",
                 path=normalized,
             )
-        return normalized, entry, dict(args)
+        return normalized, leaf, dict(args)
 
     def _environment(self) -> Mapping[str, str]:
         return os.environ if self.env is None else self.env
@@ -471,13 +394,13 @@ class Broker:
         and stand in the answer as ``{"type", "mimeType", "content_block": N}``: an
         MCP server sends them as content blocks of their own (block N; block 0 is
         the answer), which ``max_output_chars`` does not count."""
-        normalized, entry, props = self._prepare(path, args)
-        invoker = self.registry.invoker(entry)
+        normalized, leaf, props = self._prepare(path, args)
+        invoker = self.registry.invoker(leaf.entry)
         try:
             result = invoker(props, self._environment())
         except ToolInputError as error:
             raise self._input_error(normalized, error) from None
-        return self._answer(normalized, result, media)
+        return self._answer(normalized, leaf.settings, result, media)
 
     async def call_async(
         self,
@@ -487,21 +410,28 @@ class Broker:
         media: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """:meth:`call`, awaiting tools that do I/O."""
-        normalized, entry, props = self._prepare(path, args)
-        awaitable = self.registry.async_invoker(entry)
+        normalized, leaf, props = self._prepare(path, args)
+        awaitable = self.registry.async_invoker(leaf.entry)
         try:
             if awaitable is None:
-                result = self.registry.invoker(entry)(props, self._environment())
+                invoker = self.registry.invoker(leaf.entry)
+                result = invoker(props, self._environment())
             else:
                 result = await awaitable(props, self._environment())
         except ToolInputError as error:
             raise self._input_error(normalized, error) from None
-        return self._answer(normalized, result, media)
+        return self._answer(normalized, leaf.settings, result, media)
 
     def _answer(
-        self, path: str, result: ToolResult, media: list[dict[str, Any]] | None
+        self,
+        path: str,
+        leaf: TreeLeaf,
+        result: ToolResult,
+        media: list[dict[str, Any]] | None,
     ) -> dict[str, Any]:
         content = [item.model_dump(mode="json") for item in result.content]
+        if leaf.render_mode == "text":
+            content = _texts_joined(content)
         if media is not None:
             content = [_set_apart(item, media) for item in content]
         answer = {
@@ -514,9 +444,8 @@ class Broker:
                 else _not_in(content, plain_json(result.metadata))
             ),
         }
-        if self.max_output_chars is None:
-            return answer
-        return truncate_answer(answer, self.max_output_chars)
+        limit = leaf.max_output_chars or self.max_output_chars
+        return answer if limit is None else truncate_answer(answer, limit)
 
     # -- the meta-tools by name ---------------------------------------------------
 
@@ -558,6 +487,20 @@ class Broker:
         if name == "meta_call":
             return await self.call_async(path, args, media=media)
         return self.call_meta(name, {"path": path})
+
+
+def _texts_joined(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content with its text items joined, newline-separated, into one in
+    place of the first; the other items as they were."""
+    texts = [item["text"] for item in content if item.get("type") == "text"]
+    joined: list[dict[str, Any]] = []
+    for item in content:
+        if item.get("type") != "text":
+            joined.append(item)
+        elif texts:
+            joined.append({"type": "text", "text": "\n".join(texts)})
+            texts = []
+    return joined
 
 
 def _set_apart(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .broker_tree import Tree, tree_from_json
+
 if TYPE_CHECKING:  # listing the tools loads no pydantic
     from .results import ToolResult
 
@@ -83,6 +85,8 @@ class Registry:
     package: str
     metadata: dict[str, Any]
     tools: tuple[ToolEntry, ...]
+    tree: Tree
+    """What the broker's meta-tools serve."""
     _by_name: dict[str, ToolEntry] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -163,7 +167,12 @@ def _read(package: ModuleType) -> Registry:
         )
         for tool in document["tools"]
     )
-    return Registry(package.__name__, document.get("metadata") or {}, tools)
+    return Registry(
+        package.__name__,
+        document.get("metadata") or {},
+        tools,
+        tree_from_json(document["tree"]),
+    )
 
 
 def _probe(fields: dict[str, Any]) -> Probe:
