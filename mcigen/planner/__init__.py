@@ -16,6 +16,7 @@ from .. import ir
 from ..diagnostics import Diagnostics
 from ..large_enums import large_enum_kind
 from .annotations import annotation, optional
+from .broker_sources import load_broker_tools
 from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
 from .toolsets import library_path, load_toolsets
@@ -41,9 +42,15 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     diagnostics = Diagnostics()
     library = library_path(options.schema_path, schema)
     from_toolsets = load_toolsets(schema, library, options.whitespace, diagnostics)
-    from_servers = load_mcp_tools(
-        schema, library, options.mcp_mode, options.whitespace, diagnostics
-    )
+    leaves: list[ir.TreeLeaf] = []
+    if schema.broker_sources:
+        from_servers, leaves = load_broker_tools(
+            schema, library, options.mcp_mode, options.whitespace, diagnostics
+        )
+    else:
+        from_servers = load_mcp_tools(
+            schema, library, options.mcp_mode, options.whitespace, diagnostics
+        )
     every = (*schema.tools, *from_toolsets, *from_servers)
     tools = [tool for tool in every if not tool.disabled]
     _check_servers_declared(schema, tools, diagnostics)
@@ -82,7 +89,22 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
                 output_model_name=output_model_name,
             )
         )
-    return ir.Package(schema=schema, tools=groups.sharded(planned)), diagnostics
+    package = ir.Package(schema=schema, tools=groups.sharded(planned))
+    if schema.tree_nodes:
+        package = dataclasses.replace(
+            package, tree=_broker_tree(schema, leaves, planned)
+        )
+    return package, diagnostics
+
+
+def _broker_tree(
+    schema: ir.Schema, leaves: list[ir.TreeLeaf], planned: list[ir.PlannedTool]
+) -> ir.Tree:
+    """A broker config's tree: its nodes, and a leaf for each tool planned."""
+    names = {tool.tool.name for tool in planned}
+    return ir.Tree(
+        schema.tree_nodes, tuple(leaf for leaf in leaves if leaf.tool in names)
+    )
 
 
 def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[ir.Tool]:
