@@ -3,7 +3,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma
+EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma \
+  examples/broker/broker.json
 
 .PHONY: install demo test lint golden bench clean
 
@@ -30,7 +31,7 @@ test: lint
 
 golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \
-	  name=$$(basename $$schema | sed -E 's/\.mci\.(json|ya?ml)$$//'); \
+	  name=$$(basename $$schema | sed -E 's/(\.mci)?\.(json|ya?ml)$$//'); \
 	  echo "golden/$$name <- $$schema"; \
 	  $(BIN)/mcigen build $$schema -o golden/$$name --offline || exit 1; \
 	done

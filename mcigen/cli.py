@@ -12,6 +12,7 @@ from mcigen_runtime.table import format_table
 from mcigen_runtime.template_parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
+from .frontend.broker import holds_broker
 from .frontend.mtdf import check_mtdf, holds_mtdf, mtdf_tools
 from .ir import execution_kind
 from .output import (
@@ -20,7 +21,7 @@ from .output import (
     restore_interrupted_swap,
     write_package,
 )
-from .pipeline import MCI, MTDF, compile_schema, plan_schema
+from .pipeline import BROKER, MCI, MTDF, compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
@@ -36,10 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         return _usage_error(f"no such schema file: {schema}")
     try:
         source_format = args.source_format or _recognise(schema)
-        if source_format == MCI and not schema.is_file():
+        if source_format in (MCI, BROKER) and not schema.is_file():
             return _usage_error(
                 f"{schema} is a folder holding no MTDF tool file, "
-                "and an MCI schema is one file"
+                f"and {_ONE_FILE[source_format]} is one file"
             )
         args.source_format = source_format
         if source_format == MTDF and args.command != "build":
@@ -53,8 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code
 
 
+_ONE_FILE = {MCI: "an MCI schema", BROKER: "a broker config"}
+
+
 def _recognise(schema: Path) -> str:
-    return MTDF if holds_mtdf(schema) else MCI
+    if holds_mtdf(schema):
+        return MTDF
+    return BROKER if holds_broker(schema) else MCI
 
 
 def _usage_error(message: str) -> int:
@@ -131,14 +137,16 @@ def _schema_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "schema",
         metavar="SCHEMA",
-        help="an MCI schema file, or an MTDF tool file or folder of them (Ahma's)",
+        help="an MCI schema file, an MTDF tool file or folder of them (Ahma's), "
+        "or a pyMCPBroker config",
     )
     parser.add_argument(
         "--from",
         dest="source_format",
-        choices=(MCI, MTDF),
+        choices=(MCI, MTDF, BROKER),
         help="the format SCHEMA is in (default: recognised: a JSON object with "
-        "'command' and no 'schemaVersion' is MTDF, a folder holding one is too)",
+        "'command' and no 'schemaVersion' is MTDF, a folder holding one is too; "
+        "an object with 'tree' and no 'schemaVersion' is a broker config)",
     )
 
 
@@ -226,13 +234,17 @@ def _output_failure(error: OutputError) -> int:
 
 
 def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, args.whitespace, args.mcp_mode)
+    package, diagnostics = plan_schema(
+        schema, args.whitespace, args.mcp_mode, args.source_format
+    )
     _report(diagnostics)
     return EXIT_OK if package is not None else EXIT_ERRORS
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, mcp_mode=args.mcp_mode)
+    package, diagnostics = plan_schema(
+        schema, mcp_mode=args.mcp_mode, source_format=args.source_format
+    )
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS

@@ -13,12 +13,14 @@ from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
 from .frontend import load_schema
+from .frontend.broker import lower_broker
 from .frontend.mtdf.lower import lower_mtdf
 from .frontend.source import read_source
 from .planner import McpMode, PlanOptions, plan
 
-MCI, MTDF = "mci", "mtdf"
-"""The source formats: an MCI schema, or MTDF tool files (Ahma's)."""
+MCI, MTDF, BROKER = "mci", "mtdf", "broker"
+"""The source formats: an MCI schema, MTDF tool files (Ahma's), or a pyMCPBroker
+config."""
 
 
 def plan_schema(
@@ -30,6 +32,8 @@ def plan_schema(
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
     if source_format == MTDF:
         schema, diagnostics = lower_mtdf(path)
+    elif source_format == BROKER:
+        schema, diagnostics = lower_broker(path)
     else:
         schema, diagnostics = load_schema(
             path, display_name=str(path), whitespace=whitespace

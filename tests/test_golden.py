@@ -22,6 +22,7 @@ EXAMPLES = sorted(
             if re.search(r"\.mci\.(json|ya?ml)$", p.name)
         ),
         ROOT / "examples" / "ahma",  # MTDF tool files
+        ROOT / "examples" / "broker" / "broker.json",  # a pyMCPBroker config
     ]
 )
 GOLDEN = ROOT / "golden"
@@ -31,7 +32,7 @@ OTHER_FORMS = ("project", "vendored")
 
 
 def _golden_dir(schema: Path) -> Path:
-    return GOLDEN / re.sub(r"\.mci\.(json|ya?ml)$", "", schema.name)
+    return GOLDEN / re.sub(r"(\.mci)?\.(json|ya?ml)$", "", schema.name)
 
 
 def test_every_example_has_golden_output() -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from mcigen_runtime.template_ast import Template
 from mcigen_runtime.template_compiler import CompiledText, compile_text
-from mcigen_runtime.template_parser import parse_template
 
 from .. import ir
 from ..planner.names import module_name, unique
+from ..setting_templates import setting_template
 from .pysource import Code, code, docstring, ident, literal
 
 ENV_ONLY = frozenset({"env"})
@@ -66,8 +67,8 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
     config = server.config
     compiled: list[CompiledText] = []
 
-    def value(text: str, prefix: str) -> str:
-        made = compile_text(parse_template(text), frozenset(), prefix, ENV_ONLY)
+    def value(text: str | Template, prefix: str) -> str:
+        made = compile_text(setting_template(text), frozenset(), prefix, ENV_ONLY)
         compiled.append(made)
         return made.expression
 

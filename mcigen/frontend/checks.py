@@ -203,8 +203,8 @@ Rule = Callable[[Context, At, dict[str, object]], None]
 class Obj(ObjectCheck):
     """An MCI object with known fields.
 
-    Unknown fields are warnings; with ``free_form`` they are accepted unless they
-    look like a misspelt known field.
+    Unknown fields are warnings (errors with ``strict``); with ``free_form`` they
+    are accepted unless they look like a misspelt known field.
     """
 
     what: str
@@ -212,6 +212,7 @@ class Obj(ObjectCheck):
     optional: Mapping[str, Check] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
     free_form: bool = False
+    strict: bool = False
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         if not isinstance(value, dict):
@@ -233,9 +234,8 @@ class Obj(ObjectCheck):
         known = [*self.required, *self.optional]
         suggestion = did_you_mean(key, known)
         if suggestion or not self.free_form:
-            ctx.warning(
-                at, f"unknown field '{key}' in {self.what}{suggestion}", on_key=True
-            )
+            report = ctx.error if self.strict else ctx.warning
+            report(at, f"unknown field '{key}' in {self.what}{suggestion}", on_key=True)
 
 
 @dataclass(frozen=True)

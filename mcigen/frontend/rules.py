@@ -25,7 +25,8 @@ from .input_schema import ObjectSchema
 
 SUPPORTED_SCHEMA_VERSIONS = ("1.0",)
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-FILTERS = ("only", "except", "tags", "withoutTags")
+FILTERS = ("only", "except", "tags", "withoutTags", "glob")
+"""``glob`` is mcigen's own (``planner/filters.py``); mci-py refuses it."""
 DEFAULT_TIMEOUT_MS = 30000
 DEFAULT_RETRY_ATTEMPTS = 1
 DEFAULT_RETRY_BACKOFF_MS = 500

@@ -16,12 +16,7 @@ def validate(
     """Validate ``doc`` as a main schema or as a toolset file."""
     servers = _declared_mcp_servers(doc.data, toolset_file)
     ctx = Context(doc, Diagnostics(), servers, whitespace=whitespace)
-    for duplicate in doc.duplicate_keys:
-        ctx.diagnostics.warning(
-            doc.index_location(duplicate.key, duplicate.pointer),
-            f"duplicate key '{duplicate.name}'; only the last value is used",
-        )
-    check_unicode_text(ctx, doc.data)
+    check_text(ctx)
     root = At("", "schema")
     if not isinstance(doc.data, dict):
         ctx.error(root, f"the schema must be an object, got {type_name(doc.data)}")
@@ -29,6 +24,18 @@ def validate(
         (TOOLSET_FILE if toolset_file else MAIN_SCHEMA).check(ctx, root, doc.data)
         check_placeholder_references(ctx)
     return ctx
+
+
+def check_text(ctx: Context) -> None:
+    """What every document must be, whatever its format: keys given once, strings
+    that are Unicode text."""
+    doc = ctx.doc
+    for duplicate in doc.duplicate_keys:
+        ctx.diagnostics.warning(
+            doc.index_location(duplicate.key, duplicate.pointer),
+            f"duplicate key '{duplicate.name}'; only the last value is used",
+        )
+    check_unicode_text(ctx, doc.data)
 
 
 def _declared_mcp_servers(data: object, toolset_file: bool) -> frozenset[str] | None:

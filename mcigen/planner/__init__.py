@@ -16,10 +16,11 @@ from .. import ir
 from ..diagnostics import Diagnostics
 from ..large_enums import large_enum_kind
 from .annotations import annotation, optional
+from .broker_sources import load_broker_tools
 from .mcp_servers import McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
 from .toolsets import library_path, load_toolsets
-from .tree import schema_tree
+from .tree import config_tree, schema_tree
 
 __all__ = ["MAIN_GROUP", "SHARD_SIZE", "McpMode", "PlanOptions", "plan"]
 
@@ -42,9 +43,15 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     diagnostics = Diagnostics()
     library = library_path(options.schema_path, schema)
     from_toolsets = load_toolsets(schema, library, options.whitespace, diagnostics)
-    from_servers = load_mcp_tools(
-        schema, library, options.mcp_mode, options.whitespace, diagnostics
-    )
+    leaves: list[ir.TreeLeaf] = []
+    if schema.broker_sources:
+        from_servers, leaves = load_broker_tools(
+            schema, library, options.mcp_mode, options.whitespace, diagnostics
+        )
+    else:
+        from_servers = load_mcp_tools(
+            schema, library, options.mcp_mode, options.whitespace, diagnostics
+        )
     every = (*schema.tools, *from_toolsets, *from_servers)
     tools = [tool for tool in every if not tool.disabled]
     _check_servers_declared(schema, tools, diagnostics)
@@ -83,7 +90,11 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
                 output_model_name=output_model_name,
             )
         )
-    tree = schema_tree(schema.metadata, [p.tool for p in planned])
+    enabled = [p.tool for p in planned]
+    if schema.tree_nodes:
+        tree = config_tree(schema.tree_nodes, leaves, enabled)
+    else:
+        tree = schema_tree(schema.metadata, enabled)
     return ir.Package(schema, groups.sharded(planned), tree), diagnostics
 
 

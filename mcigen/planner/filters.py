@@ -1,6 +1,11 @@
-"""The ``filter`` / ``filterValue`` pair of toolset references and MCP servers."""
+"""The ``filter`` / ``filterValue`` pair of toolset references and MCP servers,
+and the glob filter a broker config's ``tool_filter`` is (``filter: glob`` in MCI,
+an mcigen extension)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
 
 from .. import ir
 from ..diagnostics import Diagnostics, Location, did_you_mean
@@ -9,6 +14,24 @@ from ..diagnostics import Diagnostics, Location, did_you_mean
 def filter_items(value: str) -> list[str]:
     """``"a, b,,c"`` -> ``["a", "b", "c"]``: comma-separated, trimmed, blanks dropped."""
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+GLOB = "glob"
+DENY = "!"
+
+
+def glob_allows(name: str, patterns: Iterable[str]) -> bool:
+    """pyMCPBroker's rule: ``!pattern`` denies; any other pattern allows, and
+    when there is one, a name must match one to be allowed; order does not matter."""
+    allowing, denying = [], []
+    for pattern in patterns:
+        if pattern.startswith(DENY):
+            denying.append(pattern[len(DENY) :])
+        else:
+            allowing.append(pattern)
+    if allowing and not any(fnmatchcase(name, p) for p in allowing):
+        return False
+    return not any(fnmatchcase(name, p) for p in denying)
 
 
 def apply_filter(
@@ -27,6 +50,8 @@ def apply_filter(
     if not items:
         diagnostics.error(location, f"'filterValue' of filter '{kind}' names nothing")
         return tools
+    if kind == GLOB:
+        return [tool for tool in tools if glob_allows(tool.name, items)]
     wanted = set(items)
     if kind in ("only", "except"):
         names = [tool.name for tool in tools]

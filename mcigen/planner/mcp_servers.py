@@ -21,12 +21,13 @@ from typing import Any
 
 from mcigen_runtime.lookup import TemplateRuntimeError
 from mcigen_runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.template_ast import Template
 from mcigen_runtime.template_render import render
 
 from .. import ir
 from ..diagnostics import Diagnostics
 from ..frontend import load_schema
+from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
@@ -71,18 +72,12 @@ def load_mcp_tools(
     """The tools of every MCP server of the schema, filtered as its config says."""
     tools: list[ir.Tool] = []
     for server in schema.mcp_servers:
-        try:
-            cache = cache_path(library, server.name)
-        except UnusableName as problem:
-            diagnostics.error(
-                server.name_location, f"MCP server name refused: {problem}"
-            )
-            continue
-        fetcher = _ServerTools(server, cache, whitespace)
-        found = fetcher.tools(mode, schema.schema_version, diagnostics)
+        found = server_tools(
+            server, library, mode, schema.schema_version, whitespace, diagnostics
+        )
         config = server.config.get("config") or {}
         kept = apply_filter(
-            found,
+            found or [],
             config.get("filter"),
             config.get("filterValue"),
             server.location,
@@ -95,6 +90,25 @@ def load_mcp_tools(
     return tools
 
 
+def server_tools(
+    server: ir.McpServer,
+    library: Path,
+    mode: McpMode,
+    schema_version: str,
+    whitespace: str,
+    diagnostics: Diagnostics,
+) -> list[ir.Tool] | None:
+    """The tools of ``server``, from its cache or from the server itself; None
+    (and an error) when they cannot be known."""
+    try:
+        cache = cache_path(library, server.name)
+    except UnusableName as problem:
+        diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
+        return None
+    fetcher = _ServerTools(server, cache, whitespace)
+    return fetcher.tools(mode, schema_version, diagnostics)
+
+
 @dataclasses.dataclass
 class _ServerTools:
     server: ir.McpServer
@@ -103,7 +117,7 @@ class _ServerTools:
 
     def tools(
         self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
-    ) -> list[ir.Tool]:
+    ) -> list[ir.Tool] | None:
         name = self.server.name
         cached = None if mode is McpMode.REFRESH else self._cached(mode, diagnostics)
         if cached is not None and _fresh(cached):
@@ -132,7 +146,7 @@ class _ServerTools:
             self.cache, toolset_file=True, whitespace=self.whitespace
         )
         diagnostics.extend(found.items)
-        return [] if written is None else list(written.tools)
+        return None if written is None else list(written.tools)
 
     def _stale(
         self,
@@ -140,12 +154,12 @@ class _ServerTools:
         diagnostics: Diagnostics,
         warning: str,
         error: str,
-    ) -> list[ir.Tool]:
+    ) -> list[ir.Tool] | None:
         """The tools of a cache that is not fresh, with a warning, when there is one;
-        otherwise none, and an error."""
+        otherwise None, and an error."""
         if cached is None:
             diagnostics.error(self.server.location, error)
-            return []
+            return None
         diagnostics.warning(self.server.location, warning)
         return list(cached.tools)
 
@@ -208,8 +222,8 @@ def _build_time_params(server: ir.McpServer) -> McpServerParams:
     """The server's settings with ``{{env.X}}`` taken from the build environment."""
     context: dict[str, Any] = {"env": dict(os.environ)}
 
-    def resolve(text: str) -> str:
-        return render(parse_template(text), context)
+    def resolve(text: str | Template) -> str:
+        return render(setting_template(text), context)
 
     config = server.config
     pairs = {

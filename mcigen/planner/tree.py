@@ -1,5 +1,8 @@
-"""The broker's tree of an MCI schema (or MTDF files): laid out at build time from
-the planned tools, and served as it is by the runtime's broker.
+"""The broker's tree, laid out at build time and served as it is by the runtime's
+broker: a broker config's own nodes with a leaf per tool of its sources, or for an
+MCI schema (or MTDF files) a tree laid out from the planned tools.
+
+For an MCI schema:
 
 - ``/`` is the root. The schema's own tools are leaves directly under it
   (``/greet``); each toolset is a node ``/<toolset>`` with its tools as leaves
@@ -30,6 +33,16 @@ from typing import Any
 from mcigen_runtime.broker_tree import ROOT, join, segment
 
 from .. import ir
+
+
+def config_tree(
+    nodes: tuple[ir.TreeNode, ...],
+    leaves: Sequence[ir.TreeLeaf],
+    tools: Sequence[ir.Tool],
+) -> ir.Tree:
+    """A broker config's tree: its nodes, and the leaves of the tools planned."""
+    names = {tool.name for tool in tools}
+    return ir.Tree(nodes, tuple(leaf for leaf in leaves if leaf.tool in names))
 
 
 def schema_tree(metadata: dict[str, Any], tools: Sequence[ir.Tool]) -> ir.Tree:

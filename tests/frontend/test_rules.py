@@ -664,7 +664,7 @@ TOOLSETS = [
         toolsets({"name": "ts", "filter": "tag", "filterValue": "a"}),
         error(
             "tag",
-            "'filter' must be one of 'only', 'except', 'tags', 'withoutTags', got 'tag'"
+            "'filter' must be one of 'only', 'except', 'tags', 'withoutTags', 'glob', got 'tag'"
             " (did you mean 'tags'?)",
         ),
     ),

@@ -1,0 +1,159 @@
+"""A broker config's sources planned: the tools of each mounted server that its
+``tool_filter`` keeps become the package's tools, named after their leaf paths
+(``/repo/read/get_file`` is ``repo.read.get_file``), with their overrides; and
+each a leaf of the tree under the source's node."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from jsonschema.exceptions import best_match
+from jsonschema.validators import validator_for
+from mcigen_runtime.broker_tree import join, segment
+
+from .. import ir
+from ..diagnostics import Diagnostics, Location, did_you_mean
+from .filters import glob_allows
+from .mcp_servers import McpMode, server_tools
+from .names import unique
+
+
+def load_broker_tools(
+    schema: ir.Schema,
+    library: Path,
+    mode: McpMode,
+    whitespace: str,
+    diagnostics: Diagnostics,
+) -> tuple[list[ir.Tool], list[ir.TreeLeaf]]:
+    """Every source's tools and their leaves, in config order."""
+    placed = _Placed({node.path: f"node '{node.path}'" for node in schema.tree_nodes})
+    tools: list[ir.Tool] = []
+    leaves: list[ir.TreeLeaf] = []
+    for source in schema.broker_sources:
+        found = server_tools(
+            source.server,
+            library,
+            mode,
+            schema.schema_version,
+            whitespace,
+            diagnostics,
+        )
+        if found is None:
+            continue
+        kept = [tool for tool in found if glob_allows(tool.name, source.patterns)]
+        _check_named_tools(source, found, kept, diagnostics)
+        for tool in kept:
+            leaf = placed.leaf(source, tool, diagnostics)
+            if leaf is not None:
+                tools.append(_tool(source, tool, leaf.tool))
+                leaves.append(leaf)
+    return tools, leaves
+
+
+class _Placed:
+    """The paths taken so far (by nodes and leaves) and the tools' names."""
+
+    def __init__(self, nodes: dict[str, str]) -> None:
+        self.paths = nodes
+        self.names: set[str] = set()
+
+    def leaf(
+        self, source: ir.BrokerSource, tool: ir.Tool, diagnostics: Diagnostics
+    ) -> ir.TreeLeaf | None:
+        override = source.overrides.get(tool.name)
+        path = join(source.node, segment(source.aliases.get(tool.name, tool.name)))
+        what = f"tool '{tool.name}' of source '{source.node}'"
+        other = self.paths.setdefault(path, what)
+        if other != what:
+            diagnostics.error(
+                _where(source, override),
+                f"{what} would be the leaf '{path}', which is the path of {other}; "
+                "give it another name in 'path_aliases', or leave it out with "
+                "'tool_filter'",
+            )
+            return None
+        name = unique(path[1:].replace("/", "."), self.names)
+        if override is None:
+            return ir.TreeLeaf(path, name)
+        _check_example_args(tool, override, diagnostics)
+        return ir.TreeLeaf(
+            path,
+            name,
+            override.summary,
+            override.max_output_chars,
+            override.example_args,
+            override.render_mode,
+        )
+
+
+def _tool(source: ir.BrokerSource, tool: ir.Tool, name: str) -> ir.Tool:
+    """``tool`` as the package's tool ``name``, calling the server's tool by its
+    own name."""
+    override = source.overrides.get(tool.name)
+    description = tool.description
+    timeout_ms = None
+    if override is not None:
+        description = override.description or description
+        timeout_ms = override.timeout_ms
+    return dataclasses.replace(
+        tool,
+        name=name,
+        description=description,
+        execution=ir.McpExecution(source.server.name, tool.name, timeout_ms),
+        toolset=source.server.name,
+        origin="mcp",
+    )
+
+
+def _check_example_args(
+    tool: ir.Tool, override: ir.ToolOverride, diagnostics: Diagnostics
+) -> None:
+    if override.example_args is None:
+        return
+    schema = tool.input_schema or {"type": "object"}
+    validator = validator_for(schema)(schema)
+    problem = best_match(validator.iter_errors(override.example_args))
+    if problem is not None:
+        where = "".join(f"[{part!r}]" for part in problem.absolute_path)
+        diagnostics.error(
+            override.location,
+            f"'example_args' of tool '{tool.name}' do not fit its inputSchema: "
+            f"{f'at {where}: ' if where else ''}{problem.message}",
+        )
+
+
+def _check_named_tools(
+    source: ir.BrokerSource,
+    found: list[ir.Tool],
+    kept: list[ir.Tool],
+    diagnostics: Diagnostics,
+) -> None:
+    """A warning for each alias or override naming a tool that is not a leaf:
+    misspelt, it would silently do nothing."""
+    names = [tool.name for tool in found]
+    kept_names = {tool.name for tool in kept}
+    named: list[tuple[str, str, Location | None]] = [
+        *((name, "path_aliases", source.location) for name in source.aliases),
+        *(
+            (name, "tool_overrides", override.location)
+            for name, override in source.overrides.items()
+        ),
+    ]
+    for name, field, location in named:
+        if name in kept_names:
+            continue
+        if name in names:
+            reason = "which 'tool_filter' leaves out"
+        else:
+            reason = f"which the server does not have{did_you_mean(name, names)}"
+        diagnostics.warning(
+            location or source.server.location,
+            f"'{field}' of source '{source.node}' names tool '{name}', {reason}",
+        )
+
+
+def _where(source: ir.BrokerSource, override: ir.ToolOverride | None) -> Location:
+    if override is not None:
+        return override.location
+    return source.location or source.server.location

@@ -1,0 +1,12 @@
+"""An MCP server's setting as a template: an MCI schema's settings are template
+text (``{{env.TOKEN}}``); a broker config's command words are lowered to templates
+already (``${TOKEN}``, their other text never parsed)."""
+
+from __future__ import annotations
+
+from mcigen_runtime.template_ast import Template
+from mcigen_runtime.template_parser import parse_template
+
+
+def setting_template(value: str | Template) -> Template:
+    return value if isinstance(value, Template) else parse_template(value)

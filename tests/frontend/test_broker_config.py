@@ -1,0 +1,198 @@
+"""A pyMCPBroker config read and checked: both shapes of its tree, and every
+problem reported at once, each where it was written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcigen_runtime.template_ast import PathRef, Placeholder, Text
+
+from mcigen import ir
+from mcigen.diagnostics import Diagnostics
+from mcigen.frontend.broker import holds_broker, lower_broker
+
+SOURCE = {"command": "server --stdio"}
+
+
+def lowered(tmp_path: Path, document: Any) -> tuple[ir.Schema | None, Diagnostics]:
+    path = tmp_path / "broker.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return lower_broker(path)
+
+
+def messages(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "broker.json"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = lower_broker(path)
+    return [str(item).replace(f"{tmp_path}/", "") for item in diagnostics.sorted()]
+
+
+def test_a_list_hangs_under_an_implicit_root_and_missing_nodes_are_made(
+    tmp_path: Path,
+) -> None:
+    schema, diagnostics = lowered(
+        tmp_path,
+        {
+            "tree": [
+                {"path": "/repo/read/", "description": "Read things.\nMore."},
+                {"path": "/util", "summary": "Utilities"},
+            ]
+        },
+    )
+    assert schema is not None, diagnostics.render()
+    assert schema.tree_nodes == (
+        ir.TreeNode("/", ""),
+        ir.TreeNode("/repo", ""),
+        ir.TreeNode("/repo/read", "Read things.", "Read things.\nMore."),
+        ir.TreeNode("/util", "Utilities"),
+    )
+    assert schema.metadata == {"name": "broker"}
+
+
+def test_an_explicit_root_gives_the_package_its_name_and_children_nest(
+    tmp_path: Path,
+) -> None:
+    schema, _ = lowered(
+        tmp_path,
+        {
+            "tree": {
+                "path": "/",
+                "type": "node",
+                "summary": "My tools",
+                "description": "All of them",
+                "children": [
+                    {
+                        "path": "/a",
+                        "children": [{"path": "/a/b", "source": SOURCE}],
+                    }
+                ],
+            }
+        },
+    )
+    assert schema is not None
+    assert [node.path for node in schema.tree_nodes] == ["/", "/a", "/a/b"]
+    assert schema.metadata == {"name": "My tools", "description": "All of them"}
+    (source,) = schema.broker_sources
+    assert source.node == "/a/b"
+    assert source.server.name == "a.b"
+    assert schema.mcp_servers == (source.server,)
+
+
+def test_a_source_is_lowered_with_its_filter_aliases_and_overrides(
+    tmp_path: Path,
+) -> None:
+    schema, diagnostics = lowered(
+        tmp_path,
+        {
+            "tree": [
+                {
+                    "path": "/",
+                    "source": {
+                        "backend": "stdio",
+                        "command": "npx -y 'my server' --root=${HOME}/x {{no}}",
+                        "tool_filter": ["get_*", "!get_secret_*"],
+                        "path_aliases": {"get_file_contents": "get_file"},
+                        "tool_overrides": {
+                            "get_file_contents": {
+                                "summary": "A file",
+                                "timeout": 1.1,
+                                "max_output_chars": 100,
+                                "render_mode": "text",
+                                "example_args": {"path": "README.md"},
+                            }
+                        },
+                    },
+                }
+            ]
+        },
+    )
+    assert schema is not None, diagnostics.render()
+    (source,) = schema.broker_sources
+    assert source.server.name == "root"
+    config = source.server.config
+    assert config["command"].nodes == (Text("npx"),)
+    assert [word.nodes for word in config["args"]] == [
+        (Text("-y"),),
+        (Text("my server"),),
+        (
+            Text("--root="),
+            Placeholder("env.HOME", (PathRef(("env", "HOME"), 7),), 7),
+            Text("/x"),
+        ),
+        (Text("{{no}}"),),
+    ]
+    assert source.patterns == ("get_*", "!get_secret_*")
+    assert source.aliases == {"get_file_contents": "get_file"}
+    override = source.overrides["get_file_contents"]
+    assert (override.summary, override.timeout_ms, override.max_output_chars) == (
+        "A file",
+        1100,
+        100,
+    )
+    assert override.render_mode == "text"
+    assert override.example_args == {"path": "README.md"}
+
+
+def test_every_mistake_is_reported_at_once_where_it_was_written(
+    tmp_path: Path,
+) -> None:
+    text = """{
+  "tree": [
+    {"path": "/a", "sumary": "x"},
+    {"path": "b"},
+    {"path": "/c", "type": "leaf", "source": {"backend": "http", "command": "x"}},
+    {"path": "/d", "source": {"command": "run 'unbalanced"}},
+    {"path": "/e", "source": {"command": "x", "tool_overrides": {"t": {
+      "max_output_chars": 0, "timeout": -1, "render_mode": "html",
+      "example_args": [], "colour": 1}}, "path_aliases": {"t": "a/b"}}},
+    {"path": "/a", "summary": "${HOME}",
+     "children": [{"path": "/elsewhere"}]}
+  ],
+  "extra": 1
+}
+"""
+    assert messages(tmp_path, text) == [
+        "broker.json:3:20: error: unknown field 'sumary' in node (did you mean 'summary'?)",
+        "broker.json:4:14: error: 'path' must be an absolute path (starting with '/'), got 'b'",
+        "broker.json:5:28: error: 'type' must be one of 'node', got 'leaf'",
+        "broker.json:5:58: error: backend 'http' is not supported: mcigen mounts stdio "
+        "MCP servers only (an MCI schema's 'mcp_servers' reaches HTTP servers)",
+        "broker.json:6:42: error: 'command' cannot be split into words: No closing quotation",
+        "broker.json:8:27: error: 'max_output_chars' must be an integer >= 1, got 0",
+        "broker.json:8:41: error: 'timeout' must be a number of seconds > 0, got -1",
+        "broker.json:8:60: error: 'render_mode' must be one of 'json', 'text', got 'html'",
+        "broker.json:9:23: error: 'example_args' must be an object, got array",
+        "broker.json:9:27: error: unknown field 'colour' in tool override",
+        "broker.json:9:64: error: 'path_aliases.t' must be a non-empty name without '/', got 'a/b'",
+        "broker.json:10:14: error: node '/a' is also defined at broker.json:3:14",
+        "broker.json:10:31: warning: '${...}' is substituted only in a source's "
+        "'command'; here it stays text",
+        "broker.json:11:28: error: node '/elsewhere' does not lie under its parent '/a'",
+        "broker.json:13:3: error: unknown field 'extra' in broker config",
+    ]
+
+
+def test_the_root_node_must_be_the_root(tmp_path: Path) -> None:
+    assert messages(tmp_path, '{"tree": {"path": "/top"}}') == [
+        "broker.json:1:19: error: the root node's path must be '/', got '/top' (or "
+        "make 'tree' a list of nodes under an implicit root)"
+    ]
+
+
+def test_a_command_naming_nothing_is_an_error(tmp_path: Path) -> None:
+    text = '{"tree": [{"path": "/", "source": {"command": "  "}}]}'
+    assert messages(tmp_path, text) == [
+        "broker.json:1:47: error: 'command' names no program"
+    ]
+
+
+def test_a_config_is_recognised_by_its_tree_in_json_and_yaml(tmp_path: Path) -> None:
+    (tmp_path / "b.yaml").write_text("tree:\n  - path: /a\n", encoding="utf-8")
+    (tmp_path / "m.json").write_text('{"schemaVersion": "1.0", "tree": []}')
+    (tmp_path / "b.json").write_text('{"tree": []}')
+    assert holds_broker(tmp_path / "b.yaml")
+    assert holds_broker(tmp_path / "b.json")
+    assert not holds_broker(tmp_path / "m.json")
+    assert not holds_broker(tmp_path)
