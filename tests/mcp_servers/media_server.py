@@ -1,6 +1,6 @@
 """An MCP server (official SDK) whose answers a broker must carry without doubling:
-a structured report (its JSON is also the text), and a snapshot of text, an image
-and a sound.
+a structured report (its JSON is also the text), a snapshot of text, an image
+and a sound, and verses: text items around an image.
 
     python media_server.py
 """
@@ -41,6 +41,13 @@ def snapshot() -> list[str | Image | Audio]:
         Image(data=PIXEL_PNG, format="png"),
         Audio(data=CLICK_WAV, format="wav"),
     ]
+
+
+@server.tool()
+def verses(count: int) -> list[str | Image]:
+    """``count`` verses, one text item each, with a one-pixel PNG after the first."""
+    texts: list[str | Image] = [f"verse {i}" for i in range(count)]
+    return texts[:1] + [Image(data=PIXEL_PNG, format="png")] + texts[1:]
 
 
 if __name__ == "__main__":
