@@ -26,8 +26,9 @@ class McpServerView:
     """The generated function that resolves one server's settings."""
 
     function: Code
-    label: Code
-    """The server's name, for its docstring."""
+    doc: Code
+    """Its docstring, escaped whole: quotes opening the server's name, escaped
+    alone, would meet the quote before them and close the docstring."""
     statements: list[Code]
     arguments: list[Code]
     needs_context: bool
@@ -101,7 +102,7 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
         arguments.append(code(f"call_timeout={literal(timeout_ms / 1000)}"))
     return McpServerView(
         ident(function),
-        docstring(server.name),
+        docstring(f'How to reach MCP server "{server.name}", resolved from ``env``.'),
         [code(statement) for made in compiled for statement in made.statements],
         arguments,
         any(made.needs_context for made in compiled),

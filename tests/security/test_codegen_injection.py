@@ -41,6 +41,25 @@ def test_a_toolset_name_is_never_code(tmp_path: Path, payload: str) -> None:
     assert called.stdout == "hello\n"
 
 
+def test_an_mcp_server_name_opening_with_quotes_is_never_code(tmp_path: Path) -> None:
+    """The name once followed a quote in its server function's docstring, so
+    that its own two opening quotes made three and closed the docstring."""
+    name = PAYLOADS[0]
+    mcp = {"type": "mcp", "serverName": name, "toolName": "pong"}
+    cache = {
+        "schemaVersion": "1.0",
+        "tools": [{"name": "pong", "execution": mcp}],
+        "expiresAt": "2999-01-01",
+    }
+    (tmp_path / "mci" / "mcp").mkdir(parents=True)
+    (tmp_path / "mci" / "mcp" / f"{name}.mci.json").write_text(json.dumps(cache))
+    stdio = {"command": "no-such-program", "args": []}
+    document = {"schemaVersion": "1.0", "tools": [], "mcp_servers": {name: stdio}}
+    result = build(tmp_path, document, "tools.mci.json", "--offline")
+    assert result.returncode == 0, result.stderr
+    assert not ran_injected_code(tmp_path)
+
+
 def test_the_schema_file_name_is_never_code(tmp_path: Path) -> None:
     file_name = 'x"""\n__import__("builtins").MCIGEN_PWNED = 1\n""".mci.json'
     result = build(tmp_path, schema_of(text_tool("a", "hi")), file_name)
