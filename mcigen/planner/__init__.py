@@ -69,7 +69,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
             diagnostics.error(
                 tool.location,
                 f"tool '{tool.name}' and tool '{other.name}' (at {other.location}) "
-                f"both need the Python name '{clash}'; {_remedy(tool, other)}",
+                f"both need the Python name '{clash}'; {_remedy(schema, tool, other)}",
             )
             continue
         owners[python_name] = owners[f"{python_name}_async"] = tool
@@ -133,8 +133,11 @@ def _check_servers_declared(
             )
 
 
-def _remedy(*tools: ir.Tool) -> str:
-    """Tools of the schema can be renamed; those of an MCP server can only be left out."""
+def _remedy(schema: ir.Schema, *tools: ir.Tool) -> str:
+    """Tools of the schema can be renamed; those of an MCP server can only be left
+    out, unless a broker config mounts it (its leaves take aliases)."""
+    if schema.broker_sources:
+        return "give one another leaf name in 'path_aliases', or leave it out"
     if all(tool.origin == "mcp" for tool in tools):
         return "leave one out with the server's 'filter'"
     return "rename one"

@@ -89,18 +89,21 @@ class _Placed:
 
 def _tool(source: ir.BrokerSource, tool: ir.Tool, name: str) -> ir.Tool:
     """``tool`` as the package's tool ``name``, calling the server's tool by its
-    own name."""
+    own name; located in the config (its override, else its source), not in the
+    cache the build wrote."""
     override = source.overrides.get(tool.name)
     description = tool.description
     timeout_ms = None
     if override is not None:
-        description = override.description or description
+        if override.description is not None:
+            description = override.description
         timeout_ms = override.timeout_ms
     return dataclasses.replace(
         tool,
         name=name,
         description=description,
         execution=ir.McpExecution(source.server.name, tool.name, timeout_ms),
+        location=_where(source, override),
         toolset=source.server.name,
         origin="mcp",
     )

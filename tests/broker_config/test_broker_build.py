@@ -271,3 +271,41 @@ def test_overrides_are_checked_against_the_servers_tools(
         "'ech0', which the server does not have (did you mean 'echo'?)",
         "2 errors, 3 warnings",
     ]
+
+
+def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_config(
+    twice: Path, tmp_path: Path
+) -> None:
+    caches = tmp_path / "mci" / "mcp"
+    caches.mkdir(parents=True)
+    shutil.copy(twice / "mci" / "mcp" / "toy.sums.mci.json", caches / "t.mci.json")
+    document = {
+        "tree": [
+            {
+                "path": "/t",
+                "source": {
+                    "command": TOY,
+                    "tool_filter": ["add"],
+                    "tool_overrides": {"add": {"description": ""}},
+                },
+            }
+        ]
+    }
+    package, _ = plan_schema(write_config(tmp_path, document), source_format=BROKER)
+    assert package is not None
+    assert [p.tool.description for p in package.tools] == [""]
+
+    # Two leaves whose Python names are one: the error is at the config's source.
+    document["tree"][0]["source"] = {
+        "command": TOY,
+        "tool_filter": ["add", "pid"],
+        "path_aliases": {"add": "a-b", "pid": "a_b"},
+    }
+    config = write_config(tmp_path, document)
+    result = run_mcigen("check", config, "--offline")
+    assert result.returncode == 1
+    assert result.stderr.replace(f"{tmp_path}/", "").splitlines()[0] == (
+        "broker.json:5:17: error: tool 't.a_b' and tool 't.a-b' (at "
+        "broker.json:5:17) both need the Python name 't_a_b'; give one "
+        "another leaf name in 'path_aliases', or leave it out"
+    )
