@@ -27,6 +27,8 @@ class McpServerView:
     function: Code
     label: Code
     """The server's name, for its docstring."""
+    name: Code
+    """The server's name, as a Python literal (its key in ``SERVERS``)."""
     statements: list[Code]
     arguments: list[Code]
     needs_context: bool
@@ -101,6 +103,7 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
     return McpServerView(
         ident(function),
         docstring(server.name),
+        literal(server.name),
         [code(statement) for made in compiled for statement in made.statements],
         arguments,
         any(made.needs_context for made in compiled),
