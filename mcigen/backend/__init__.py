@@ -36,8 +36,8 @@ from .models import (
     model_roots,
 )
 from .pysource import Code, code, docstring, ident, literal
-from .server_entries import server_entries
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
+from .server_entries import server_entries
 from .tools import ToolView, group_imports, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
