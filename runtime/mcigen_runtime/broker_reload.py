@@ -50,6 +50,8 @@ class Watcher:
         self.source = source
         self.command = command
         self.rebuilt = False
+        self._seen = fingerprint(source)
+        """The input the package was built from, or the nearest to it seen."""
         self._stop = threading.Event()
 
     @classmethod
@@ -90,13 +92,12 @@ class Watcher:
         thread.start()
 
     def _poll(self, stop_server: Callable[[], None]) -> None:
-        seen = fingerprint(self.source)
         logger.info("watching %s", self.source)
         while not self._stop.wait(POLL_SECONDS):
             now = fingerprint(self.source)
-            if now == seen or not now:
+            if now == self._seen or not now:
                 continue
-            seen = now
+            self._seen = now
             logger.info("%s changed: rebuilding the package", self.source)
             built = subprocess.run(
                 self.command, capture_output=True, text=True, check=False
