@@ -17,6 +17,7 @@ Start-up, before the server listens:
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
@@ -83,19 +84,21 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
     """Check every server's variables, then start every server; the tools of the
     servers that started (and the package's other tools). Raises
     :class:`StartupError`."""
-    missing = list(_missing_variables(tools))
-    if missing:
-        raise StartupError("\n".join(missing))
     if not tools.servers:
         return list(tools.tools)
-    from .mcp_exec import McpConnectionError, list_mcp_tools
-
+    # imported by name: a vendored runtime carries them only when the package has
+    # MCP tools, which is when it has servers
+    lookup = importlib.import_module(f"{__package__}.lookup")
+    sessions = importlib.import_module(f"{__package__}.mcp_exec")
+    missing = list(_missing_variables(tools, lookup.TemplateRuntimeError))
+    if missing:
+        raise StartupError("\n".join(missing))
     broken: dict[str, str] = {}
     for server in tools.servers:
         logger.info("starting MCP server '%s'", server.name)
         try:
-            list_mcp_tools(tools.server_params(server.name, os.environ))
-        except McpConnectionError as error:
+            sessions.list_mcp_tools(tools.server_params(server.name, os.environ))
+        except sessions.McpConnectionError as error:
             broken[server.group] = str(error)
     if broken and not ignore_broken:
         raise StartupError(
@@ -108,13 +111,13 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
     return [entry for entry in tools.tools if entry.group not in broken]
 
 
-def _missing_variables(tools: Registry) -> Iterator[str]:
-    from .lookup import TemplateRuntimeError
-
+def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator[str]:
+    """A line for each variable a server needs that is not set (``unresolved``:
+    what resolving a server's settings raises then)."""
     for server in tools.servers:
         try:
             tools.server_params(server.name, os.environ)
-        except TemplateRuntimeError as error:
+        except unresolved as error:
             names = [name for name in server.variables if name not in os.environ]
             if not names:  # pragma: no cover - a variable the manifest missed
                 yield f"MCP server '{server.name}': {error}"
@@ -177,7 +180,7 @@ def _listen(
         )
     shown = f"[{host}]" if ":" in host else host
     logger.info(
-        "serving the broker of %d tools at http://%s:%d (POST %s)",
+        "serving the broker (tools: %d) at http://%s:%d: POST %s",
         tool_count,
         shown,
         port,

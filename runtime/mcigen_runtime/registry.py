@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from .broker_tree import Tree, tree_from_json
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
-    from .mcp_exec import McpServerParams
     from .results import ToolResult
 
 Invoker = Callable[[Mapping[str, Any], Mapping[str, str]], "ToolResult"]
@@ -141,13 +140,14 @@ class Registry:
             return self.invoker(entry)(props, env)
         return await awaitable(props, env)
 
-    def server_params(self, name: str, env: Mapping[str, str]) -> McpServerParams:
+    def server_params(self, name: str, env: Mapping[str, str]) -> Any:
         """How to reach the MCP server ``name`` (one of :attr:`servers`) with the
-        variables of ``env``. Raises the runtime's ``TemplateRuntimeError`` when
-        one it needs is missing."""
+        variables of ``env``: its ``mcp_exec.McpServerParams`` (not named here, so
+        that a vendored runtime carries ``mcp_exec`` only for MCP tools). Raises
+        the runtime's ``TemplateRuntimeError`` when a variable it needs is
+        missing."""
         group = next(server.group for server in self.servers if server.name == name)
-        params: McpServerParams = self._module(group).SERVERS[name](env)
-        return params
+        return self._module(group).SERVERS[name](env)
 
     def _group(self, entry: ToolEntry) -> Any:
         return self._module(entry.group)
