@@ -66,7 +66,9 @@ def compile_schema(
             whitespace,
             policy,
             vendor_runtime,
-            source_path=f"{schema_dir}/{path.resolve().name}",
+            source_path=Path(
+                os.path.relpath(path.resolve(), package_dir.resolve())
+            ).as_posix(),
             source_format=source_format,
             project=project,
         )

@@ -103,7 +103,10 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
     if broken and not ignore_broken:
         raise StartupError(
             "\n".join(
-                [*broken.values(), "(--ignore-broken-tool leaves such servers out)"]
+                [
+                    *broken.values(),
+                    "start with --ignore-broken-tool to leave such servers out",
+                ]
             )
         )
     for reason in broken.values():
