@@ -64,7 +64,18 @@ def compile_schema(
             return None, diagnostics
         package_dir = out_dir / name if project else out_dir
         schema_dir = _way_to(path.resolve().parent, package_dir.resolve())
-        options = ir.BuildOptions(name, schema_dir, whitespace, policy, vendor_runtime)
+        options = ir.BuildOptions(
+            name,
+            schema_dir,
+            whitespace,
+            policy,
+            vendor_runtime,
+            source_path=Path(
+                os.path.relpath(path.resolve(), package_dir.resolve())
+            ).as_posix(),
+            source_format=source_format,
+            project=project,
+        )
         wrapper = None
         if project:
             wrapper, projecting = plan_project(package, options, _locator(path))

@@ -38,6 +38,14 @@ def run_mcigen(
     )
 
 
+def without_build_entry(files: dict[str, bytes]) -> dict[str, bytes]:
+    """A package's files, its manifest without the ``"build"`` entry (which names
+    the input and the build's options)."""
+    manifest = json.loads(files["manifest.json"])
+    del manifest["build"]
+    return {**files, "manifest.json": json.dumps(manifest).encode()}
+
+
 def write_schema(
     directory: Path, document: dict[str, Any], name: str = "tools.mci.json"
 ) -> Path:

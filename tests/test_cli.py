@@ -7,7 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import ROOT, run_mcigen, schema_of, text_tool, write_schema
+from .conftest import (
+    ROOT,
+    run_mcigen,
+    schema_of,
+    text_tool,
+    without_build_entry,
+    write_schema,
+)
 
 GOOD = schema_of(
     text_tool(
@@ -78,7 +85,10 @@ def test_json_and_yaml_spellings_build_identical_packages(tmp_path: Path) -> Non
     yaml_schema.write_text(yaml.safe_dump(GOOD, sort_keys=False))
     run_mcigen("build", json_schema, "-o", tmp_path / "a" / "pkg")
     run_mcigen("build", yaml_schema, "-o", tmp_path / "b" / "pkg")
-    assert _files(tmp_path / "a" / "pkg") == _files(tmp_path / "b" / "pkg")
+    built = [_files(tmp_path / name / "pkg") for name in ("a", "b")]
+    assert without_build_entry(built[0]) == without_build_entry(built[1])
+    inputs = [json.loads(files["manifest.json"])["build"]["input"] for files in built]
+    assert inputs == ["../../same.mci.json", "../../same.mci.yaml"]
 
 
 def test_check_reports_a_diff_and_exit_1_when_output_differs(tmp_path: Path) -> None:

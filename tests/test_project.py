@@ -23,7 +23,14 @@ from mcigen.backend.toml_text import toml_string
 from mcigen.diagnostics import printable
 from mcigen.pipeline import compile_schema
 
-from .conftest import ROOT, run_mcigen, schema_of, text_tool, write_schema
+from .conftest import (
+    ROOT,
+    run_mcigen,
+    schema_of,
+    text_tool,
+    without_build_entry,
+    write_schema,
+)
 
 RUNTIME_SPEC = mcigen_runtime.requirement(mcigen_runtime.__version__)
 RUNTIME_PROJECT = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())[
@@ -172,7 +179,12 @@ def test_the_package_is_the_one_a_plain_build_writes(tmp_path: Path) -> None:
     assert run_mcigen("build", schema, "-o", plain).returncode == 0
     project = _project(tmp_path, _document(GREET), out="proj")
     wrapped = project / "proj"
-    assert _files(plain) == _files(wrapped)
+    assert without_build_entry(_files(plain)) == without_build_entry(_files(wrapped))
+    flags = [
+        json.loads((package / "manifest.json").read_text())["build"]["flags"]
+        for package in (plain, wrapped)
+    ]
+    assert flags == [[], ["--project"]]  # what a rebuild (broker --reload) passes
     assert set(_files(project)) - {f"proj/{name}" for name in _files(wrapped)} == {
         ".mcigen",
         "pyproject.toml",

@@ -19,6 +19,7 @@ from mcigen_runtime.limits import DEFAULT
 from .. import ir
 from ..diagnostics import Diagnostics
 from . import enum_data, workers
+from .build_entry import build_entry
 from .distribution import runtime_extras, runtime_requirement
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
@@ -36,6 +37,7 @@ from .models import (
 )
 from .pysource import Code, code, docstring, ident, literal
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
+from .server_entries import server_entries
 from .tools import ToolView, group_imports, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
@@ -275,10 +277,13 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
         for p in package.tools
     ]
     policy = options.policy
+    servers = server_entries(package)
     document = {
         "package": options.name,
+        "build": build_entry(options),
         "source": _schema_label(package.schema.source),
         "metadata": package.schema.metadata,
+        **({"servers": servers} if servers else {}),
         "runtime": {
             "limits": {**_DEFAULT_LIMITS, **dict(policy.limits)},
             "file_env": list(policy.file_env),

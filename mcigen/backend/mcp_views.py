@@ -29,6 +29,8 @@ class McpServerView:
     doc: Code
     """Its docstring, escaped whole: quotes opening the server's name, escaped
     alone, would meet the quote before them and close the docstring."""
+    name: Code
+    """The server's name, as a Python literal (its key in ``SERVERS``)."""
     statements: list[Code]
     arguments: list[Code]
     needs_context: bool
@@ -103,6 +105,7 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
     return McpServerView(
         ident(function),
         docstring(f'How to reach MCP server "{server.name}", resolved from ``env``.'),
+        literal(server.name),
         [code(statement) for made in compiled for statement in made.statements],
         arguments,
         any(made.needs_context for made in compiled),

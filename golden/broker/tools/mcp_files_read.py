@@ -42,6 +42,12 @@ def _mcp_server_files_read(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
+SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+    "files.read": _mcp_server_files_read,
+}
+"""How to reach each MCP server of this group, by name: env -> its settings."""
+
+
 class FilesReadReadFileInput(BaseModel):
     path: StrictStr
     tail: StrictFloat | None = Field(

@@ -42,6 +42,12 @@ def _mcp_server_files_write(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
+SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+    "files.write": _mcp_server_files_write,
+}
+"""How to reach each MCP server of this group, by name: env -> its settings."""
+
+
 class FilesWriteWriteFileInput(BaseModel):
     path: StrictStr
     content: StrictStr

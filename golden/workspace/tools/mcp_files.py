@@ -42,6 +42,12 @@ def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
+SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+    "files": _mcp_server_files,
+}
+"""How to reach each MCP server of this group, by name: env -> its settings."""
+
+
 class ReadTextFileInput(BaseModel):
     path: StrictStr
     tail: StrictFloat | None = Field(

@@ -4,6 +4,7 @@
     describe TOOL                 signature, docstring and input schema
     call TOOL [--json '{..}'] [--arg key=value ...] [--raw]
     serve [--http HOST:PORT] ...  the tools as an MCP server
+    broker [ADDR] [SECRET] ...    the broker's meta-tools over pyMCPBroker's HTTP API
     doctor                        whether the programs the tools run are installed
 
 ``call`` prints the text result (the whole result as JSON with ``--raw``) and exits 1
@@ -21,6 +22,7 @@ import os
 import sys
 from typing import Any
 
+from .broker_arguments import add_broker_arguments
 from .errors import ToolInputError
 from .extras import MissingExtraError
 from .registry import Registry, ToolEntry, UnknownToolError, registry
@@ -71,6 +73,12 @@ def _parser(package: str) -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the tools over MCP")
     add_serve_arguments(serve)
     serve.set_defaults(run=lambda tools, args: _serve(package, args))
+    broker = commands.add_parser(
+        "broker",
+        help="serve meta_tree, meta_desc and meta_call over pyMCPBroker's HTTP API",
+    )
+    add_broker_arguments(broker)
+    broker.set_defaults(run=lambda tools, args: _broker(package, args))
     doctor = commands.add_parser(
         "doctor", help="run the tools' availability checks (exit 1: something missing)"
     )
@@ -93,6 +101,12 @@ def _serve(package: str, args: argparse.Namespace) -> int:
     from .mcp_server import serve  # here: the other commands load no MCP server
 
     return serve(package, args)
+
+
+def _broker(package: str, args: argparse.Namespace) -> int:
+    from .broker_command import run_broker  # here: the other commands load no server
+
+    return run_broker(package, args)
 
 
 def _list(tools: Registry, args: argparse.Namespace) -> int:

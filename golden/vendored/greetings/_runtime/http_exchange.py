@@ -34,6 +34,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from .http_answers import send_body, send_json
+from .http_body import ClientGone, header, read_body
 from .initialize_params import InitializeParamsError, lenient_initialize
 
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 _JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
-
-
-class _ClientGone(Exception):
-    """The client disconnected before it had sent its whole request."""
 
 
 class ExchangeEdge:
@@ -66,12 +63,12 @@ class ExchangeEdge:
             await send_body(send, 405, b"", [(b"allow", b"POST")])
             return
         headers = [(key, bytes(value)) for key, value in scope["headers"]]
-        accept = _header(headers, b"accept")
+        accept = header(headers, b"accept")
         sse_only = accept is not None and _accepts_only_sse(accept)
         answer = _SseFraming(send) if sse_only else send
         try:
-            body = await _read_body(headers, receive)
-        except _ClientGone:
+            body = await read_body(headers, receive, MAX_BODY_BYTES)
+        except ClientGone:
             return
         if body is None:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
@@ -144,41 +141,12 @@ def _normalised(body: bytes) -> bytes:
     return json.dumps(message, ensure_ascii=False).encode()
 
 
-def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
-    for key, value in headers:
-        if key == name:
-            return value
-    return None
-
-
 def _accepts_only_sse(accept: bytes) -> bool:
     types = {
         part.split(b";")[0].strip().lower().decode("latin-1")
         for part in accept.split(b",")
     }
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
-
-
-async def _read_body(
-    headers: list[tuple[bytes, bytes]], receive: Receive
-) -> bytes | None:
-    """The whole request body; None when it is larger than :data:`MAX_BODY_BYTES`."""
-    declared = _header(headers, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise _ClientGone
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -78,6 +78,17 @@ class ToolEntry:
         return lines[0] if lines else ""
 
 
+@dataclass(frozen=True)
+class ServerEntry:
+    """One MCP server the package's tools call, as the manifest describes it."""
+
+    name: str
+    group: str
+    """The group module whose ``SERVERS`` says how to reach it."""
+    variables: tuple[str, ...]
+    """The environment variables its settings read."""
+
+
 @dataclass
 class Registry:
     """The tools of the package ``package`` (its import name)."""
@@ -88,6 +99,7 @@ class Registry:
     tree: Tree
     """What the broker's meta-tools serve."""
     _by_name: dict[str, ToolEntry] = field(default_factory=dict, repr=False)
+    servers: tuple[ServerEntry, ...] = ()
 
     def __post_init__(self) -> None:
         for entry in self.tools:
@@ -128,8 +140,20 @@ class Registry:
             return self.invoker(entry)(props, env)
         return await awaitable(props, env)
 
+    def server_params(self, name: str, env: Mapping[str, str]) -> Any:
+        """How to reach the MCP server ``name`` (one of :attr:`servers`) with the
+        variables of ``env``: its ``mcp_exec.McpServerParams`` (not named here, so
+        that a vendored runtime carries ``mcp_exec`` only for MCP tools). Raises
+        the runtime's ``TemplateRuntimeError`` when a variable it needs is
+        missing."""
+        group = next(server.group for server in self.servers if server.name == name)
+        return self._module(group).SERVERS[name](env)
+
     def _group(self, entry: ToolEntry) -> Any:
-        return importlib.import_module(f"{self.package}.tools.{entry.group}")
+        return self._module(entry.group)
+
+    def _module(self, group: str) -> Any:
+        return importlib.import_module(f"{self.package}.tools.{group}")
 
 
 _loaded: weakref.WeakKeyDictionary[ModuleType, Registry] = weakref.WeakKeyDictionary()
@@ -167,11 +191,16 @@ def _read(package: ModuleType) -> Registry:
         )
         for tool in document["tools"]
     )
+    servers = tuple(
+        ServerEntry(server["name"], server["group"], tuple(server["variables"]))
+        for server in document.get("servers") or ()
+    )
     return Registry(
         package.__name__,
         document.get("metadata") or {},
         tools,
         tree_from_json(document["tree"]),
+        servers=servers,
     )
 
 

@@ -1,0 +1,48 @@
+"""The manifest's ``"servers"`` list: each MCP server the package calls, the group
+module that defines how to reach it (its ``SERVERS``), and the environment
+variables its settings read, so that a server can be checked before it is started
+(``python -m PKG broker``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcigen_runtime.template_ast import Template, references
+
+from .. import ir
+from .tools import env_paths_of
+
+
+def server_entries(package: ir.Package) -> list[dict[str, Any]]:
+    """``{"name", "group", "variables"}`` for each server some enabled tool calls,
+    by name."""
+    groups = {
+        planned.tool.execution.server_name: planned.group
+        for planned in package.tools
+        if isinstance(planned.tool.execution, ir.McpExecution)
+    }
+    return [
+        {
+            "name": server.name,
+            "group": groups[server.name],
+            "variables": sorted(_variables(server.config)),
+        }
+        for server in sorted(package.schema.mcp_servers, key=lambda s: s.name)
+        if server.name in groups
+    ]
+
+
+def _variables(value: object) -> set[str]:
+    """The names ``env.NAME`` the templates in a server's settings read (strings,
+    or templates already parsed, as a broker config's ``${NAME}`` words are)."""
+    if isinstance(value, ir.TemplatedString):
+        value = value.template
+    if isinstance(value, Template):
+        paths = [r.path.parts for r in references(value.nodes) if r.path.root == "env"]
+    elif isinstance(value, dict):
+        return {name for item in value.values() for name in _variables(item)}
+    elif isinstance(value, list | tuple):
+        return {name for item in value for name in _variables(item)}
+    else:
+        paths = env_paths_of(value)
+    return {path[1] for path in paths if len(path) > 1}

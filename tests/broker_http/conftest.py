@@ -1,0 +1,146 @@
+"""A package with a text tool and two real MCP servers (the SDK's, over stdio), and
+``python -m PKG broker`` run as a real process on a free port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from ..conftest import built_package, text_tool, write_schema
+from ..mcp_servers import BOUNDS_SERVER, TOY_SERVER, free_port, wait_until_listening
+
+RUN_ENV = {"TOY_TOKEN": "token-at-run-time", "GHOST_PYTHON": sys.executable}
+"""What the servers' settings read: the toy server's TOY_TOKEN, and the program
+that runs the ghost server (one that does not exist makes the server broken)."""
+
+SCHEMA: dict[str, Any] = {
+    "schemaVersion": "1.0",
+    "metadata": {"name": "demo", "description": "Tools to try the broker's HTTP API."},
+    "tools": [
+        text_tool(
+            "hello",
+            "Hello {{props.who}}!",
+            description="Say hello.",
+            inputSchema={
+                "type": "object",
+                "properties": {"who": {"type": "string"}},
+                "required": ["who"],
+            },
+        )
+    ],
+    "mcp_servers": {
+        "toy": {
+            "command": sys.executable,
+            "args": [str(TOY_SERVER), "stdio"],
+            "env": {"TOY_TOKEN": "{{env.TOY_TOKEN}}"},
+        },
+        "ghost": {
+            "command": "{{env.GHOST_PYTHON}}",
+            "args": [str(BOUNDS_SERVER), "stdio"],
+            "config": {"filter": "only", "filterValue": "quick, hang"},
+        },
+    },
+}
+
+
+@pytest.fixture(scope="session")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    directory = tmp_path_factory.mktemp("broker-http")
+    schema = write_schema(directory, SCHEMA, "demo.mci.json")
+    saved = {name: os.environ.get(name) for name in RUN_ENV}
+    os.environ.update(RUN_ENV)
+    try:
+        with built_package(schema, directory / "demopkg") as built:
+            yield built
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def package_env(package: ModuleType, **changes: str | None) -> dict[str, str]:
+    """The tests' environment with :data:`RUN_ENV`, without ``MCIGEN_*`` settings
+    (but the build cache), the package importable; ``changes`` set (None: unset)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("MCIGEN_") or key == "MCIGEN_CACHE_DIR"
+    }
+    env.update(RUN_ENV)
+    env["PYTHONPATH"] = str(Path(str(package.__file__)).parent.parent)
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def run_broker(
+    package: ModuleType, *args: str, log: Path, **env: str | None
+) -> subprocess.Popen[bytes]:
+    """``python -m PKG broker ARGS``, its stderr written to ``log``."""
+    with log.open("ab") as stderr:
+        return subprocess.Popen(
+            [sys.executable, "-m", package.__name__, "broker", *args],
+            cwd=Path(str(package.__file__)).parent.parent,
+            env=package_env(package, **env),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            start_new_session=True,
+        )
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+    def post(
+        self, endpoint: str, body: Any = None, secret: str | None = None, **kw: Any
+    ) -> httpx.Response:
+        headers = {"authorization": f"Bearer {secret}"} if secret else {}
+        return httpx.post(
+            f"{self.url}/{endpoint}", json=body, headers=headers, timeout=60, **kw
+        )
+
+    def stop(self) -> str:
+        """Terminate the server; its log."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        return self.log.read_text()
+
+
+@contextmanager
+def serving(
+    package: ModuleType, tmp_path: Path, *args: str, **env: str | None
+) -> Iterator[Server]:
+    """A broker of ``package`` listening on a free port of 127.0.0.1."""
+    port = free_port()
+    log = tmp_path / f"broker-{port}.log"
+    process = run_broker(package, f"127.0.0.1:{port}", *args, log=log, **env)
+    server = Server(process, f"http://127.0.0.1:{port}", log)
+    try:
+        wait_until_listening(process, port, timeout=60)
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,150 @@
+"""``python -m PKG broker`` start-up: what it checks and starts before it listens,
+``--dump-tree``, ``--ignore-broken-tool`` and ``--log-level``."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from ..mcp_servers import free_port
+from .conftest import package_env, serving
+
+
+def broker_command(
+    package: ModuleType, *args: str, **env: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m PKG broker ARGS`` run to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", package.__name__, "broker", *args],
+        cwd=Path(str(package.__file__)).parent.parent,
+        env=package_env(package, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def test_dump_tree_prints_every_path_with_its_type_and_summary(
+    package: ModuleType,
+) -> None:
+    """Without starting a server or checking a variable: neither is set here."""
+    done = broker_command(package, "--dump-tree", TOY_TOKEN=None, GHOST_PYTHON=None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "/  (node)  demo: Tools to try the broker's HTTP API.",
+        "  /mcp  (node)  MCP servers",
+        "    /mcp/ghost  (node)  MCP server 'ghost'",
+        "      /mcp/ghost/hang  (tool)  Never answers; notes its cancellation.",
+        "      /mcp/ghost/quick  (tool)  Answers at once.",
+        "    /mcp/toy  (node)  MCP server 'toy'",
+        "      /mcp/toy/add  (tool)  Add two integers.",
+        "      /mcp/toy/crash  (tool)  Exit the server process without answering.",
+        "      /mcp/toy/echo  (tool)  Return the text unchanged.",
+        "      /mcp/toy/fail  (tool)  Always fails with the given message.",
+        "      /mcp/toy/forecast  (tool)  Today's weather in a city (made up: the "
+        "same everywhere).",
+        "      /mcp/toy/get-env  (tool)  The value of one of the server process's "
+        "environment variables.",
+        "      /mcp/toy/inspect_args  (tool)  Report every argument with its JSON "
+        "type, to check what arrives.",
+        "      /mcp/toy/pid  (tool)  The server's process id: equal across calls "
+        "while a session stays open.",
+        "      /mcp/toy/pixel  (tool)  A one-pixel PNG image.",
+        "  /hello  (tool)  Say hello.",
+    ]
+
+
+def test_a_missing_variable_stops_start_up_naming_it_and_never_listens(
+    package: ModuleType,
+) -> None:
+    port = free_port()
+    done = broker_command(package, f"127.0.0.1:{port}", TOY_TOKEN=None)
+    assert done.returncode == 2
+    assert "TOY_TOKEN is not set; MCP server 'toy' needs it" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not listening(port)
+
+
+def test_a_server_that_cannot_start_stops_start_up(package: ModuleType) -> None:
+    port = free_port()
+    done = broker_command(
+        package, f"127.0.0.1:{port}", GHOST_PYTHON="/nonexistent/python"
+    )
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert any("'ghost'" in line for line in errors), done.stderr
+    assert any("--ignore-broken-tool" in line for line in errors)
+    assert not listening(port)
+
+
+def test_ignore_broken_tool_leaves_the_broken_servers_tools_out(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    with serving(
+        package, tmp_path, "--ignore-broken-tool", GHOST_PYTHON="/nonexistent/python"
+    ) as server:
+        servers = server.post("meta_tree", {"path": "/mcp"}).json()["children"]
+        assert [child["path"] for child in servers] == ["/mcp/toy"]
+        echo = {"path": "/mcp/toy/echo", "args": {"text": "still here"}}
+        assert server.post("meta_call", echo).json()["content"][0]["text"] == (
+            "still here"
+        )
+        quick = server.post("meta_call", {"path": "/mcp/ghost/quick", "args": {}})
+        assert quick.status_code == 404
+        log = server.stop()
+    warnings = [line for line in log.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1
+    assert "'ghost'" in warnings[0]
+
+
+def test_the_log_has_a_line_per_request_at_info_and_none_at_warning(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    logs = {}
+    for level in ("info", "Warning"):
+        with serving(package, tmp_path, "--log-level", level) as server:
+            server.post("meta_tree", {"path": "/"})
+            server.post("meta_desc", {"path": "/nowhere"})
+            logs[level] = server.stop()
+    assert "POST '/meta_tree' 200" in logs["info"]
+    assert "POST '/meta_desc' 404" in logs["info"]
+    assert "meta_tree" not in logs["Warning"]
+    assert "Uvicorn running" not in logs["Warning"]
+
+
+def test_an_unknown_log_level_is_a_usage_error(package: ModuleType) -> None:
+    done = broker_command(package, "--log-level", "chatty")
+    assert done.returncode == 2
+    assert "'chatty' is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL" in (
+        done.stderr
+    )
+
+
+def test_the_manifest_says_what_to_rebuild_from_without_absolute_paths(
+    package: ModuleType,
+) -> None:
+    directory = Path(str(package.__file__)).parent
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert manifest["build"] == {
+        "input": "../demo.mci.json",
+        "format": "mci",
+        "name": package.__name__,
+        "flags": [],
+    }
+    assert manifest["servers"] == [
+        {"name": "ghost", "group": "mcp_ghost", "variables": ["GHOST_PYTHON"]},
+        {"name": "toy", "group": "mcp_toy", "variables": ["TOY_TOKEN"]},
+    ]
