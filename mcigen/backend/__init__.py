@@ -68,7 +68,7 @@ def _emit(
     making = (
         None if batch.made is not None else workers.in_background(make_models, batch)
     )
-    source = docstring(_schema_label(package.schema.source))
+    source = docstring(_input_named(package, options))
     groups: dict[str, list[ir.PlannedTool]] = {}
     for planned in package.tools:
         groups.setdefault(planned.group, []).append(planned)
@@ -223,6 +223,19 @@ def _group_module(
 
 _LIMITED_KINDS = frozenset({"text", "file", "cli", "http", "mcp"})
 """The executors that bound what a call renders, reads or captures."""
+
+
+_INPUT_KINDS = {
+    "mci": "the MCI schema",
+    "mtdf": "the MTDF tool files",
+    "broker": "the pyMCPBroker config",
+}
+
+
+def _input_named(package: ir.Package, options: ir.BuildOptions) -> str:
+    """What the package was generated from, as its modules' docstrings say."""
+    kind = _INPUT_KINDS[options.source_format]
+    return f"{kind} '{_schema_label(package.schema.source)}'"
 
 
 def _schema_label(file_name: str) -> str:
