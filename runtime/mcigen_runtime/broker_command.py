@@ -99,7 +99,7 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
         try:
             sessions.list_mcp_tools(tools.server_params(server.name, os.environ))
         except sessions.McpConnectionError as error:
-            broken[server.group] = str(error)
+            broken[server.name] = str(error)
     if broken and not ignore_broken:
         raise StartupError(
             "\n".join(
@@ -111,7 +111,11 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
         )
     for reason in broken.values():
         logger.warning("left out, with its tools: %s", reason)
-    return [entry for entry in tools.tools if entry.group not in broken]
+    return [
+        entry
+        for entry in tools.tools
+        if entry.origin != "mcp" or entry.toolset not in broken
+    ]
 
 
 def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator[str]:
