@@ -54,7 +54,8 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     try:
         watcher = _reload_watcher(package) if args.reload else None
         kept = start_servers(tools, args.ignore_broken_tool)
-        app = _app(Broker(tools, tools=kept), secret)
+        broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
+        app = _app(broker, secret)
     except StartupError as error:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)

@@ -5,6 +5,7 @@ driven over HTTP."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -100,3 +101,20 @@ def test_a_missing_variable_of_the_command_stops_start_up(package: ModuleType) -
     assert done.returncode == 2
     assert "TOY_PYTHON is not set" in done.stderr
     assert not listening(port)
+
+
+def test_max_output_chars_cuts_long_answers(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    with serving(
+        package, tmp_path, "--max-output-chars", "200", TOY_PYTHON=sys.executable
+    ) as server:
+        long = server.post(
+            "meta_call", {"path": "/toy/words/say", "args": {"text": "word " * 200}}
+        ).json()
+        short = server.post(
+            "meta_call", {"path": "/toy/words/say", "args": {"text": "short"}}
+        ).json()
+    assert long["truncated"] is True and long["max_output_chars"] == 200
+    assert len(json.dumps(long, ensure_ascii=False)) <= 200
+    assert short["content"][0]["text"] == "short"
