@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .serve_options import DEFAULT_HOST, ENV_PREFIX, parse_address
+from .serve_options import DEFAULT_HOST, ENV_PREFIX, parse_address, positive_int
 
 DEFAULT_PORT = 8100
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -27,6 +27,13 @@ def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECRET",
         help="require 'Authorization: Bearer SECRET' on every request (default: "
         f"${ENV_PREFIX}SECRET, which keeps it out of the process list)",
+    )
+    parser.add_argument(
+        "--max-output-chars",
+        type=positive_int,
+        metavar="N",
+        help="cut meta_call answers to N characters (a tool's own max_output_chars "
+        "wins)",
     )
     parser.add_argument(
         "--dump-tree",

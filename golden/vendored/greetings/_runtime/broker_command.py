@@ -54,7 +54,8 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     try:
         watcher = _reload_watcher(package) if args.reload else None
         kept = start_servers(tools, args.ignore_broken_tool)
-        app = _app(Broker(tools, tools=kept), secret)
+        broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
+        app = _app(broker, secret)
     except StartupError as error:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
@@ -99,7 +100,7 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
         try:
             sessions.list_mcp_tools(tools.server_params(server.name, os.environ))
         except sessions.McpConnectionError as error:
-            broken[server.group] = str(error)
+            broken[server.name] = str(error)
     if broken and not ignore_broken:
         raise StartupError(
             "\n".join(
@@ -111,7 +112,11 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
         )
     for reason in broken.values():
         logger.warning("left out, with its tools: %s", reason)
-    return [entry for entry in tools.tools if entry.group not in broken]
+    return [
+        entry
+        for entry in tools.tools
+        if entry.origin != "mcp" or entry.toolset not in broken
+    ]
 
 
 def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator[str]:

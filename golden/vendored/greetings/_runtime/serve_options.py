@@ -106,7 +106,7 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
     max_chars = None
     if max_chars_text is not None:
         try:
-            max_chars = _positive_int(max_chars_text)
+            max_chars = positive_int(max_chars_text)
         except argparse.ArgumentTypeError as error:
             raise ValueError(f"{ENV_PREFIX}MAX_OUTPUT_CHARS: {error}") from None
     hosts, origins = allowed_from_environment(env)
@@ -181,7 +181,7 @@ def mcp_tool_names(names: Iterable[str]) -> dict[str, str]:
     return mapped
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -276,7 +276,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-output-chars",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="broker mode: cut tool output to N characters",
     )
