@@ -219,6 +219,7 @@ def test_cli_tools_match_mci_py(
         ("failing", {}),
         ("crlf", {}),
         ("escape", {"dir": "/"}),
+        ("escape", {"dir": "no-such-dir"}),
     ]
     theirs = run_oracle(
         project / "cli.mci.json", [{"tool": t, "props": p, "env": {}} for t, p in calls]

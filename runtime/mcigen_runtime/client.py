@@ -25,12 +25,13 @@ from .registry import Registry, ToolEntry, UnknownToolError
 from .results import ToolResult
 
 
-class ClientError(ValueError):
-    """What ``MCIClient`` raises as ``MCIClientError``: an unknown tool, bad input."""
+class MCIClientError(ValueError):
+    """What mci-py's ``MCIClient`` raises under this name (an unknown tool, bad
+    input), so that ``except MCIClientError`` and tracebacks read the same."""
 
 
-class ClientInputError(ClientError, ToolInputError):
-    """Input the tool's schema refuses: both a ``ClientError`` (as mci-py's scripts
+class ClientInputError(MCIClientError, ToolInputError):
+    """Input the tool's schema refuses: both an ``MCIClientError`` (as mci-py's scripts
     catch it) and a ``ToolInputError`` (naming the field)."""
 
 
@@ -140,9 +141,9 @@ class BaseClient:
         try:
             entry = self._registry.find(tool_name)
         except UnknownToolError:
-            raise ClientError(f"Tool not found: {tool_name}") from None
+            raise MCIClientError(f"Tool not found: {tool_name}") from None
         if entry.name != tool_name:
-            raise ClientError(f"Tool not found: {tool_name}")
+            raise MCIClientError(f"Tool not found: {tool_name}")
         return entry
 
 
@@ -151,7 +152,7 @@ def _check_required(entry: ToolEntry, props: Mapping[str, Any]) -> None:
     required = list((entry.input_schema or {}).get("required") or ())
     missing = [name for name in required if name not in props]
     if missing:
-        raise ClientError(
+        raise MCIClientError(
             f"Tool '{entry.name}' requires properties: {', '.join(required)}. "
             f"Missing: {', '.join(missing)}"
         )

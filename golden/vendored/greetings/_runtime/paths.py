@@ -111,7 +111,13 @@ class CheckedPath:
         """The directory at the path, opened and checked, for a command to start in."""
         try:
             descriptor, _ = self.open(DIRECTORY_FLAGS)
-        except (OSError, ValueError) as error:  # what starting the command would say
+        except OSError as error:  # what starting the command would say
+            if error.strerror is None:
+                raise PathRefused(str(error)) from None
+            # naming the directory as the schema wrote it, as mci-py does
+            shown = f"[Errno {error.errno}] {error.strerror}: {self.shown!r}"
+            raise PathRefused(shown) from None
+        except ValueError as error:  # a NUL byte
             raise PathRefused(str(error)) from None
         return WorkingDirectory(descriptor, self.path)
 
