@@ -248,8 +248,40 @@ def test_problems_inside_a_toolset_file_point_into_that_file(tmp_path: Path) -> 
     schema = main_schema(tmp_path, "ops")
     found = messages(schema)
     assert [m.split(": ", 1)[0] for m in found] == [f"{toolset}:2:1", f"{toolset}:5:16"]
-    assert "'libraryDir' is not allowed in a toolset file" in found[0]
+    assert "warning: 'libraryDir' is ignored in a toolset file" in found[0]
     assert "'text'" in found[1]
+
+
+def test_settings_a_toolset_file_cannot_have_are_ignored_as_mci_py_ignores_them(
+    tmp_path: Path,
+) -> None:
+    """mci-py reads a toolset file's tools and nothing else of it: its
+    ``enableAnyPaths`` opens no path, its ``toolsets`` load nothing."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("secret", encoding="utf-8")
+    reader = {
+        "name": "read_outside",
+        "execution": {"type": "file", "path": str(outside)},
+    }
+    write_toolset(
+        tmp_path / "mci" / "wide.mci.json",
+        toolset_doc(reader, enableAnyPaths=True, toolsets=["nowhere"]),
+    )
+    schema = main_schema(tmp_path, "wide")
+    assert [m.split(": ", 2)[1] for m in messages(schema)] == ["warning", "warning"]
+    theirs = run_oracle(schema, [{"tool": "read_outside", "props": {}, "env": {}}])
+    assert theirs[0]["result"]["isError"] is True
+    built = tmp_path / "pkg"
+    assert run_mcigen("build", schema, "-o", built).returncode == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "pkg", "call", "read_outside"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout.strip() == theirs[0]["result"]["content"][0]["text"]
 
 
 def test_every_file_of_a_directory_must_have_the_supported_version(

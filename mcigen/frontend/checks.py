@@ -303,10 +303,18 @@ class OrNull(Check):
 
 
 @dataclass(frozen=True)
-class Forbidden(Check):
-    """A field that must not appear here; ``where`` completes "not allowed in ..."."""
+class Ignored(Check):
+    """A field that has no effect here (mci-py ignores it without a word): a
+    warning; ``where`` completes "is ignored in ...", ``instead`` says where it
+    does take effect."""
 
     where: str
+    instead: str
 
     def check(self, ctx: Context, at: At, value: object) -> None:
-        ctx.error(at, f"'{at.label}' is not allowed in {self.where}", on_key=True)
+        ctx.warning(
+            at,
+            f"'{at.label}' is ignored in {self.where}, as mci-py ignores it; "
+            f"it takes effect {self.instead}",
+            on_key=True,
+        )

@@ -10,7 +10,7 @@ from .checks import (
     Bool,
     ByType,
     Check,
-    Forbidden,
+    Ignored,
     Int,
     MapOf,
     Obj,
@@ -371,22 +371,18 @@ MAIN_SCHEMA = Obj(
     rules=(_needs_something_to_load,),
 )
 
-_IN_TOOLSET_FILE = Forbidden("a toolset file")
+_IN_MAIN_SCHEMA = Ignored("a toolset file", "in the main schema")
+_IN_MAIN_SCHEMA_OR_TOOL = Ignored("a toolset file", "in the main schema or on a tool")
 TOOLSET_FILE = Obj(
     "toolset file",
     required={"schemaVersion": SchemaVersion(), "tools": ArrayOf(TOOL)},
     optional={
         **_COMMON_ROOT,
         "expiresAt": MAYBE_TEXT,
-        **dict.fromkeys(
-            (
-                "toolsets",
-                "libraryDir",
-                "enableAnyPaths",
-                "directoryAllowList",
-                "mcp_servers",
-            ),
-            _IN_TOOLSET_FILE,
-        ),
+        "toolsets": _IN_MAIN_SCHEMA,
+        "libraryDir": _IN_MAIN_SCHEMA,
+        "mcp_servers": _IN_MAIN_SCHEMA,
+        "enableAnyPaths": _IN_MAIN_SCHEMA_OR_TOOL,
+        "directoryAllowList": _IN_MAIN_SCHEMA_OR_TOOL,
     },
 )

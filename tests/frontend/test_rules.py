@@ -803,7 +803,7 @@ TOOLSET_FILE = [
         toolset_file=True,
     ),
     case(
-        "toolset-file-forbidden-fields",
+        "toolset-file-ignored-fields",
         {
             "schemaVersion": "1.0",
             "toolsets": ["x"],
@@ -813,14 +813,20 @@ TOOLSET_FILE = [
             "mcp_servers": {},
             "tools": [TEXT_TOOL],
         },
-        error("toolsets", "'toolsets' is not allowed in a toolset file"),
-        error("libraryDir", "'libraryDir' is not allowed in a toolset file"),
-        error("enableAnyPaths", "'enableAnyPaths' is not allowed in a toolset file"),
-        error(
-            "directoryAllowList",
-            "'directoryAllowList' is not allowed in a toolset file",
+        *(
+            warning(
+                field,
+                f"'{field}' is ignored in a toolset file, as mci-py ignores it; it "
+                f"takes effect in the main schema{where}",
+            )
+            for field, where in (
+                ("toolsets", ""),
+                ("libraryDir", ""),
+                ("enableAnyPaths", " or on a tool"),
+                ("directoryAllowList", " or on a tool"),
+                ("mcp_servers", ""),
+            )
         ),
-        error("mcp_servers", "'mcp_servers' is not allowed in a toolset file"),
         toolset_file=True,
     ),
     case(
