@@ -291,16 +291,33 @@ def test_row43_a_lone_surrogate_is_a_build_error(tmp_path: Path) -> None:
     assert "error: this value holds a lone surrogate (\\ud800)" in result.stderr
 
 
-def test_row44_names_equal_after_nfkc_are_a_build_error(tmp_path: Path) -> None:
+def test_row44_names_equal_after_nfkc_get_a_second_python_name(
+    tmp_path: Path,
+) -> None:
     document = schema_of(
         text_tool("readFile", "one"), text_tool("ｒｅａｄ_file", "two")
     )
     schema = write_schema(tmp_path, document)
-    calls = [
-        {"tool": name, "props": {}, "env": {}} for name in ("readFile", "ｒｅａｄ_file")
-    ]
+    names = ("readFile", "ｒｅａｄ_file")
+    calls = [{"tool": name, "props": {}, "env": {}} for name in names]
     theirs = run_oracle(schema, calls)
     assert [t["result"]["content"][0]["text"] for t in theirs] == ["one", "two"]
-    result = run_mcigen("build", schema, "-o", tmp_path / "out")
-    assert result.returncode == 1
-    assert "both need the Python name 'read_file'" in result.stderr
+    result = run_mcigen("build", schema, "-o", tmp_path / "nfkc")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: tool 'ｒｅａｄ_file' would be the Python function 'read_file', like "
+        "tool 'readFile'" in result.stderr
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module("nfkc")
+        client = package.Client()
+        assert [client.execute(name).result.content[0].text for name in names] == [
+            "one",
+            "two",
+        ]
+        assert (package.read_file().text, package.read_file_2().text) == ("one", "two")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for module in [m for m in sys.modules if m.split(".")[0] == "nfkc"]:
+            del sys.modules[module]

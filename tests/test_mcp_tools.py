@@ -417,15 +417,18 @@ def test_http_servers_are_called_over_streamable_http(tmp_path: Path) -> None:
         assert ran.stdout.split("\n")[0] == "42 over http", ran.stderr
 
 
-def test_server_tools_that_share_a_python_name_must_be_filtered(
+def test_server_tools_that_share_a_python_name_get_two_functions(
     tmp_path: Path,
 ) -> None:
     schema = mcp_schema(tmp_path, {"toy": {"command": "unused"}})
     _write_cache(tmp_path, ["get-env", "get_env"], expires=TODAY + timedelta(days=1))
-    result = run_mcigen("check", schema)
-    assert result.returncode == 1
+    result = run_mcigen("list", schema)
+    assert result.returncode == 0, result.stderr
     cache = cache_of(tmp_path)
     assert result.stderr.splitlines()[0] == (
-        f"{cache}:1:131: error: tool 'get_env' and tool 'get-env' (at {cache}:1:36) "
-        "both need the Python name 'get_env'; leave one out with the server's 'filter'"
+        f"{cache}:1:131: warning: tool 'get_env' (from MCP server 'toy') would be "
+        f"the Python function 'get_env', like tool 'get-env' (at {cache}:1:36); it "
+        "is 'get_env_2' in Python, and 'get_env' everywhere else"
     )
+    rows = [line.split()[:2] for line in result.stdout.splitlines()[1:]]
+    assert rows == [["get-env", "get_env"], ["get_env", "get_env_2"]]

@@ -61,17 +61,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     model_names: set[str] = set()
     planned: list[ir.PlannedTool] = []
     for tool in tools:
-        python_name = function_name(tool.name)
-        names = (python_name, f"{python_name}_async")
-        clash = next((n for n in names if n in owners), None)
-        if clash is not None:
-            other = owners[clash]
-            diagnostics.error(
-                tool.location,
-                f"tool '{tool.name}' and tool '{other.name}' (at {other.location}) "
-                f"both need the Python name '{clash}'; {_remedy(schema, tool, other)}",
-            )
-            continue
+        python_name = _python_name(tool, owners, diagnostics)
         owners[python_name] = owners[f"{python_name}_async"] = tool
         model_name = unique(f"{class_name(tool.name)}Input", model_names, separator="")
         output_model_name = (
@@ -133,14 +123,27 @@ def _check_servers_declared(
             )
 
 
-def _remedy(schema: ir.Schema, *tools: ir.Tool) -> str:
-    """Tools of the schema can be renamed; those of an MCP server can only be left
-    out, unless a broker config mounts it (its leaves take aliases)."""
-    if schema.broker_sources:
-        return "give one another leaf name in 'path_aliases', or leave it out"
-    if all(tool.origin == "mcp" for tool in tools):
-        return "leave one out with the server's 'filter'"
-    return "rename one"
+def _python_name(
+    tool: ir.Tool, owners: dict[str, ir.Tool], diagnostics: Diagnostics
+) -> str:
+    """The tool's function name, free with its ``_async`` twin: the name made of
+    its MCI name, or, when an earlier tool has it (``get-weather`` and
+    ``get_weather``, names equal after NFKC), that name with the first free
+    ``_2``, ``_3``, ... and a warning. Its MCI name stays as it is."""
+    wanted = function_name(tool.name)
+    candidate, counter = wanted, 1
+    while candidate in owners or f"{candidate}_async" in owners:
+        counter += 1
+        candidate = f"{wanted}_{counter}"
+    if candidate != wanted:
+        other = owners.get(wanted) or owners[f"{wanted}_async"]
+        diagnostics.warning(
+            tool.location,
+            f"tool '{tool.name}'{_from(tool)} would be the Python function "
+            f"'{wanted}', like tool '{other.name}' (at {other.location}); it is "
+            f"'{candidate}' in Python, and '{tool.name}' everywhere else",
+        )
+    return candidate
 
 
 def _from(tool: ir.Tool) -> str:

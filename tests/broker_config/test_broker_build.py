@@ -295,7 +295,7 @@ def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_co
     assert package is not None
     assert [p.tool.description for p in package.tools] == [""]
 
-    # Two leaves whose Python names are one: the error is at the config's source.
+    # Two leaves whose Python names are one: the warning is at the config's source.
     document["tree"][0]["source"] = {
         "command": TOY,
         "tool_filter": ["add", "pid"],
@@ -303,9 +303,9 @@ def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_co
     }
     config = write_config(tmp_path, document)
     result = run_mcigen("check", config, "--offline")
-    assert result.returncode == 1
+    assert result.returncode == 0, result.stderr
     assert result.stderr.replace(f"{tmp_path}/", "").splitlines()[0] == (
-        "broker.json:5:17: error: tool 't.a_b' and tool 't.a-b' (at "
-        "broker.json:5:17) both need the Python name 't_a_b'; give one "
-        "another leaf name in 'path_aliases', or leave it out"
+        "broker.json:5:17: warning: tool 't.a_b' (from MCP server 't') would be the "
+        "Python function 't_a_b', like tool 't.a-b' (at broker.json:5:17); it is "
+        "'t_a_b_2' in Python, and 't.a_b' everywhere else"
     )

@@ -96,21 +96,20 @@ def test_descriptions_and_metadata_are_never_code(tmp_path: Path, payload: str) 
     assert json.loads(called.stdout)["content"][0]["text"] == payload
 
 
-def test_names_equal_after_nfkc_are_one_name_and_a_located_error(
+def test_names_equal_after_nfkc_are_two_functions_and_a_located_warning(
     tmp_path: Path,
 ) -> None:
     document = schema_of(
         text_tool("readFile", "one"), text_tool("ｒｅａｄ_file", "two")
     )
     result = build(tmp_path, document)
-    assert result.returncode == 1
-    assert "Traceback" not in result.stderr
-    assert (
-        "tools.mci.json:1:" in result.stderr
-        and "error: tool 'ｒｅａｄ_file' and tool 'readFile'" in result.stderr
-        and "both need the Python name 'read_file'" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "tools.mci.json:1:" in result.stderr
+    assert "warning: tool 'ｒｅａｄ_file' would be the Python function 'read_file'" in (
+        result.stderr
     )
-    assert not (tmp_path / "pkg").exists()
+    source = (tmp_path / "pkg" / "tools" / "main.py").read_text(encoding="utf-8")
+    assert "def read_file(" in source and "def read_file_2(" in source
 
 
 def test_tools_named_like_builtins_leave_the_builtins_alone(tmp_path: Path) -> None:
@@ -229,10 +228,10 @@ def test_package_names_that_cannot_be_imported_are_refused(
 def test_diagnostics_stay_one_line_whatever_the_names_hold(tmp_path: Path) -> None:
     first, second = "a\x1b\nb", "a\u2028b"
     result = build(tmp_path, schema_of(text_tool(first, "x"), text_tool(second, "y")))
-    assert result.returncode == 1
+    assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
-    assert len(lines) == 2 and lines[1] == "1 error, 0 warnings"
-    assert "tool 'a\\u2028b' and tool 'a\\x1b\\nb'" in lines[0]
+    assert len(lines) == 2 and lines[1] == "0 errors, 1 warning"
+    assert "like tool 'a\\x1b\\nb'" in lines[0] and "tool 'a\\u2028b'" in lines[0]
 
 
 def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -> None:
