@@ -124,11 +124,11 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="report every problem in SCHEMA")
     _schema_argument(check)
     _whitespace_option(check)
-    _mcp_options(check)
+    _mcp_options(check, no_connect=True)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
-    _mcp_options(listing)
+    _mcp_options(listing, no_connect=True)
     listing.set_defaults(run=_list)
     return parser
 
@@ -150,7 +150,9 @@ def _schema_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _mcp_options(parser: argparse.ArgumentParser) -> None:
+def _mcp_options(parser: argparse.ArgumentParser, *, no_connect: bool = False) -> None:
+    """``no_connect``: offer ``--no-connect`` (not to ``build``: a package needs
+    every tool)."""
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument(
         "--offline",
@@ -167,6 +169,15 @@ def _mcp_options(parser: argparse.ArgumentParser) -> None:
         const=McpMode.REFRESH,
         help="fetch every MCP server's tools again and rewrite its cache",
     )
+    if no_connect:
+        modes.add_argument(
+            "--no-connect",
+            dest="mcp_mode",
+            action="store_const",
+            const=McpMode.NO_CONNECT,
+            help="start no MCP server and write no cache: use the caches there are, "
+            "even expired ones; a server without one is a note, its tools unchecked",
+        )
 
 
 def _whitespace_option(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""Diagnostics: the errors and warnings every stage collects and the CLI prints once."""
+"""Diagnostics: the errors, warnings and notes every stage collects and the CLI
+prints once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from enum import StrEnum
 class Level(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
+    """Not a problem of the input: what was not checked, or checked against what."""
 
 
 @dataclass(frozen=True, order=True)
@@ -53,10 +56,13 @@ class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
 
     def error(self, location: Location, message: str) -> None:
-        self.items.append(Diagnostic(Level.ERROR, location, message))
+        self.add(Level.ERROR, location, message)
 
     def warning(self, location: Location, message: str) -> None:
-        self.items.append(Diagnostic(Level.WARNING, location, message))
+        self.add(Level.WARNING, location, message)
+
+    def add(self, level: Level, location: Location, message: str) -> None:
+        self.items.append(Diagnostic(level, location, message))
 
     def extend(self, other: Iterable[Diagnostic]) -> None:
         self.items.extend(other)
@@ -74,11 +80,14 @@ class Diagnostics:
 
     def render(self) -> str:
         lines = [str(d) for d in self.sorted()]
-        errors = sum(1 for d in self.items if d.level is Level.ERROR)
-        warnings = len(self.items) - errors
+        errors = self._count(Level.ERROR)
+        warnings = self._count(Level.WARNING)
         if self.items:
             lines.append(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}")
         return "\n".join(lines)
+
+    def _count(self, level: Level) -> int:
+        return sum(1 for d in self.items if d.level is level)
 
 
 def _plural(count: int, noun: str) -> str:

@@ -46,6 +46,15 @@ def without_build_entry(files: dict[str, bytes]) -> dict[str, bytes]:
     return {**files, "manifest.json": json.dumps(manifest).encode()}
 
 
+def leaves_a_trace(directory: Path) -> tuple[str, Path]:
+    """A server command that, if it ever ran, would leave the file it returns."""
+    trace = directory / "the-server-ran"
+    server = directory / "server.sh"
+    server.write_text(f"#!/bin/sh\ntouch '{trace}'\n")
+    server.chmod(0o755)
+    return str(server), trace
+
+
 def write_schema(
     directory: Path, document: dict[str, Any], name: str = "tools.mci.json"
 ) -> Path:

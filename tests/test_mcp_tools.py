@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from .conftest import built_package, run_mcigen, text_tool, write_schema
+from .conftest import (
+    built_package,
+    leaves_a_trace,
+    run_mcigen,
+    text_tool,
+    write_schema,
+)
 from .mcp_servers import TOY_SERVER, toy_http_server
 from .oracle import oracle_python, run_oracle
 
@@ -184,6 +190,82 @@ def test_offline_without_a_cache_is_an_error_naming_the_server(tmp_path: Path) -
         f"{cache_of(tmp_path)}; build once without --offline to fetch them"
     )
     assert not (tmp_path / "pkg").exists()
+
+
+def test_offline_says_nothing_of_filtered_tools_it_cannot_know(tmp_path: Path) -> None:
+    config = {"filter": "only", "filterValue": "read_file"}
+    schema = mcp_schema(tmp_path, {"toy": toy_stdio(config=config)})
+    result = run_mcigen("check", schema, "--offline")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"{schema}:5:12: error: MCP server 'toy' has no cached tools at "
+        f"{cache_of(tmp_path)}; build once without --offline to fetch them",
+        "1 error, 0 warnings",
+    ]
+
+
+def files_under(directory: Path) -> dict[str, bytes | None]:
+    return {
+        str(path.relative_to(directory)): path.read_bytes() if path.is_file() else None
+        for path in directory.rglob("*")
+    }
+
+
+def test_no_connect_starts_no_server_and_writes_no_cache(tmp_path: Path) -> None:
+    command, trace = leaves_a_trace(tmp_path)
+    config = {"filter": "only", "filterValue": "read_file"}
+    schema = mcp_schema(tmp_path, {"toy": {"command": command, "config": config}})
+    before = files_under(tmp_path)
+    result = run_mcigen("check", schema, "--no-connect")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{schema}:5:12: note: MCP server 'toy' has no cached tools at "
+        f"{cache_of(tmp_path)}; its tools are not checked (--no-connect)",
+        "0 errors, 0 warnings",
+    ]
+    assert run_mcigen("list", schema, "--no-connect").returncode == 0
+    assert not trace.exists()
+    assert files_under(tmp_path) == before
+
+
+def test_no_connect_checks_against_an_expired_cache(tmp_path: Path) -> None:
+    command, trace = leaves_a_trace(tmp_path)
+    config = {"filter": "only", "filterValue": "echo, ehco"}
+    schema = mcp_schema(tmp_path, {"toy": {"command": command, "config": config}})
+    _write_cache(tmp_path, ["echo", "add"], expires=TODAY)
+    before = files_under(tmp_path)
+    result = run_mcigen("check", schema, "--no-connect")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{schema}:5:12: note: the cached tools of MCP server 'toy' in "
+        f"{cache_of(tmp_path)} expired on {TODAY}; checking against them "
+        "(--no-connect)",
+        f"{schema}:5:12: warning: filter 'only' names tool 'ehco', which is not "
+        "there (did you mean 'echo'?)",
+        "0 errors, 1 warning",
+    ]
+    listed = run_mcigen("list", schema, "--no-connect")
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == ["echo"]
+    assert not trace.exists()
+    assert files_under(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ("check", "--no-connect", "--offline"),
+        ("list", "--refresh", "--no-connect"),
+        ("build", "--no-connect", "-o", "pkg"),
+    ],
+)
+def test_no_connect_is_for_check_and_list_alone(
+    tmp_path: Path, options: tuple[str, ...]
+) -> None:
+    command, _ = leaves_a_trace(tmp_path)
+    schema = mcp_schema(tmp_path, {"toy": {"command": command}})
+    result = run_mcigen(*options, schema, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--no-connect" in result.stderr
 
 
 def test_refresh_fetches_even_when_the_cache_is_fresh(tmp_path: Path) -> None:

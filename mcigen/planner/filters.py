@@ -35,21 +35,23 @@ def glob_allows(name: str, patterns: Iterable[str]) -> bool:
 
 
 def apply_filter(
-    tools: list[ir.Tool],
+    tools: list[ir.Tool] | None,
     kind: str | None,
     value: str | None,
     location: Location,
     diagnostics: Diagnostics,
 ) -> list[ir.Tool]:
-    """The tools a filter keeps. The frontend has checked that ``kind`` is a known
-    filter and that ``value`` is given with it; names that match no tool get a
-    warning, since a misspelt ``only`` silently drops everything."""
+    """The tools a filter keeps; none when ``tools`` are unknown (None), after
+    checking the filter itself. The frontend has checked that ``kind`` is a known
+    filter and that ``value`` is given with it; names that match no known tool get
+    a warning, since a misspelt ``only`` silently drops everything."""
     if kind is None or value is None:
-        return tools
+        return tools or []
     items = filter_items(value)
     if not items:
         diagnostics.error(location, f"'filterValue' of filter '{kind}' names nothing")
-        return tools
+    if tools is None or not items:
+        return tools or []
     if kind == GLOB:
         return [tool for tool in tools if glob_allows(tool.name, items)]
     wanted = set(items)

@@ -25,13 +25,14 @@ from mcigen_runtime.template_ast import Template
 from mcigen_runtime.template_render import render
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, Level
 from ..frontend import load_schema
 from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
 DEFAULT_EXPIRY_DAYS = 30
+_UNKNOWN_IS_NO_PROBLEM = (Level.NOTE, Level.NOTE)
 
 _HINT_TAGS = (
     ("readOnlyHint", "IsReadOnly"),
@@ -52,6 +53,9 @@ class McpMode(StrEnum):
     """Never: a missing cache is an error, an expired one is used with a warning."""
     REFRESH = "refresh"
     """Always fetch, and rewrite the cache."""
+    NO_CONNECT = "no-connect"
+    """Never, and write nothing: the tools of a server without a usable cache are
+    unknown, which is a note, not a problem of the schema (mci-py's ``validating``)."""
 
 
 def cache_path(library: Path, server: str) -> Path:
@@ -77,7 +81,7 @@ def load_mcp_tools(
         )
         config = server.config.get("config") or {}
         kept = apply_filter(
-            found or [],
+            found,
             config.get("filter"),
             config.get("filterValue"),
             server.location,
@@ -131,6 +135,16 @@ class _ServerTools:
                 f"MCP server '{name}' has no cached tools at {self.cache}; "
                 "build once without --offline to fetch them",
             )
+        if mode is McpMode.NO_CONNECT:
+            return self._stale(
+                cached,
+                diagnostics,
+                f"the cached tools of MCP server '{name}' in {self.cache} "
+                f"{_expiry_phrase(cached)}; checking against them (--no-connect)",
+                f"MCP server '{name}' has no cached tools at {self.cache}; "
+                "its tools are not checked (--no-connect)",
+                levels=_UNKNOWN_IS_NO_PROBLEM,
+            )
         try:
             document = self._fetch(schema_version)
         except (McpConnectionError, TemplateRuntimeError) as error:
@@ -152,15 +166,18 @@ class _ServerTools:
         self,
         cached: ir.Schema | None,
         diagnostics: Diagnostics,
-        warning: str,
-        error: str,
+        using: str,
+        missing: str,
+        levels: tuple[Level, Level] = (Level.WARNING, Level.ERROR),
     ) -> list[ir.Tool] | None:
-        """The tools of a cache that is not fresh, with a warning, when there is one;
-        otherwise None, and an error."""
+        """The tools of a cache that is not fresh, saying so (at the first of
+        ``levels``), when there is one; otherwise None, and ``missing`` (at the
+        second)."""
+        using_level, missing_level = levels
         if cached is None:
-            diagnostics.error(self.server.location, error)
+            diagnostics.add(missing_level, self.server.location, missing)
             return None
-        diagnostics.warning(self.server.location, warning)
+        diagnostics.add(using_level, self.server.location, using)
         return list(cached.tools)
 
     def _cached(self, mode: McpMode, diagnostics: Diagnostics) -> ir.Schema | None:
@@ -173,7 +190,7 @@ class _ServerTools:
         )
         if cached is not None or mode is McpMode.OFFLINE:
             diagnostics.extend(found.items)
-        else:
+        elif mode is not McpMode.NO_CONNECT:
             diagnostics.warning(
                 self.server.location,
                 f"the cache {self.cache} of MCP server '{self.server.name}' has "

@@ -18,7 +18,7 @@ from mcigen import ir
 from mcigen.pipeline import BROKER, plan_schema
 from mcigen.planner import McpMode
 
-from ..conftest import run_mcigen
+from ..conftest import leaves_a_trace, run_mcigen
 from ..mcp_servers import TOY_SERVER
 
 TOY = f"{sys.executable} {TOY_SERVER} stdio"
@@ -149,6 +149,27 @@ def test_offline_without_a_cache_is_a_located_error(tmp_path: Path) -> None:
         f"{config}:10:17: error: MCP server 'toy.read' has no cached tools at "
         f"{tmp_path}/mci/mcp/toy.read.mci.json" in result.stderr
     )
+
+
+def test_no_connect_without_a_cache_is_a_note_and_starts_nothing(
+    tmp_path: Path,
+) -> None:
+    command, trace = leaves_a_trace(tmp_path)
+    source = {"command": command, "path_aliases": {"read_file": "read"}}
+    config = write_config(tmp_path, {"tree": [{"path": "/files", "source": source}]})
+    result = run_mcigen("check", config, "--no-connect")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{config}:5:17: note: MCP server 'files' has no cached tools at "
+        f"{tmp_path}/mci/mcp/files.mci.json; its tools are not checked "
+        "(--no-connect)",
+        "0 errors, 0 warnings",
+    ]
+    assert not trace.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "broker.json",
+        "server.sh",
+    ]
 
 
 def test_a_committed_cache_builds_offline_and_refresh_rewrites_it(
