@@ -44,4 +44,4 @@ def load_schema(
     diagnostics = Diagnostics(ctx.diagnostics.sorted())
     if diagnostics.has_errors:
         return None, diagnostics
-    return lower_schema(doc, ctx.templates, path.name), diagnostics
+    return lower_schema(doc, ctx.templates, path.name, toolset_file), diagnostics

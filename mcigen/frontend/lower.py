@@ -19,10 +19,17 @@ from .source import SourceDocument
 JsonObject = dict[str, Any]
 
 
+_TOOLSET_FILE_FIELDS = ("schemaVersion", "metadata", "tools", "expiresAt")
+"""What a toolset file holds that is read: the rest is ignored, as in mci-py."""
+
+
 def lower_schema(
-    doc: SourceDocument, templates: Mapping[str, Template], source: str
+    doc: SourceDocument,
+    templates: Mapping[str, Template],
+    source: str,
+    toolset_file: bool = False,
 ) -> ir.Schema:
-    return _Lowering(doc, templates).schema(source)
+    return _Lowering(doc, templates).schema(source, toolset_file)
 
 
 def _present(obj: JsonObject) -> JsonObject:
@@ -35,9 +42,11 @@ class _Lowering:
         self._doc = doc
         self._templates = templates
 
-    def schema(self, source: str) -> ir.Schema:
+    def schema(self, source: str, toolset_file: bool) -> ir.Schema:
         assert isinstance(self._doc.data, dict)
         root = _present(self._doc.data)
+        if toolset_file:
+            root = {key: root[key] for key in _TOOLSET_FILE_FIELDS if key in root}
         allow_list = root.get("directoryAllowList")
         return ir.Schema(
             source=source,
