@@ -277,6 +277,11 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             "inputSchema": p.tool.input_schema,
             **({"outputSchema": p.tool.output_schema} if p.tool.output_schema else {}),
             **(
+                {"server": p.tool.execution.server_name}
+                if isinstance(p.tool.execution, ir.McpExecution)
+                else {}
+            ),
+            **(
                 {"background": p.tool.background}
                 if p.tool.background != "never"
                 else {}

@@ -112,11 +112,7 @@ def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
         )
     for reason in broken.values():
         logger.warning("left out, with its tools: %s", reason)
-    return [
-        entry
-        for entry in tools.tools
-        if entry.origin != "mcp" or entry.toolset not in broken
-    ]
+    return [entry for entry in tools.tools if entry.server not in broken]
 
 
 def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator[str]:

@@ -148,3 +148,49 @@ def test_the_manifest_says_what_to_rebuild_from_without_absolute_paths(
         {"name": "ghost", "group": "mcp_ghost", "variables": ["GHOST_PYTHON"]},
         {"name": "toy", "group": "mcp_toy", "variables": ["TOY_TOKEN"]},
     ]
+
+
+def test_a_broken_server_takes_out_its_tools_wherever_they_were_defined(
+    tmp_path: Path,
+) -> None:
+    """An MCP tool of a toolset file calls a server of the main schema: when that
+    server cannot start, ``--ignore-broken-tool`` leaves that tool out too."""
+    from mcigen_runtime.broker_command import start_servers
+    from mcigen_runtime.registry import registry
+
+    from ..conftest import built_package, text_tool, write_schema
+
+    toolset = {
+        "schemaVersion": "1.0",
+        "tools": [
+            text_tool("kept", "still here"),
+            {
+                "name": "remote",
+                "inputSchema": {"type": "object", "properties": {}},
+                "execution": {
+                    "type": "mcp",
+                    "serverName": "gone",
+                    "toolName": "remote",
+                },
+            },
+        ],
+    }
+    (tmp_path / "mci").mkdir()
+    (tmp_path / "mci" / "kit.mci.json").write_text(json.dumps(toolset))
+    cache = {"schemaVersion": "1.0", "tools": [], "expiresAt": "2999-01-01"}
+    (tmp_path / "mci" / "mcp").mkdir()
+    (tmp_path / "mci" / "mcp" / "gone.mci.json").write_text(json.dumps(cache))
+    schema = write_schema(
+        tmp_path,
+        {
+            "schemaVersion": "1.0",
+            "toolsets": ["kit"],
+            "mcp_servers": {"gone": {"command": str(tmp_path / "no-such-server")}},
+        },
+        "split.mci.json",
+    )
+    with built_package(schema, tmp_path / "splitpkg") as package:
+        tools = registry(package.__name__)
+        assert tools.find("remote").server == "gone"
+        kept = start_servers(tools, ignore_broken=True)
+    assert [entry.name for entry in kept] == ["kept"]

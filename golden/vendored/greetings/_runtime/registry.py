@@ -66,6 +66,8 @@ class ToolEntry:
     input_schema: dict[str, Any] | None
     output_schema: dict[str, Any] | None = None
     """An MCP tool's ``outputSchema``, when its server declares one."""
+    server: str | None = None
+    """The MCP server an MCP tool calls (wherever the tool was defined)."""
     background: str = "never"
     """Served over MCP, whether a call may go on as an operation: ``never``,
     ``always``, or ``unless_asked`` (unless ``execution_mode`` is ``Synchronous``)."""
@@ -186,6 +188,7 @@ def _read(package: ModuleType) -> Registry:
             tags=tuple(tool.get("tags") or ()),
             input_schema=tool.get("inputSchema"),
             output_schema=tool.get("outputSchema"),
+            server=tool.get("server"),
             background=tool.get("background", "never"),
             probes=tuple(_probe(probe) for probe in tool.get("probes") or ()),
         )
