@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcigen_runtime.template_ast import PathRef, Placeholder, Text
 
 from mcigen import ir
@@ -196,3 +197,24 @@ def test_a_config_is_recognised_by_its_tree_in_json_and_yaml(tmp_path: Path) -> 
     assert holds_broker(tmp_path / "b.json")
     assert not holds_broker(tmp_path / "m.json")
     assert not holds_broker(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "recognised"),
+    [
+        # keys nested below the top never count
+        ("tools:\n  - tree: x\n    schemaVersion: '1.0'\nmetadata: {tree: 1}\n", False),
+        ("metadata:\n  schemaVersion: '1.0'\ntree:\n  - path: /a\n", True),
+        ("{meta: [1, {schemaVersion: x}], tree: []}\n", True),
+        ("tree: []\nnested: {a: {b: [c]}}\nschemaVersion: '1.0'\n", False),
+        ("- tree\n", False),  # a sequence, not an object
+        ("tree\n", False),  # a scalar
+        ("tree: [\n", False),  # not YAML
+        ("tree: []\n---\nschemaVersion: '1.0'\n", True),  # the first document
+    ],
+)
+def test_recognition_reads_only_the_top_level_keys_of_yaml(
+    tmp_path: Path, text: str, recognised: bool
+) -> None:
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    assert holds_broker(tmp_path / "c.yaml") is recognised

@@ -14,6 +14,7 @@ from ... import ir
 from ...diagnostics import Diagnostics, Location
 from ..context import At, Context, type_name
 from ..source import read_source
+from ..top_level import top_level_keys
 from ..validate import check_text
 from .command import warn_unsubstituted
 from .fields import CONFIG
@@ -28,11 +29,8 @@ SCHEMA_VERSION = "1.0"
 def holds_broker(path: Path) -> bool:
     """Whether ``path`` is a JSON or YAML object with ``tree`` and no
     ``schemaVersion``."""
-    if not path.is_file():
-        return False
-    doc, _ = read_source(path, str(path))
-    data = None if doc is None else doc.data
-    return isinstance(data, dict) and "tree" in data and "schemaVersion" not in data
+    keys = top_level_keys(path) if path.is_file() else None
+    return keys is not None and "tree" in keys and "schemaVersion" not in keys
 
 
 def lower_broker(path: Path) -> tuple[ir.Schema | None, Diagnostics]:

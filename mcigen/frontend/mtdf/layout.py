@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..budget import max_document_chars
+from ..top_level import top_level_keys
 
 TOOL_FILE_SUFFIX = ".json"
 GUIDANCE_FILE = "tool_guidance.json"
@@ -48,11 +47,5 @@ def holds_mtdf(path: Path) -> bool:
 def _is_tool_file(path: Path) -> bool:
     if path.suffix != TOOL_FILE_SUFFIX:
         return False
-    try:
-        # a character is 4 bytes at most: a larger file is over the budget
-        if path.stat().st_size > 4 * max_document_chars():
-            return False
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and "command" in data and "schemaVersion" not in data
+    keys = top_level_keys(path)
+    return keys is not None and "command" in keys and "schemaVersion" not in keys
