@@ -793,3 +793,24 @@ def test_nodes_without_tools_stay_unless_the_broker_is_given_a_subset(
     subset = runtime.Broker(served, tools=[registry.find("alpha")])
     assert child_paths(subset.tree("/")) == ["/a"]
     assert child_paths(subset.tree("/a/b")) == ["/a/b/alpha"]
+
+
+@pytest.mark.parametrize(
+    ("meta_tool", "arguments", "reason"),
+    [
+        ("meta_tree", {"path": "/utill"}, "unknown_path"),
+        ("meta_tree", {"path": "/greet"}, "not_a_node"),
+        ("meta_call", {"path": "/util"}, "not_a_tool"),
+        ("meta_call", {"path": "/shout", "args": {"word": 42}}, "invalid_args"),
+        ("meta_call", {"path": "/greet", "args": ["Ada"]}, "invalid_request"),
+        ("meta_desc", {"path": 3}, "invalid_request"),
+        ("meta_nothing", {}, "invalid_request"),
+    ],
+)
+def test_each_refusal_says_which_mistake_it_is(
+    broker: Any, runtime: Any, meta_tool: str, arguments: Any, reason: str
+) -> None:
+    """What the HTTP API turns into its status (404, 409, 422 or 400)."""
+    with pytest.raises(runtime.BrokerError) as raised:
+        broker.call_meta(meta_tool, arguments)
+    assert raised.value.reason == reason

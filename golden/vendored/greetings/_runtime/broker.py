@@ -137,19 +137,24 @@ _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 class BrokerError(ValueError):
     """A meta-tool was called with a path or arguments it cannot use.
 
-    ``path`` is the path concerned, normalized (None if it was not a string); for
-    invalid arguments ``field`` is the first
-    offending property and ``problems`` every (field, message) pair.
+    ``reason`` says which mistake it is: ``unknown_path``, ``not_a_node`` (a tool
+    where a node is needed), ``not_a_tool`` (the reverse), ``invalid_args``, or
+    ``invalid_request`` (anything else: a path that is not a string, args that are
+    not an object, an unknown meta-tool). ``path`` is the path concerned,
+    normalized (None if it was not a string); for invalid arguments ``field`` is
+    the first offending property and ``problems`` every (field, message) pair.
     """
 
     def __init__(
         self,
         message: str,
         *,
+        reason: str = "invalid_request",
         path: str | None = None,
         problems: Sequence[tuple[str, str]] = (),
     ) -> None:
         super().__init__(message)
+        self.reason = reason
         self.path = path
         self.problems = list(problems)
         self.field = self.problems[0][0] if self.problems else ""
@@ -280,7 +285,7 @@ class Broker:
             message += f"; did you mean '{close[0]}'?"
         else:
             message += f"; meta_tree('{parent}') lists what is there"
-        return BrokerError(message, path=path)
+        return BrokerError(message, reason="unknown_path", path=path)
 
     def _find_node(self, given: object) -> _Node:
         path = _normalize(given)
@@ -291,6 +296,7 @@ class Broker:
             raise BrokerError(
                 f"'{path}' is a tool, not a node: meta_desc describes it and "
                 "meta_call runs it",
+                reason="not_a_node",
                 path=path,
             )
         raise self._unknown(path)
@@ -304,6 +310,7 @@ class Broker:
             raise BrokerError(
                 f"'{path}' is a node, not a tool: meta_tree('{path}') lists its "
                 "children",
+                reason="not_a_tool",
                 path=path,
             )
         raise self._unknown(path)
@@ -377,6 +384,7 @@ class Broker:
         return BrokerError(
             f"invalid args for '{path}': {details} (meta_desc('{path}') gives the "
             "args schema)",
+            reason="invalid_args",
             path=path,
             problems=error.problems,
         )

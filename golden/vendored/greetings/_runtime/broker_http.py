@@ -101,32 +101,16 @@ class BrokerApi:
                 return self.broker.desc(path)
             return await self.broker.call_async(path, request.get("args"))
         except BrokerError as error:
-            raise self._refusal(endpoint, error) from None
+            raise self._refusal(error) from None
 
-    def _refusal(self, endpoint: str, error: BrokerError) -> ApiError:
+    def _refusal(self, error: BrokerError) -> ApiError:
         details: dict[str, Any] = {"path": error.path}
         if error.problems:
             details["field"] = error.field
             details["problems"] = [
                 {"field": name, "message": message} for name, message in error.problems
             ]
-            return ApiError("invalid_args", str(error), **details)
-        kind = self._kind(error.path)
-        if endpoint == "meta_tree" and kind == "tool":
-            return ApiError("not_a_node", str(error), **details)
-        if endpoint == "meta_call" and kind == "node":
-            return ApiError("not_a_tool", str(error), **details)
-        return ApiError("unknown_path", str(error), **details)
-
-    def _kind(self, path: str | None) -> str | None:
-        """``node`` or ``tool``: what is at ``path``; None when nothing is."""
-        if path is None:
-            return None
-        try:
-            kind: str = self.broker.desc(path)["type"]
-        except BrokerError:
-            return None
-        return kind
+        return ApiError(error.reason, str(error), **details)
 
 
 def _request(endpoint: str, body: bytes) -> dict[str, Any]:
