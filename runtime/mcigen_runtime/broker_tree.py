@@ -71,6 +71,12 @@ class Tree:
 ROOT = "/"
 
 
+def first_line(description: str | None) -> str:
+    """A summary made of a description: its first line ("" for none)."""
+    lines = (description or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def segment(name: str) -> str:
     """``name`` as one path segment."""
     return name.replace("%", "%25").replace("/", "%2F")

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcigen_runtime.broker_tree import ROOT, TreeNode, normalize, parent_of
+from mcigen_runtime.broker_tree import (
+    ROOT,
+    TreeNode,
+    first_line,
+    normalize,
+    parent_of,
+)
 
 from ...diagnostics import Location
 from ..context import At, Context
@@ -112,9 +118,7 @@ def _summary(item: dict[str, object]) -> str:
     summary = item.get("summary")
     if isinstance(summary, str):
         return summary
-    description = _text(item.get("description"))
-    lines = (description or "").strip().splitlines()
-    return lines[0] if lines else ""
+    return first_line(_text(item.get("description")))
 
 
 def _text(value: object) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .broker_tree import Tree, tree_from_json
+from .broker_tree import Tree, first_line, tree_from_json
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
     from .results import ToolResult
@@ -76,8 +76,7 @@ class ToolEntry:
     @property
     def summary(self) -> str:
         """The first line of the description."""
-        lines = (self.description or "").strip().splitlines()
-        return lines[0] if lines else ""
+        return first_line(self.description)
 
 
 @dataclass(frozen=True)
