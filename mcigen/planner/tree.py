@@ -21,8 +21,7 @@ tried in turn.
 
 The root's summary is the schema's metadata ``name: description`` (empty without
 either: the broker then says ``the tools of 'pkg'``) and its description the
-metadata's; a toolset's is ``toolset 'x'``, a
-server's ``MCP server 'x'``.
+metadata's; a toolset's is ``toolset 'x'``, a server's ``MCP server 'x'``.
 """
 
 from __future__ import annotations
