@@ -22,6 +22,9 @@ from .diagnostics import Location
 
 JSON = Any
 
+DEFAULT_LIBRARY_DIR = "./mci"
+"""Where toolsets and MCP caches are found, relative to the schema, unless it says."""
+
 
 @dataclass(frozen=True)
 class TemplatedString:
@@ -272,7 +275,7 @@ class Schema:
     tools: tuple[Tool, ...]
     toolsets: tuple[ToolsetRef, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
-    library_dir: str = "./mci"
+    library_dir: str = DEFAULT_LIBRARY_DIR
     enable_any_paths: bool = False
     directory_allow_list: tuple[str, ...] = ()
     expires_at: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,6 +28,7 @@ def plan_schema(
     whitespace: str = "compat",
     mcp_mode: McpMode = McpMode.CACHE,
     source_format: str = MCI,
+    mcp_environment: Mapping[str, str] | None = None,
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
     if source_format == MTDF:
@@ -40,7 +41,8 @@ def plan_schema(
         )
     if schema is None:
         return None, diagnostics
-    package, planning = plan(schema, PlanOptions(path, whitespace, mcp_mode))
+    options = PlanOptions(path, whitespace, mcp_mode, mcp_environment)
+    package, planning = plan(schema, options)
     diagnostics.extend(planning.items)
     return (None if diagnostics.has_errors else package), diagnostics
 
@@ -55,11 +57,14 @@ def compile_schema(
     vendor_runtime: bool = False,
     project: bool = False,
     source_format: str = MCI,
+    mcp_environment: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it.
     With ``project``, ``out_dir`` is a project holding the package as ``name/``."""
     with _rare_collections():
-        package, diagnostics = plan_schema(path, whitespace, mcp_mode, source_format)
+        package, diagnostics = plan_schema(
+            path, whitespace, mcp_mode, source_format, mcp_environment
+        )
         if package is None:
             return None, diagnostics
         package_dir = out_dir / name if project else out_dir

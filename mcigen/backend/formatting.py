@@ -27,7 +27,8 @@ from pathlib import Path
 import black
 from black.mode import TargetVersion
 
-from . import build_cache, shapes, workers
+from .. import build_cache
+from . import shapes, workers
 
 _MODE = black.Mode(
     target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH

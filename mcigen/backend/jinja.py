@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache, partial
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from ..templates_location import templates_dir
 from .pysource import Code
-
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def templates_dir() -> Path:
-    """``mcigen/templates`` in an installed wheel, the repository's ``templates/`` otherwise."""
-    installed = _PACKAGE_DIR / "templates"
-    return installed if installed.is_dir() else _PACKAGE_DIR.parent / "templates"
 
 
 class UnmarkedText(TypeError):

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from .. import ir
+from .. import build_cache, ir
 from ..planner.names import class_name, unique
-from . import build_cache, enum_data
+from . import enum_data
 
 _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 

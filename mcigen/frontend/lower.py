@@ -64,7 +64,7 @@ class _Lowering:
                 self.mcp_server(name, config)
                 for name, config in root.get("mcp_servers", {}).items()
             ),
-            library_dir=root.get("libraryDir", "./mci"),
+            library_dir=root.get("libraryDir", ir.DEFAULT_LIBRARY_DIR),
             enable_any_paths=root.get("enableAnyPaths", False),
             directory_allow_list=tuple(allow_list or ()),
             expires_at=root.get("expiresAt"),

@@ -8,6 +8,7 @@ the input schema, and reports clashes.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from ..diagnostics import Diagnostics
 from ..large_enums import large_enum_kind
 from .annotations import annotation, optional
 from .broker_sources import load_broker_tools
-from .mcp_servers import McpMode, load_mcp_tools
+from .mcp_servers import McpAccess, McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name, unique
 from .toolsets import library_path, load_toolsets
 from .tree import config_tree, schema_tree
@@ -36,6 +37,9 @@ class PlanOptions:
     schema_path: Path
     whitespace: str = "compat"
     mcp_mode: McpMode = McpMode.CACHE
+    mcp_environment: Mapping[str, str] | None = None
+    """What ``{{env.X}}`` in MCP servers' settings reads to fetch their tools
+    (None: the build's environment)."""
 
 
 def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnostics]:
@@ -44,13 +48,14 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     library = library_path(options.schema_path, schema)
     from_toolsets = load_toolsets(schema, library, options.whitespace, diagnostics)
     leaves: list[ir.TreeLeaf] = []
+    access = McpAccess(options.mcp_mode, options.mcp_environment)
     if schema.broker_sources:
         from_servers, leaves = load_broker_tools(
-            schema, library, options.mcp_mode, options.whitespace, diagnostics
+            schema, library, access, options.whitespace, diagnostics
         )
     else:
         from_servers = load_mcp_tools(
-            schema, library, options.mcp_mode, options.whitespace, diagnostics
+            schema, library, access, options.whitespace, diagnostics
         )
     every = (*schema.tools, *from_toolsets, *from_servers)
     tools = [tool for tool in every if not tool.disabled]

@@ -15,14 +15,14 @@ from mcigen_runtime.broker_tree import join, segment
 from .. import ir
 from ..diagnostics import Diagnostics, Location, did_you_mean
 from .filters import glob_allows
-from .mcp_servers import McpMode, server_tools
+from .mcp_servers import McpAccess, server_tools
 from .names import unique
 
 
 def load_broker_tools(
     schema: ir.Schema,
     library: Path,
-    mode: McpMode,
+    access: McpAccess,
     whitespace: str,
     diagnostics: Diagnostics,
 ) -> tuple[list[ir.Tool], list[ir.TreeLeaf]]:
@@ -34,7 +34,7 @@ def load_broker_tools(
         found = server_tools(
             source.server,
             library,
-            mode,
+            access,
             schema.schema_version,
             whitespace,
             diagnostics,

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -58,6 +59,15 @@ class McpMode(StrEnum):
     unknown, which is a note, not a problem of the schema (mci-py's ``validating``)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class McpAccess:
+    """When the planner talks to MCP servers, and the variables their settings'
+    ``{{env.X}}`` read when it does (None: the build's environment)."""
+
+    mode: McpMode = McpMode.CACHE
+    environment: Mapping[str, str] | None = None
+
+
 def cache_path(library: Path, server: str) -> Path:
     """Where the cache of ``server`` lives; UnusableName if that is not in
     ``{library}/mcp`` (the name itself, or the cache file as a symbolic link)."""
@@ -69,7 +79,7 @@ def cache_path(library: Path, server: str) -> Path:
 def load_mcp_tools(
     schema: ir.Schema,
     library: Path,
-    mode: McpMode,
+    access: McpAccess,
     whitespace: str,
     diagnostics: Diagnostics,
 ) -> list[ir.Tool]:
@@ -77,7 +87,7 @@ def load_mcp_tools(
     tools: list[ir.Tool] = []
     for server in schema.mcp_servers:
         found = server_tools(
-            server, library, mode, schema.schema_version, whitespace, diagnostics
+            server, library, access, schema.schema_version, whitespace, diagnostics
         )
         config = server.config.get("config") or {}
         kept = apply_filter(
@@ -97,7 +107,7 @@ def load_mcp_tools(
 def server_tools(
     server: ir.McpServer,
     library: Path,
-    mode: McpMode,
+    access: McpAccess,
     schema_version: str,
     whitespace: str,
     diagnostics: Diagnostics,
@@ -109,8 +119,8 @@ def server_tools(
     except UnusableName as problem:
         diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
         return None
-    fetcher = _ServerTools(server, cache, whitespace)
-    return fetcher.tools(mode, schema_version, diagnostics)
+    fetcher = _ServerTools(server, cache, whitespace, access.environment)
+    return fetcher.tools(access.mode, schema_version, diagnostics)
 
 
 @dataclasses.dataclass
@@ -118,6 +128,7 @@ class _ServerTools:
     server: ir.McpServer
     cache: Path
     whitespace: str
+    environment: Mapping[str, str] | None
 
     def tools(
         self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
@@ -199,7 +210,7 @@ class _ServerTools:
         return cached
 
     def _fetch(self, schema_version: str) -> dict[str, Any]:
-        listed = list_mcp_tools(_build_time_params(self.server))
+        listed = list_mcp_tools(_build_time_params(self.server, self.environment))
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
         name = self.server.name
         return {
@@ -235,9 +246,14 @@ def _expiry_days(server: ir.McpServer) -> int:
     return days if isinstance(days, int) else DEFAULT_EXPIRY_DAYS
 
 
-def _build_time_params(server: ir.McpServer) -> McpServerParams:
-    """The server's settings with ``{{env.X}}`` taken from the build environment."""
-    context: dict[str, Any] = {"env": dict(os.environ)}
+def _build_time_params(
+    server: ir.McpServer, environment: Mapping[str, str] | None
+) -> McpServerParams:
+    """The server's settings with ``{{env.X}}`` taken from ``environment``, the
+    build's own when None."""
+    context: dict[str, Any] = {
+        "env": dict(os.environ if environment is None else environment)
+    }
 
     def resolve(text: str | Template) -> str:
         return render(setting_template(text), context)

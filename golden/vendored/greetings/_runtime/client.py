@@ -13,7 +13,7 @@ calls only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -72,9 +72,10 @@ class ExecutionResult(BaseModel):
 
 
 class BaseClient:
-    """The methods of ``MCIClient``; a generated ``Client`` supplies ``_registry``."""
+    """The methods of ``MCIClient``; a generated ``Client`` supplies ``_registry``
+    (``mcigen.MCIClient`` sets its own before calling ``__init__``)."""
 
-    _registry: ClassVar[Registry]
+    _registry: Registry
 
     def __init__(
         self,

@@ -16,7 +16,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from .jinja import templates_dir
+from .templates_location import templates_dir
 
 
 def cache_dir(kind: str) -> Path | None:
@@ -41,7 +41,7 @@ def cache_dir(kind: str) -> Path | None:
 def _code_fingerprint() -> str:
     """A hash of mcigen's own code and templates: an entry made by another version
     of the compiler is never taken for this one's answer."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parent
     sources = sorted([*root.rglob("*.py"), *templates_dir().rglob("*.jinja")])
     digest = hashlib.sha256()
     for source in sources:

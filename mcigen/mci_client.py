@@ -1,0 +1,71 @@
+"""``MCIClient``: mci-py's client, constructor and all, over a compiled package.
+
+``from mcigen import MCIClient`` in place of ``from mcipy import MCIClient``: the
+schema is compiled on first use into the build cache (``package_cache``) and every
+later process imports the package from there without building. The methods, their
+results and their exceptions are those of a generated package's ``Client``. A
+schema that does not compile raises ``MCIClientError`` whose first line is the one
+mci-py would give, followed by mcigen's diagnostics with file:line:column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcigen_runtime.client import BaseClient, ExecutionResult, MCIClientError
+from mcigen_runtime.registry import registry
+
+from .diagnostics import Level
+from .mcipy_wording import load_failure
+from .package_cache import BuildFailed, import_package, package_for
+
+__all__ = ["MCIClient", "MCIClientError"]
+
+
+class MCIClient(BaseClient):
+    """mci-py's ``MCIClient``: the tools of the schema at ``schema_file_path``, with
+    ``env_vars`` for their templates. ``validating=True`` checks the schema
+    without starting an MCP server or writing a file, and refuses ``execute``."""
+
+    def __init__(
+        self,
+        schema_file_path: str | None = None,
+        env_vars: Mapping[str, Any] | None = None,
+        json_file_path: str | None = None,
+        validating: bool = False,
+    ) -> None:
+        path = schema_file_path if schema_file_path is not None else json_file_path
+        if path is None:
+            raise MCIClientError(
+                "Either 'schema_file_path' or 'json_file_path' must be provided"
+            )
+        environment = {name: str(value) for name, value in (env_vars or {}).items()}
+        try:
+            package = package_for(Path(path), not validating, environment)
+        except BuildFailed as failure:
+            raise MCIClientError(_refusal(path, failure)) from None
+        except OSError:
+            raise MCIClientError(load_failure(path, None)) from None
+        import_package(package)
+        self._registry = registry(package.name)
+        self._validating = validating
+        super().__init__(env_vars, base_dir=str(package.schema.parent))
+
+    def execute(
+        self, tool_name: str, properties: Mapping[str, Any] | None = None
+    ) -> ExecutionResult:
+        if self._validating:
+            raise MCIClientError(
+                "Tool execution is disabled in validating mode. "
+                "Initialize MCIClient with validating=False to execute tools."
+            )
+        return super().execute(tool_name, properties)
+
+
+def _refusal(path: str, failure: BuildFailed) -> str:
+    """mci-py's words, then every diagnostic with its file:line:column."""
+    errors = [d for d in failure.diagnostics.sorted() if d.level is Level.ERROR]
+    first = errors[0] if errors else None
+    return f"{load_failure(path, first)}\n{failure.diagnostics.render()}"

@@ -1,0 +1,225 @@
+"""A schema's package, compiled on first use into the build cache and reused by
+every later process while its inputs stay the same (what ``MCIClient`` runs).
+
+Entries live in ``build_cache.cache_dir("packages")``, so another version of
+mcigen never takes this one's. Under it, a *slot* per schema path and way of
+reaching MCP servers holds one entry per *digest* of the exact inputs: the
+schema's bytes and every file of its library directory (toolsets, MCP caches),
+by name and content. An entry is made whole in a staging directory and renamed
+into place, so an entry that exists is complete; a build that fails or is killed
+leaves the entries as they were. An entry built from an MCP cache that has since
+expired is a miss: the build fetches the tools again.
+
+The hit path reads the inputs, one small file and nothing of the compiler.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from . import build_cache
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostics
+
+_ENTRY = "entry.json"
+_LIBRARY = "library"
+_STAGING_PREFIX = ".build-"
+
+
+@dataclass(frozen=True)
+class CachedPackage:
+    name: str
+    directory: Path
+    schema: Path
+    """The schema it was compiled from, resolved."""
+
+
+class BuildFailed(Exception):
+    """The schema does not compile; ``diagnostics`` say why."""
+
+    def __init__(self, diagnostics: Diagnostics) -> None:
+        super().__init__(diagnostics.render())
+        self.diagnostics = diagnostics
+
+
+def package_for(
+    schema: Path, connect: bool, environment: Mapping[str, str]
+) -> CachedPackage:
+    """The package of ``schema``, from the cache or built now. Without
+    ``connect`` no MCP server is started and nothing is written beside the
+    schema; with it, ``environment`` is what the servers' settings read.
+    Raises BuildFailed, or OSError when the schema cannot be read."""
+    schema = schema.resolve()
+    content = schema.read_bytes()
+    root = build_cache.cache_dir("packages")
+    if root is None:
+        staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
+        return _build(schema, content, staging, connect, environment)
+    slot = root / build_cache.key_of(str(schema), "connect" if connect else "check")
+    found = _entry(schema, slot, content, connect)
+    if found is not None:
+        return found
+    slot.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
+    try:
+        built = _build(schema, content, staging, connect, environment)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return _store(slot, staging, built, content, connect)
+
+
+def import_package(package: CachedPackage) -> ModuleType:
+    """The package imported under its own name (once per process)."""
+    loaded = sys.modules.get(package.name)
+    if loaded is not None:
+        return loaded
+    spec = importlib.util.spec_from_file_location(
+        package.name,
+        package.directory / "__init__.py",
+        submodule_search_locations=[str(package.directory)],
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no package at {package.directory}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[package.name]
+        raise
+    return module
+
+
+def _entry(
+    schema: Path, slot: Path, content: bytes, connect: bool
+) -> CachedPackage | None:
+    try:
+        library = Path((slot / _LIBRARY).read_text(encoding="utf-8"))
+        entry = slot / _digest(content, library)
+        recorded = json.loads((entry / _ENTRY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    expires = recorded.get("expires")
+    if connect and expires is not None and _today() >= expires:
+        return None
+    return CachedPackage(recorded["package"], entry / recorded["package"], schema)
+
+
+def _build(
+    schema: Path,
+    content: bytes,
+    staging: Path,
+    connect: bool,
+    environment: Mapping[str, str],
+) -> CachedPackage:
+    from .pipeline import compile_schema
+    from .planner import McpMode
+
+    name = (
+        "mci_" + hashlib.sha256(os.fsencode(schema) + b"\0" + content).hexdigest()[:16]
+    )
+    directory = staging / name
+    files, diagnostics = compile_schema(
+        schema,
+        directory,
+        name,
+        mcp_mode=McpMode.CACHE if connect else McpMode.NO_CONNECT,
+        mcp_environment=environment,
+    )
+    if files is None:
+        raise BuildFailed(diagnostics)
+    for relative, data in files.items():
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return CachedPackage(name, directory, schema)
+
+
+def _store(
+    slot: Path, staging: Path, built: CachedPackage, content: bytes, connect: bool
+) -> CachedPackage:
+    """The staged package renamed into its entry, keyed by the inputs as the
+    build left them (it may have written MCP caches); an entry another process
+    made meanwhile wins."""
+    library = _library_dir(built.schema, content)
+    expires = _earliest_expiry(library) if connect else None
+    entry_record = {"package": built.name, "expires": expires}
+    (staging / _ENTRY).write_text(json.dumps(entry_record), encoding="utf-8")
+    build_cache.write(slot, _LIBRARY, str(library))
+    entry = slot / _digest(content, library)
+    try:
+        staging.rename(entry)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        found = _entry(built.schema, slot, content, connect)
+        if found is None:
+            raise
+        return found
+    return CachedPackage(built.name, entry / built.name, built.schema)
+
+
+def _library_dir(schema: Path, content: bytes) -> Path:
+    """The library directory of a schema that compiled (so it reads)."""
+    import yaml
+
+    from .ir import DEFAULT_LIBRARY_DIR
+
+    document = (
+        json.loads(content) if schema.suffix == ".json" else yaml.safe_load(content)
+    )
+    written = document.get("libraryDir", DEFAULT_LIBRARY_DIR)
+    return Path(os.path.normpath(schema.parent / written))
+
+
+def _digest(content: bytes, library: Path) -> str:
+    """A hash of the schema's bytes and of every file under ``library``, by
+    name and content."""
+    digest = hashlib.sha256(content)
+    digest.update(os.fsencode(library) + b"\0")
+    for path in _files_under(library):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"unreadable"
+        relative = os.fsencode(path.relative_to(library))
+        digest.update(b"%d:%s%d:" % (len(relative), relative, len(data)) + data)
+    return digest.hexdigest()
+
+
+def _files_under(directory: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, subfolders, names in os.walk(directory):
+        subfolders.sort()
+        found += (Path(folder) / name for name in sorted(names))
+    return found
+
+
+def _earliest_expiry(library: Path) -> str | None:
+    """The first ``expiresAt`` day among the library's MCP caches."""
+    days = []
+    for cache in sorted((library / "mcp").glob("*.mci.json")):
+        try:
+            expires = json.loads(cache.read_text(encoding="utf-8")).get("expiresAt")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(expires, str):
+            days.append(expires[:10])
+    return min(days, default=None)
+
+
+def _today() -> str:
+    return datetime.now(UTC).date().isoformat()

@@ -1,0 +1,5 @@
+"""``mcipy.client``: the client and its exception."""
+
+from mcigen import MCIClient, MCIClientError
+
+__all__ = ["MCIClient", "MCIClientError"]
