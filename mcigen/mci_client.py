@@ -17,8 +17,6 @@ from typing import Any
 from mcigen_runtime.client import BaseClient, ExecutionResult, MCIClientError
 from mcigen_runtime.registry import registry
 
-from .diagnostics import Level
-from .mcipy_wording import load_failure
 from .package_cache import BuildFailed, import_package, package_for
 
 __all__ = ["MCIClient", "MCIClientError"]
@@ -47,7 +45,7 @@ class MCIClient(BaseClient):
         except BuildFailed as failure:
             raise MCIClientError(_refusal(path, failure)) from None
         except OSError:
-            raise MCIClientError(load_failure(path, None)) from None
+            raise MCIClientError(_refusal(path, None)) from None
         import_package(package)
         self._registry = registry(package.name)
         self._validating = validating
@@ -64,8 +62,14 @@ class MCIClient(BaseClient):
         return super().execute(tool_name, properties)
 
 
-def _refusal(path: str, failure: BuildFailed) -> str:
-    """mci-py's words, then every diagnostic with its file:line:column."""
+def _refusal(path: str, failure: BuildFailed | None) -> str:
+    """mci-py's words, then every diagnostic with its file:line:column (the
+    modules that word it are loaded only for a refusal)."""
+    from .diagnostics import Level
+    from .mcipy_wording import load_failure
+
+    if failure is None:  # the schema file could not be read
+        return load_failure(path, None)
     errors = [d for d in failure.diagnostics.sorted() if d.level is Level.ERROR]
     first = errors[0] if errors else None
     return f"{load_failure(path, first)}\n{failure.diagnostics.render()}"

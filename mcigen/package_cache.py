@@ -69,7 +69,7 @@ def package_for(
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
         return _build(schema, content, staging, connect, environment)
     slot = root / build_cache.key_of(str(schema), "connect" if connect else "check")
-    found = _entry(schema, slot, content, connect)
+    found = _entry(schema, slot, content, expiring=connect)
     if found is not None:
         return found
     slot.mkdir(parents=True, exist_ok=True)
@@ -105,8 +105,10 @@ def import_package(package: CachedPackage) -> ModuleType:
 
 
 def _entry(
-    schema: Path, slot: Path, content: bytes, connect: bool
+    schema: Path, slot: Path, content: bytes, expiring: bool
 ) -> CachedPackage | None:
+    """The entry of these inputs, if there is one (and, when ``expiring``, if no
+    MCP cache it was built from has expired)."""
     try:
         library = Path((slot / _LIBRARY).read_text(encoding="utf-8"))
         entry = slot / _digest(content, library)
@@ -114,7 +116,7 @@ def _entry(
     except (OSError, ValueError):
         return None
     expires = recorded.get("expires")
-    if connect and expires is not None and _today() >= expires:
+    if expiring and expires is not None and _today() >= expires:
         return None
     return CachedPackage(recorded["package"], entry / recorded["package"], schema)
 
@@ -129,9 +131,7 @@ def _build(
     from .pipeline import compile_schema
     from .planner import McpMode
 
-    name = (
-        "mci_" + hashlib.sha256(os.fsencode(schema) + b"\0" + content).hexdigest()[:16]
-    )
+    name = "mci_" + _digest(content, _library_dir(schema, content))[:16]
     directory = staging / name
     files, diagnostics = compile_schema(
         schema,
@@ -153,35 +153,45 @@ def _store(
     slot: Path, staging: Path, built: CachedPackage, content: bytes, connect: bool
 ) -> CachedPackage:
     """The staged package renamed into its entry, keyed by the inputs as the
-    build left them (it may have written MCP caches); an entry another process
-    made meanwhile wins."""
+    build left them (it may have written MCP caches). An entry of the same inputs
+    already there wins (another process made it meanwhile, or its MCP caches
+    expired and the build found them still fresh), with the expiry found now."""
     library = _library_dir(built.schema, content)
     expires = _earliest_expiry(library) if connect else None
-    entry_record = {"package": built.name, "expires": expires}
-    (staging / _ENTRY).write_text(json.dumps(entry_record), encoding="utf-8")
+    (staging / _ENTRY).write_text(_record(built.name, expires), encoding="utf-8")
     build_cache.write(slot, _LIBRARY, str(library))
     entry = slot / _digest(content, library)
     try:
         staging.rename(entry)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
-        found = _entry(built.schema, slot, content, connect)
+        found = _entry(built.schema, slot, content, expiring=False)
         if found is None:
             raise
+        build_cache.write(entry, _ENTRY, _record(found.name, expires))
         return found
     return CachedPackage(built.name, entry / built.name, built.schema)
 
 
+def _record(package: str, expires: str | None) -> str:
+    return json.dumps({"package": package, "expires": expires})
+
+
 def _library_dir(schema: Path, content: bytes) -> Path:
-    """The library directory of a schema that compiled (so it reads)."""
+    """The schema's library directory (the default one when the schema does not
+    read: its build says why)."""
     import yaml
 
     from .ir import DEFAULT_LIBRARY_DIR
 
-    document = (
-        json.loads(content) if schema.suffix == ".json" else yaml.safe_load(content)
-    )
-    written = document.get("libraryDir", DEFAULT_LIBRARY_DIR)
+    try:
+        if schema.suffix == ".json":
+            document = json.loads(content)
+        else:
+            document = yaml.safe_load(content)
+        written = str(document.get("libraryDir", DEFAULT_LIBRARY_DIR))
+    except (ValueError, yaml.YAMLError, AttributeError):
+        written = DEFAULT_LIBRARY_DIR
     return Path(os.path.normpath(schema.parent / written))
 
 

@@ -25,6 +25,24 @@ def _private_format_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["MCIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("format-cache"))
 
 
+FIGURES = ("mcipy_suite", "timing")
+"""Properties a test records for the run's summary: counts and times a reader
+should see without opening a report."""
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    figures = [
+        value
+        for report in terminalreporter.stats.get("passed", [])
+        for name, value in report.user_properties
+        if name in FIGURES
+    ]
+    if figures:
+        terminalreporter.section("figures")
+        for figure in figures:
+            terminalreporter.write_line(str(figure))
+
+
 def run_mcigen(
     *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,224 @@
+"""``MCIClient`` compiles a schema once: later clients, in this process or another,
+take the package from the build cache until an input changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcigen.pipeline
+from mcigen import MCIClient, MCIClientError
+
+from ..conftest import leaves_a_trace, text_tool, write_schema
+from ..mcp_servers import TOY_SERVER
+
+CLIENT_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    started = time.perf_counter()
+    from mcigen import MCIClient
+    client = MCIClient(schema_file_path=sys.argv[1], env_vars={"WHO": "Ada"})
+    result = client.execute("greet", {"name": "Bob"})
+    print(json.dumps({
+        "text": result.result.content[0].text,
+        "tools": client.list_tools(),
+        "seconds": time.perf_counter() - started,
+        "compiled": "mcigen.pipeline" in sys.modules,
+    }))
+    """)
+
+
+def _greetings(directory: Path) -> Path:
+    """A schema with a tool of its own and a toolset's."""
+    library = directory / "mci"
+    library.mkdir()
+    write_schema(
+        library,
+        {"schemaVersion": "1.0", "tools": [text_tool("bye", "Bye {{env.WHO}}")]},
+        "farewells.mci.json",
+    )
+    greet = text_tool(
+        "greet",
+        "Hello {{props.name}}, from {{env.WHO}}",
+        inputSchema={"type": "object", "properties": {"name": {"type": "string"}}},
+    )
+    document = {"schemaVersion": "1.0", "tools": [greet], "toolsets": ["farewells"]}
+    return write_schema(directory, document, "greetings.mci.json")
+
+
+def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(path.relative_to(directory)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(directory.rglob("*"))
+        if "__pycache__" not in path.parts
+    }
+
+
+def _run_client(schema: Path, cache: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT_SCRIPT, str(schema)],
+        env={
+            **os.environ,
+            "MCIGEN_CACHE_DIR": str(cache),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def test_a_second_process_takes_the_package_from_the_cache_without_building(
+    tmp_path: Path, package_cache: Path, record_property: Any
+) -> None:
+    schema = _greetings(tmp_path)
+    first = _run_client(schema, package_cache)
+    assert first["text"] == "Hello Bob, from Ada"
+    assert first["tools"] == ["greet", "bye"]
+    assert first["compiled"] is True
+    before = _snapshot(package_cache)
+    second = _run_client(schema, package_cache)
+    assert {**second, "seconds": 0} == {**first, "compiled": False, "seconds": 0}
+    assert _snapshot(package_cache) == before  # nothing written, nothing rebuilt
+    record_property(
+        "timing",
+        f"MCIClient + one call in a new process: {first['seconds'] * 1000:.0f} ms "
+        f"building, {second['seconds'] * 1000:.0f} ms from the cache",
+    )
+
+
+def test_an_edited_toolset_or_schema_is_compiled_again(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    schema = _greetings(tmp_path)
+    assert MCIClient(str(schema)).list_tools() == ["greet", "bye"]
+    toolset = tmp_path / "mci" / "farewells.mci.json"
+    document = json.loads(toolset.read_text())
+    document["tools"].append(text_tool("later", "See you"))
+    toolset.write_text(json.dumps(document))
+    assert MCIClient(str(schema)).list_tools() == ["greet", "bye", "later"]
+    schema.write_text(schema.read_text().replace('"greet"', '"hello"'))
+    client = MCIClient(str(schema), env_vars={"WHO": "Ada"})
+    assert client.list_tools() == ["hello", "bye", "later"]
+    assert client.execute("hello", {"name": "Bob"}).result.content[0].text == (
+        "Hello Bob, from Ada"
+    )
+
+
+def test_a_refused_edit_leaves_the_cached_package_for_the_schema_it_was_built_from(
+    tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = _greetings(tmp_path)
+    working = schema.read_text()
+    MCIClient(str(schema))
+    schema.write_text(working.replace('"text"', '"telnet"', 1))
+    with pytest.raises(MCIClientError, match="Invalid execution type 'telnet'"):
+        MCIClient(str(schema))
+    schema.write_text(working)
+
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the package should have come from the cache")
+
+    monkeypatch.setattr(mcigen.pipeline, "compile_schema", no_build)
+    assert MCIClient(str(schema)).list_tools() == ["greet", "bye"]
+
+
+def test_two_processes_building_at_once_both_get_the_package(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    schema = _greetings(tmp_path)
+    command = [sys.executable, "-c", CLIENT_SCRIPT, str(schema)]
+    env = {**os.environ, "MCIGEN_CACHE_DIR": str(package_cache)}
+    running = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    answers = [json.loads(process.communicate()[0]) for process in running]
+    assert [answer["text"] for answer in answers] == ["Hello Bob, from Ada"] * 2
+    (slot,) = [path for path in package_cache.rglob("*") if path.name == "library"]
+    entries = [path for path in slot.parent.iterdir() if path.is_dir()]
+    assert len(entries) == 1 and not entries[0].name.startswith(".")
+
+
+def test_without_a_cache_directory_every_client_compiles_and_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
+    client = MCIClient(str(_greetings(tmp_path)), env_vars={"WHO": "Ada"})
+    assert client.execute("bye").result.content[0].text == "Bye Ada"
+
+
+def _toy_schema(directory: Path, **config: Any) -> Path:
+    directory.mkdir(exist_ok=True)
+    server = {"command": sys.executable, "args": ["{{env.TOY}}", "stdio"], **config}
+    document = {"schemaVersion": "1.0", "tools": [], "mcp_servers": {"toy": server}}
+    return write_schema(directory, document, "main.mci.json")
+
+
+def test_mcp_servers_settings_read_the_clients_env_vars_to_fetch(
+    tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TOY", raising=False)
+    schema = _toy_schema(tmp_path)
+    client = MCIClient(str(schema), env_vars={"TOY": str(TOY_SERVER)})
+    assert "echo" in client.list_tools()
+    echoed = client.execute("echo", {"text": "hi"}).result.content[0].text
+    assert echoed == "hi"
+    assert (tmp_path / "mci" / "mcp" / "toy.mci.json").is_file()
+
+
+def test_a_package_built_from_an_mcp_cache_that_has_since_expired_is_built_again(
+    tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {"TOY": str(TOY_SERVER)}
+    schema = _toy_schema(tmp_path)
+    builds = []
+    compile_schema = mcigen.pipeline.compile_schema
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        builds.append(args[0])
+        return compile_schema(*args, **kwargs)
+
+    monkeypatch.setattr(mcigen.pipeline, "compile_schema", counted)
+    MCIClient(str(schema), env_vars=env)
+    MCIClient(str(schema), env_vars=env)
+    assert len(builds) == 1
+    server_cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
+    (record,) = package_cache.rglob("entry.json")
+    written = json.loads(record.read_text())
+    assert written["expires"] == json.loads(server_cache.read_text())["expiresAt"]
+    record.write_text(json.dumps({**written, "expires": "2000-01-01"}))  # time passes
+    assert "echo" in MCIClient(str(schema), env_vars=env).list_tools()
+    assert len(builds) == 2  # the build decides whether to fetch (here: not yet)
+    assert json.loads(record.read_text()) == written
+    MCIClient(str(schema), env_vars=env)
+    assert len(builds) == 2
+
+
+def test_validating_starts_no_server_writes_nothing_beside_the_schema_and_runs_nothing(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    command, trace = leaves_a_trace(project)
+    document = {
+        "schemaVersion": "1.0",
+        "tools": [text_tool("hello", "Hello")],
+        "mcp_servers": {"tracer": {"command": command}},
+    }
+    schema = write_schema(project, document, "main.mci.json")
+    before = _snapshot(project)
+    client = MCIClient(str(schema), validating=True)
+    assert client.list_tools() == ["hello"]
+    with pytest.raises(MCIClientError, match="disabled in validating mode"):
+        client.execute("hello")
+    assert not trace.exists()
+    assert _snapshot(project) == before
