@@ -15,6 +15,7 @@ The hit path reads the inputs, one small file and nothing of the compiler.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import json
@@ -22,6 +23,8 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 _ENTRY = "entry.json"
 _LIBRARY = "library"
 _STAGING_PREFIX = ".build-"
+_importing = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -65,14 +69,16 @@ def package_for(
     schema = schema.resolve()
     content = schema.read_bytes()
     root = build_cache.cache_dir("packages")
-    if root is None:
+    if root is None:  # no cache: a directory of this process's own
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
+        atexit.register(shutil.rmtree, staging, True)
         return _build(schema, content, staging, connect, environment)
     slot = root / build_cache.key_of(str(schema), "connect" if connect else "check")
     found = _entry(schema, slot, content, expiring=connect)
     if found is not None:
         return found
     slot.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
     try:
         built = _build(schema, content, staging, connect, environment)
@@ -83,10 +89,14 @@ def package_for(
 
 
 def import_package(package: CachedPackage) -> ModuleType:
-    """The package imported under its own name (once per process)."""
-    loaded = sys.modules.get(package.name)
-    if loaded is not None:
-        return loaded
+    """The package imported under its own name (once per process, whichever
+    thread asks first)."""
+    with _importing:
+        loaded = sys.modules.get(package.name)
+        return loaded if loaded is not None else _import(package)
+
+
+def _import(package: CachedPackage) -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         package.name,
         package.directory / "__init__.py",
@@ -118,7 +128,21 @@ def _entry(
     expires = recorded.get("expires")
     if expiring and expires is not None and _today() >= expires:
         return None
-    return CachedPackage(recorded["package"], entry / recorded["package"], schema)
+    package = entry / recorded["package"]
+    if not (package / "__init__.py").is_file():  # removed by hand
+        return None
+    return CachedPackage(recorded["package"], package, schema)
+
+
+def _remove_abandoned_builds(slot: Path) -> None:
+    """Staging directories of builds killed more than a day ago."""
+    day_ago = time.time() - 86_400
+    for staging in slot.glob(f"{_STAGING_PREFIX}*"):
+        try:
+            if staging.stat().st_mtime < day_ago:
+                shutil.rmtree(staging, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _build(
@@ -164,10 +188,12 @@ def _store(
     try:
         staging.rename(entry)
     except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
         found = _entry(built.schema, slot, content, expiring=False)
-        if found is None:
-            raise
+        if found is None:  # a damaged entry: this build replaces it
+            shutil.rmtree(entry)
+            staging.rename(entry)
+            return CachedPackage(built.name, entry / built.name, built.schema)
+        shutil.rmtree(staging, ignore_errors=True)
         build_cache.write(entry, _ENTRY, _record(found.name, expires))
         return found
     return CachedPackage(built.name, entry / built.name, built.schema)

@@ -131,6 +131,20 @@ def test_a_refused_edit_leaves_the_cached_package_for_the_schema_it_was_built_fr
     assert MCIClient(str(schema)).list_tools() == ["greet", "bye"]
 
 
+def test_a_cached_package_removed_by_hand_is_built_again(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    schema = _greetings(tmp_path)
+    MCIClient(str(schema))
+    (record,) = package_cache.rglob("entry.json")
+    package = record.parent / json.loads(record.read_text())["package"]
+    (package / "__init__.py").unlink()
+    script = [sys.executable, "-c", CLIENT_SCRIPT, str(schema)]
+    done = subprocess.run(script, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["text"] == "Hello Bob, from Ada"
+    assert (package / "__init__.py").is_file()
+
+
 def test_two_processes_building_at_once_both_get_the_package(
     tmp_path: Path, package_cache: Path
 ) -> None:
