@@ -91,14 +91,13 @@ def _top_level(document: Any) -> Iterator[str]:
         yield "Missing required field 'schemaVersion'"
     if document.get("tools") is None and document.get("toolsets") is None:
         yield "Either 'tools' or 'toolsets' field must be provided"
-    version = document["schemaVersion"]
-    if not isinstance(version, str):
-        yield f"Schema version must be a string, got {type(version).__name__}"
-    elif version not in _SCHEMA_VERSIONS:
-        yield (
-            f"Unsupported schema version '{version}'. "
-            f"Supported versions: {', '.join(_SCHEMA_VERSIONS)}"
-        )
+    version = _choice(
+        document["schemaVersion"],
+        ("Schema version", "Unsupported schema version", "Supported versions"),
+        _SCHEMA_VERSIONS,
+    )
+    if version is not None:
+        yield version
     tools = document.get("tools")
     if tools is not None and not isinstance(tools, list):
         yield f"Field 'tools' must be a list, got {type(tools).__name__}"
@@ -129,14 +128,23 @@ def _tools(document: dict[str, Any]) -> Iterator[str]:
 def _execution(execution: dict[str, Any]) -> str | None:
     if "type" not in execution:
         return "Missing required field 'type' in execution config"
-    kind = execution["type"]
-    if not isinstance(kind, str):
-        return f"Execution type must be a string, got {type(kind).__name__}"
-    if kind not in _EXECUTION_TYPES:
-        return (
-            f"Invalid execution type '{kind}'. "
-            f"Valid types: {', '.join(_EXECUTION_TYPES)}"
-        )
+    return _choice(
+        execution["type"],
+        ("Execution type", "Invalid execution type", "Valid types"),
+        _EXECUTION_TYPES,
+    )
+
+
+def _choice(
+    value: Any, words: tuple[str, str, str], choices: tuple[str, ...]
+) -> str | None:
+    """mci-py's complaint about a value that must be one of some strings, in
+    ``words``: what it is, what a wrong one is called, what the list is called."""
+    subject, wrong, listed = words
+    if not isinstance(value, str):
+        return f"{subject} must be a string, got {type(value).__name__}"
+    if value not in choices:
+        return f"{wrong} '{value}'. {listed}: {', '.join(choices)}"
     return None
 
 
