@@ -17,8 +17,6 @@ from typing import Any
 from mcigen_runtime.client import BaseClient, ExecutionResult, MCIClientError
 from mcigen_runtime.registry import registry
 
-from .diagnostics import Level
-from .mcipy_wording import load_failure
 from .package_cache import BuildFailed, import_package, package_for
 
 __all__ = ["MCIClient", "MCIClientError"]
@@ -47,7 +45,7 @@ class MCIClient(BaseClient):
         except BuildFailed as failure:
             raise MCIClientError(_refusal(path, failure)) from None
         except OSError:
-            raise MCIClientError(load_failure(path, None)) from None
+            raise MCIClientError(_refusal(path, None)) from None
         import_package(package)
         self._registry = registry(package.name)
         self._validating = validating
@@ -64,8 +62,15 @@ class MCIClient(BaseClient):
         return super().execute(tool_name, properties)
 
 
-def _refusal(path: str, failure: BuildFailed) -> str:
-    """mci-py's words, then every diagnostic with its file:line:column."""
+def _refusal(path: str, failure: BuildFailed | None) -> str:
+    """mci-py's words, then every diagnostic with its file:line:column (none when
+    the schema could not be read). Imported here: they load the IR and YAML, which
+    a client of a cached schema never needs (~40 ms)."""
+    from .diagnostics import Level
+    from .mcipy_wording import load_failure
+
+    if failure is None:
+        return load_failure(path, None)
     errors = [d for d in failure.diagnostics.sorted() if d.level is Level.ERROR]
     first = errors[0] if errors else None
     return f"{load_failure(path, first)}\n{failure.diagnostics.render()}"
