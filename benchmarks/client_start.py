@@ -1,4 +1,4 @@
-"""Row 6: ``MCIClient`` start, a fresh process that constructs mci-py's client on a
+"""Row 2b: ``MCIClient`` start, a fresh process that constructs mci-py's client on a
 schema mcigen has already compiled, and calls one tool.
 
 For each size the scale schema is written to a directory of its own and
