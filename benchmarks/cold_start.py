@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import statistics
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchmarks import schemas
@@ -52,17 +52,23 @@ def _theirs_argv(mci_py: Path, built: Built) -> list[str]:
     return [str(mci_py), "-c", code]
 
 
-def _seconds(argv: list[str], cwd: Path) -> tuple[float, int]:
-    result = wall(argv, cwd=cwd, sample_memory=False)
+def process_seconds(
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None = None
+) -> tuple[float, int]:
+    """The wall time and peak RSS (KiB) of one fresh process that must succeed."""
+    result = wall(argv, cwd=cwd, env=env, sample_memory=False)
     if result.returncode != 0:
-        raise RuntimeError(f"cold start failed: {argv}\n{result.stderr[-3000:]}")
+        raise RuntimeError(f"timed process failed: {argv}\n{result.stderr[-3000:]}")
     return result.seconds, result.peak_kib
 
 
 def interpreter(runs: int) -> Stats:
     """The floor: a fresh ``python -c pass`` of the mcigen venv."""
     return Stats.of(
-        [_seconds([str(PYTHON), "-c", "pass"], Path.cwd())[0] for _ in range(runs)]
+        [
+            process_seconds([str(PYTHON), "-c", "pass"], Path.cwd())[0]
+            for _ in range(runs)
+        ]
     )
 
 
@@ -75,8 +81,8 @@ def _python_name(built: Built) -> str:
 
 def _mci_py_only(built: Built, mci_py: Path, runs: int, floor: Stats, why: str) -> Row:
     argv = _theirs_argv(mci_py, built)
-    _seconds(argv, built.work)
-    theirs = [_seconds(argv, built.work)[0] for _ in range(runs)]
+    process_seconds(argv, built.work)
+    theirs = [process_seconds(argv, built.work)[0] for _ in range(runs)]
     return Row(
         "cold start",
         f"{built.tools} tools, import + one call",
@@ -105,14 +111,14 @@ def measure_size(
     function = _python_name(built)
     ours_argv = _ours_argv(built, function)
     theirs_argv = _theirs_argv(mci_py, built)
-    first_s, _ = _seconds(ours_argv, built.work)
+    first_s, _ = process_seconds(ours_argv, built.work)
     modules = run_script(
         PYTHON,
         _MODULES,
         [built.package, function, json.dumps(schemas.SCALE_PROPS)],
         cwd=built.work,
     )
-    _seconds(
+    process_seconds(
         theirs_argv, built.work
     )  # mci-py's files are compiled; warm the page cache
     ours: list[float] = []
@@ -120,10 +126,10 @@ def measure_size(
     ours_kib: list[int] = []
     theirs_kib: list[int] = []
     for _ in range(runs):
-        seconds, kib = _seconds(ours_argv, built.work)
+        seconds, kib = process_seconds(ours_argv, built.work)
         ours.append(seconds)
         ours_kib.append(kib)
-        seconds, kib = _seconds(theirs_argv, built.work)
+        seconds, kib = process_seconds(theirs_argv, built.work)
         theirs.append(seconds)
         theirs_kib.append(kib)
     clean = not modules["after_import"]

@@ -31,6 +31,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from benchmarks import (  # noqa: E402
     build,
     calls,
+    client_start,
     cold_start,
     concurrency,
     imports,
@@ -39,10 +40,17 @@ from benchmarks import (  # noqa: E402
 )
 from benchmarks.http_server import BenchServer  # noqa: E402
 from benchmarks.paths import PYTHON, RESULTS, oracle_python  # noqa: E402
-from benchmarks.timing import Budget  # noqa: E402
+from benchmarks.timing import Budget, Stats  # noqa: E402
 
-SECTIONS = ("calls", "cold", "build", "concurrency", "imports")
-ORDER = ("per call", "cold start", "build", "concurrency", "import (-X importtime)")
+SECTIONS = ("calls", "cold", "client", "build", "concurrency", "imports")
+ORDER = (
+    "per call",
+    "cold start",
+    client_start.SECTION,
+    "build",
+    "concurrency",
+    "import (-X importtime)",
+)
 
 
 @dataclass(frozen=True)
@@ -158,15 +166,15 @@ def _scale_rows(
     sizes: dict[int, tuple[int, int, float]],
     mci_py: Path,
     log: Log,
-    cold: bool,
+    floor: Stats | None,
     unmeasured: str,
     root: Path,
 ) -> list[report.Row]:
-    """Build each size (in ``root``), then time a cold start of what was built; the
-    last size's builds get whatever the time budget leaves, minus the cold start's
-    share."""
+    """Build each size (in ``root``), then, given the interpreter's ``floor``, time a
+    cold start of what was built; the last size's builds get whatever the time budget
+    leaves, minus the cold start's share."""
     rows: list[report.Row] = []
-    floor = cold_start.interpreter(mode.cold_runs) if cold else None
+    cold = floor is not None
     for tools, (runs, rebuilds, seconds) in sorted(sizes.items()):
         deadline = log.started + mode.budget - (COLD_START_RESERVE if cold else 0)
         plan = build.Plan(runs, rebuilds, seconds or mode.budget, deadline)
@@ -189,6 +197,39 @@ def _scale_rows(
         rows.extend(build.rows(missing))
         if cold:
             rows.append(cold_start.missing(tools, unmeasured))
+    return rows
+
+
+def _client_rows(
+    mode: Mode,
+    sizes: list[int],
+    mci_py: Path,
+    log: Log,
+    floor: Stats,
+    unmeasured: str,
+    root: Path,
+) -> list[report.Row]:
+    """``MCIClient`` on a cached schema of each size, each first built into a cache
+    of its own within the time budget."""
+    rows: list[report.Row] = []
+    deadline = log.started + mode.budget
+    for tools in sorted(sizes):
+        rows += _guard(
+            client_start.SECTION,
+            log,
+            functools.partial(
+                client_start.measure_size,
+                root,
+                tools,
+                mci_py,
+                mode.cold_runs,
+                floor,
+                deadline,
+                log,
+            ),
+        )
+    for tools in sorted(set(FULL.builds) - set(sizes)):
+        rows.append(client_start.missing(tools, unmeasured))
     return rows
 
 
@@ -239,15 +280,25 @@ def main() -> None:
                     log,
                     lambda: imports.measure(work, mci_py, mode.imports_runs, log),
                 )
+        sizes = _sizes(mode, args.sizes)
+        unmeasured = (
+            "not among --sizes"
+            if args.sizes
+            else f"not in a {mode.name} run (make bench measures it)"
+        )
+        floor = (
+            cold_start.interpreter(mode.cold_runs)
+            if sections & {"cold", "client"}
+            else None
+        )
         if sections & {"build", "cold"}:
-            sizes = _sizes(mode, args.sizes)
-            unmeasured = (
-                "not among --sizes"
-                if args.sizes
-                else f"not in a {mode.name} run (make bench measures it)"
-            )
+            cold_floor = floor if "cold" in sections else None
             rows += _scale_rows(
-                mode, sizes, mci_py, log, "cold" in sections, unmeasured, scratch
+                mode, sizes, mci_py, log, cold_floor, unmeasured, scratch
+            )
+        if "client" in sections and floor is not None:
+            rows += _client_rows(
+                mode, list(sizes), mci_py, log, floor, unmeasured, scratch
             )
     finally:
         server.stop()

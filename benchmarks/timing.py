@@ -236,12 +236,14 @@ def run_script(
     args: Sequence[str] = (),
     *,
     cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
     timeout: float | None = None,
 ) -> Any:
     """Run ``script`` with ``python -c`` and parse the last line of its stdout as JSON."""
     done = subprocess.run(
         [str(python), "-c", script, *args],
         cwd=cwd,
+        env=None if env is None else dict(env),
         capture_output=True,
         text=True,
         timeout=timeout,
