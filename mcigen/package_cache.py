@@ -16,6 +16,7 @@ The hit path reads the inputs, one small file and nothing of the compiler.
 from __future__ import annotations
 
 import atexit
+import compileall
 import hashlib
 import importlib.util
 import json
@@ -180,6 +181,9 @@ def _store(
     build left them (it may have written MCP caches). An entry of the same inputs
     already there wins (another process made it meanwhile, or its MCP caches
     expired and the build found them still fresh), with the expiry found now."""
+    # Bytecode now: a process that may not write it (PYTHONDONTWRITEBYTECODE,
+    # common in containers) would otherwise compile the package on every start.
+    compileall.compile_dir(built.directory, quiet=2)
     library = _library_dir(built.schema, content)
     expires = _earliest_expiry(library) if connect else None
     (staging / _ENTRY).write_text(_record(built.name, expires), encoding="utf-8")

@@ -13,6 +13,7 @@ calls only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -87,8 +88,13 @@ class BaseClient:
         self._base_dir = base_dir
         self._limits = dict(limits or {})
         check_sizes(self._limits)
-        self._tools = [_tool(entry) for entry in self._registry.tools]
         self._tokens = TokenCache()  # this client's OAuth2 tokens, no other's
+
+    @cached_property
+    def _tools(self) -> list[Tool]:
+        """The tools as ``tools()`` lists them, made when first asked for: a
+        client that only executes never needs them."""
+        return [_tool(entry) for entry in self._registry.tools]
 
     def tools(self) -> list[Tool]:
         return list(self._tools)
