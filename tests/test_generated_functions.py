@@ -27,6 +27,19 @@ PEOPLE = {
     "required": ["name"],
 }
 
+MEASURES = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "sizes": {"type": "array", "items": {"type": "integer"}},
+        "box": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+        "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "level": {"type": "integer", "enum": [1, 2, 3]},
+        "ratio": {"type": "number"},
+    },
+    "required": ["n"],
+}
+
 SCHEMA = schema_of(
     text_tool(
         "greetPerson",
@@ -52,6 +65,7 @@ SCHEMA = schema_of(
         },
     ),
     text_tool("ratio", "r={{props.ratio}}", inputSchema=PEOPLE),
+    text_tool("measure", "{{props}}", inputSchema=MEASURES),
     text_tool("off", "never", disabled=True),
 )
 
@@ -159,6 +173,8 @@ def test_mangled_parameter_names_keep_original_keys(pkg: ModuleType) -> None:
         ({"name": 5}, "name"),
         ({"name": "a", "count": 0}, "count"),
         ({"name": "a", "count": "3"}, "count"),
+        ({"name": "a", "count": 3.5}, "count"),
+        ({"name": "a", "count": True}, "count"),
         ({"name": "a", "mood": "angry"}, "mood"),
         ({"name": "a", "tags": ["ok", 3]}, "tags.1"),
         ({"name": "a", "ratio": True}, "ratio"),
@@ -173,6 +189,49 @@ def test_invalid_input_raises_tool_input_error_naming_the_field(
     assert caught.value.field == field
     assert caught.value.tool == "greetPerson"
     assert f"{field}:" in str(caught.value)
+
+
+def test_a_whole_float_is_an_integer_and_reaches_the_tool_as_an_int(
+    pkg: ModuleType,
+) -> None:
+    assert (
+        pkg.greet_person(name="Ann", count=3.0).text == "Hi friend Ann x3 happy ['x']"
+    )
+    assert inspect.signature(pkg.measure).parameters["n"].annotation == "int"
+    result = pkg.measure(
+        n=-0.0, sizes=[1.0, 2, 1e2], box={"depth": 2.0}, either=4.0, ratio=3.0
+    )
+    assert result.text == (
+        "{'n': 0, 'sizes': [1, 2, 100], 'box': {'depth': 2}, 'either': 4, 'ratio': 3.0}"
+    )
+    assert pkg.measure(n=1, either="4.0").text == "{'n': 1, 'either': '4.0'}"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"n": 3.5}, "n"),
+        ({"n": "3"}, "n"),
+        ({"n": float("inf")}, "n"),
+        ({"n": 1, "sizes": [1, 2.5]}, "sizes.1"),
+        ({"n": 1, "sizes": [True]}, "sizes.0"),
+        ({"n": 1, "box": {"depth": 0.5}}, "box.depth"),
+        ({"n": 1, "either": 4.5}, "either.int"),
+        ({"n": 1, "level": 4}, "level"),
+        ({"n": 1, "level": 2.5}, "level"),
+    ],
+)
+def test_a_number_with_a_fraction_is_no_integer(
+    pkg: ModuleType, kwargs: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(pkg.ToolInputError) as caught:
+        pkg.measure(**kwargs)
+    assert caught.value.field == field
+
+
+def test_an_integer_enum_takes_its_members(pkg: ModuleType) -> None:
+    assert pkg.measure(n=1, level=3).text == "{'n': 1, 'level': 3}"
+    assert pkg.measure(n=1, level=3.0).text == "{'n': 1, 'level': 3}"
 
 
 def test_missing_required_property_through_the_dict_entry(pkg: ModuleType) -> None:

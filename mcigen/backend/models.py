@@ -218,6 +218,11 @@ def _pointer_token(fragment: str) -> str:
     return unquote(fragment).replace("~1", "/").replace("~0", "~")
 
 
+INTEGER_MODULE = "mcigen_runtime.integers"
+"""Where the models' ``StrictInt`` comes from: JSON Schema's integer, which takes
+``3.0`` as ``3``; pydantic's refuses it."""
+
+
 def _run_codegen(document: dict[str, Any]) -> str:
     from datamodel_code_generator import (
         InputFileType,
@@ -247,6 +252,7 @@ def _run_codegen(document: dict[str, Any]) -> str:
                     StrictTypes.float,
                     StrictTypes.bool,
                 ],
+                import_overrides={"StrictInt": INTEGER_MODULE},
             )
         except Exception as error:  # the generator raises many unrelated types
             raise ModelGenerationError(str(error)) from error

@@ -503,12 +503,13 @@ def _present(tool: ir.Tool) -> frozenset[str]:
 
 def _validation(planned: ir.PlannedTool) -> list[str]:
     """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
-    (or the schema accepts any mapping)."""
+    (or the schema accepts any mapping); the model gives back the input the tool
+    gets (whole floats typed integer made ints)."""
     tool = planned.tool
     if not tool.input_schema:
         return []
     validate = (
-        f"_validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
+        f"raw = _validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
     )
     doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:

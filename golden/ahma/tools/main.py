@@ -21,12 +21,13 @@ from mcigen_runtime.cli_argv import working_root as _working_root
 from mcigen_runtime.cli_exec import CliCall as _CliCall
 from mcigen_runtime.cli_exec import run_cli as _run_cli
 from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.paths import PathRefused as _PathRefused
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -122,7 +123,7 @@ class SearchInput(BaseModel):
 def _prepare_archive(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(ArchiveInput, raw, "archive")
+    raw = _validate_input(ArchiveInput, raw, "archive")
     timeout = _timeout_s(raw, "timeout_seconds", 600.0, "archive")
     extra = _extra_args(raw, "args", "archive")
     try:
@@ -209,7 +210,7 @@ async def archive_async(
 def _prepare_repo_status(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStatusInput, raw, "repo_status")
+    raw = _validate_input(RepoStatusInput, raw, "repo_status")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_status")
     extra = _extra_args(raw, "args", "repo_status")
     try:
@@ -298,7 +299,7 @@ async def repo_status_async(
 def _prepare_repo_commit(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoCommitInput, raw, "repo_commit")
+    raw = _validate_input(RepoCommitInput, raw, "repo_commit")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_commit")
     extra = _extra_args(raw, "args", "repo_commit")
     files = _TempFiles()
@@ -379,7 +380,7 @@ async def repo_commit_async(
 def _prepare_repo_log(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoLogInput, raw, "repo_log")
+    raw = _validate_input(RepoLogInput, raw, "repo_log")
     timeout = _timeout_s(raw, "timeout_seconds", 30.0, "repo_log")
     extra = _extra_args(raw, "args", "repo_log")
     try:
@@ -479,7 +480,7 @@ async def repo_log_async(
 def _prepare_repo_stash(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashInput, raw, "repo_stash")
+    raw = _validate_input(RepoStashInput, raw, "repo_stash")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash")
     extra = _extra_args(raw, "args", "repo_stash")
     try:
@@ -541,7 +542,7 @@ async def repo_stash_async(*, working_directory: str | None = None) -> ToolResul
 def _prepare_repo_stash_list(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashListInput, raw, "repo_stash_list")
+    raw = _validate_input(RepoStashListInput, raw, "repo_stash_list")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_list")
     extra = _extra_args(raw, "args", "repo_stash_list")
     try:
@@ -605,7 +606,7 @@ async def repo_stash_list_async(*, working_directory: str | None = None) -> Tool
 def _prepare_repo_stash_pop(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
+    raw = _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_pop")
     extra = _extra_args(raw, "args", "repo_stash_pop")
     try:
@@ -669,7 +670,7 @@ async def repo_stash_pop_async(*, working_directory: str | None = None) -> ToolR
 def _prepare_search(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(SearchInput, raw, "search")
+    raw = _validate_input(SearchInput, raw, "search")
     timeout = _timeout_s(raw, "timeout_seconds", 60.0, "search")
     extra = _extra_args(raw, "args", "search")
     try:
