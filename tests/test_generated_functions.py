@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pydantic import StrictStr
 
 from .conftest import schema_of, text_tool
 
@@ -40,6 +41,24 @@ MEASURES = {
     "required": ["n"],
 }
 
+STAMPS = {
+    "type": "object",
+    "properties": {
+        "when": {"type": "string", "format": "date-time"},
+        "day": {"type": "string", "format": "date"},
+        "mail": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "id": {"type": "string", "format": "uuid"},
+        "ip": {"type": "string", "format": "ipv4"},
+        "days": {"type": "array", "items": {"type": "string", "format": "date"}},
+        "either": {
+            "anyOf": [{"type": "string", "format": "date"}, {"type": "integer"}]
+        },
+        "amount": {"type": "number", "format": "decimal"},
+    },
+    "required": ["when"],
+}
+
 SCHEMA = schema_of(
     text_tool(
         "greetPerson",
@@ -66,6 +85,7 @@ SCHEMA = schema_of(
     ),
     text_tool("ratio", "r={{props.ratio}}", inputSchema=PEOPLE),
     text_tool("measure", "{{props}}", inputSchema=MEASURES),
+    text_tool("stamp", "{{props}}", inputSchema=STAMPS),
     text_tool("off", "never", disabled=True),
 )
 
@@ -232,6 +252,46 @@ def test_a_number_with_a_fraction_is_no_integer(
 def test_an_integer_enum_takes_its_members(pkg: ModuleType) -> None:
     assert pkg.measure(n=1, level=3).text == "{'n': 1, 'level': 3}"
     assert pkg.measure(n=1, level=3.0).text == "{'n': 1, 'level': 3}"
+
+
+def test_a_format_is_an_annotation_and_the_tool_gets_the_string_as_given(
+    pkg: ModuleType,
+) -> None:
+    given = {
+        "when": "not a date",
+        "day": "2024-02-30",
+        "mail": "nobody",
+        "site": "::",
+        "id": "ABC",
+        "ip": "999.1.1.1",
+        "days": ["yesterday", "2024-01-31"],
+        "either": "soon",
+        "amount": 0.1,
+    }
+    assert pkg.stamp(**given).text == str(given)
+    kept = {
+        "when": "2024-01-31T12:00:00Z",
+        "id": "0AB9F9B8-9B3E-4A5E-8F4B-8D1C2E3F4A5B",
+    }
+    assert pkg.stamp(**kept).text == str(kept)
+    with pytest.raises(pkg.ToolInputError) as caught:
+        pkg.stamp(when=20240131)
+    assert caught.value.field == "when"
+
+
+def test_a_format_stays_in_the_published_schema_and_the_docstring(
+    pkg: ModuleType,
+) -> None:
+    import gen_pkg.models as models  # type: ignore[import-not-found]
+
+    (tool,) = [t for t in pkg.Client().tools() if t.name == "stamp"]
+    assert tool.inputSchema == STAMPS
+    fields = models.StampInput.model_fields
+    assert fields["when"].annotation is str
+    assert {
+        fields[name].annotation for name in ("day", "mail", "site", "id", "ip")
+    } == {StrictStr | None}
+    assert "when: A value of type ``str``. (format: ``date-time``)" in pkg.stamp.__doc__
 
 
 def test_missing_required_property_through_the_dict_entry(pkg: ModuleType) -> None:
