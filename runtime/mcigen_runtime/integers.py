@@ -71,9 +71,10 @@ def _replaced(raw: Any, validated: Any) -> Any:
 def _by_key(validated: Any) -> Mapping[str, Any]:
     """The validated values of a mapping by the keys the input used."""
     if isinstance(validated, BaseModel):
-        return {
+        fields = {
             field.alias or name: getattr(validated, name)
             for name, field in type(validated).model_fields.items()
             if name in validated.model_fields_set
         }
+        return {**(validated.model_extra or {}), **fields}
     return validated if isinstance(validated, Mapping) else {}
