@@ -49,6 +49,33 @@ def test_row1_wrong_type_raises_where_mci_py_runs(
     assert caught.value.field == "count"
 
 
+SIZED = text_tool(
+    "sized",
+    "{{props.n}} {{props}}",
+    inputSchema={
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "sizes": {"type": "array", "items": {"type": "integer"}},
+            "box": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+        },
+    },
+)
+
+
+def test_row51_a_whole_float_for_an_integer_reaches_the_tool_as_an_int(
+    tmp_path: Path, build: Callable[..., ModuleType]
+) -> None:
+    schema = write_schema(tmp_path, schema_of(SIZED))
+    props = {"n": 3.0, "sizes": [1.0, 2], "box": {"depth": 2.0}}
+    (theirs,) = run_oracle(schema, [{"tool": "sized", "props": props, "env": {}}])
+    assert theirs["result"]["content"][0]["text"] == (
+        "3.0 {'n': 3.0, 'sizes': [1.0, 2], 'box': {'depth': 2.0}}"
+    )
+    pkg = build(schema_of(SIZED), "compat_fifty_one")
+    assert pkg.sized(**props).text == "3 {'n': 3, 'sizes': [1, 2], 'box': {'depth': 2}}"
+
+
 def test_row3_forbidden_extra_property(
     tmp_path: Path, build: Callable[..., ModuleType]
 ) -> None:

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pydantic import StrictStr
 
 from .conftest import schema_of, text_tool
 
@@ -25,6 +26,43 @@ PEOPLE = {
         "tags": {"type": "array", "items": {"type": "string"}, "default": ["x"]},
     },
     "required": ["name"],
+}
+
+MEASURES = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "sizes": {"type": "array", "items": {"type": "integer"}},
+        "box": {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}},
+            "additionalProperties": {"type": "integer"},
+        },
+        "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "level": {"type": "integer", "enum": [1, 2, 3]},
+        "ratio": {"type": "number"},
+        "count": {"$ref": "#/$defs/Count"},
+    },
+    "required": ["n"],
+    "$defs": {"Count": {"type": "integer", "minimum": 0}},
+}
+
+STAMPS = {
+    "type": "object",
+    "properties": {
+        "when": {"type": "string", "format": "date-time"},
+        "day": {"type": "string", "format": "date"},
+        "mail": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "id": {"type": "string", "format": "uuid"},
+        "ip": {"type": "string", "format": "ipv4"},
+        "days": {"type": "array", "items": {"type": "string", "format": "date"}},
+        "either": {
+            "anyOf": [{"type": "string", "format": "date"}, {"type": "integer"}]
+        },
+        "amount": {"type": "number", "format": "decimal"},
+    },
+    "required": ["when"],
 }
 
 SCHEMA = schema_of(
@@ -52,6 +90,8 @@ SCHEMA = schema_of(
         },
     ),
     text_tool("ratio", "r={{props.ratio}}", inputSchema=PEOPLE),
+    text_tool("measure", "{{props}}", inputSchema=MEASURES),
+    text_tool("stamp", "{{props}}", inputSchema=STAMPS),
     text_tool("off", "never", disabled=True),
 )
 
@@ -159,6 +199,8 @@ def test_mangled_parameter_names_keep_original_keys(pkg: ModuleType) -> None:
         ({"name": 5}, "name"),
         ({"name": "a", "count": 0}, "count"),
         ({"name": "a", "count": "3"}, "count"),
+        ({"name": "a", "count": 3.5}, "count"),
+        ({"name": "a", "count": True}, "count"),
         ({"name": "a", "mood": "angry"}, "mood"),
         ({"name": "a", "tags": ["ok", 3]}, "tags.1"),
         ({"name": "a", "ratio": True}, "ratio"),
@@ -173,6 +215,98 @@ def test_invalid_input_raises_tool_input_error_naming_the_field(
     assert caught.value.field == field
     assert caught.value.tool == "greetPerson"
     assert f"{field}:" in str(caught.value)
+
+
+def test_a_whole_float_is_an_integer_and_reaches_the_tool_as_an_int(
+    pkg: ModuleType,
+) -> None:
+    assert (
+        pkg.greet_person(name="Ann", count=3.0).text == "Hi friend Ann x3 happy ['x']"
+    )
+    assert inspect.signature(pkg.measure).parameters["n"].annotation == "int"
+    result = pkg.measure(
+        n=-0.0,
+        sizes=[1.0, 2, 1e2],
+        box={"depth": 2.0, "width": 3.0},
+        either=4.0,
+        ratio=3.0,
+        count=5.0,
+    )
+    assert result.text == (
+        "{'n': 0, 'sizes': [1, 2, 100], 'box': {'depth': 2, 'width': 3}, 'either': 4, "
+        "'ratio': 3.0, 'count': 5}"
+    )
+    assert pkg.measure(n=1, either="4.0").text == "{'n': 1, 'either': '4.0'}"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"n": 3.5}, "n"),
+        ({"n": "3"}, "n"),
+        ({"n": float("inf")}, "n"),
+        ({"n": 1, "sizes": [1, 2.5]}, "sizes.1"),
+        ({"n": 1, "sizes": [True]}, "sizes.0"),
+        ({"n": 1, "box": {"depth": 0.5}}, "box.depth"),
+        ({"n": 1, "box": {"width": 0.5}}, "box.width"),
+        ({"n": 1, "count": -1.0}, "count"),
+        ({"n": 1, "either": 4.5}, "either.int"),
+        ({"n": 1, "level": 4}, "level"),
+        ({"n": 1, "level": 2.5}, "level"),
+    ],
+)
+def test_a_number_with_a_fraction_is_no_integer(
+    pkg: ModuleType, kwargs: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(pkg.ToolInputError) as caught:
+        pkg.measure(**kwargs)
+    assert f"{field}: Input should be" in str(caught.value)
+    assert caught.value.field.split(".")[0] == field.split(".")[0]
+
+
+def test_an_integer_enum_takes_its_members(pkg: ModuleType) -> None:
+    assert pkg.measure(n=1, level=3).text == "{'n': 1, 'level': 3}"
+    assert pkg.measure(n=1, level=3.0).text == "{'n': 1, 'level': 3}"
+
+
+def test_a_format_is_an_annotation_and_the_tool_gets_the_string_as_given(
+    pkg: ModuleType,
+) -> None:
+    given = {
+        "when": "not a date",
+        "day": "2024-02-30",
+        "mail": "nobody",
+        "site": "::",
+        "id": "ABC",
+        "ip": "999.1.1.1",
+        "days": ["yesterday", "2024-01-31"],
+        "either": "soon",
+        "amount": 0.1,
+    }
+    assert pkg.stamp(**given).text == str(given)
+    kept = {
+        "when": "2024-01-31T12:00:00Z",
+        "id": "0AB9F9B8-9B3E-4A5E-8F4B-8D1C2E3F4A5B",
+    }
+    assert pkg.stamp(**kept).text == str(kept)
+    with pytest.raises(pkg.ToolInputError) as caught:
+        pkg.stamp(when=20240131)
+    assert caught.value.field == "when"
+
+
+def test_a_format_stays_in_the_published_schema_and_the_docstring(
+    pkg: ModuleType,
+) -> None:
+    import gen_pkg.models as models  # type: ignore[import-not-found]
+
+    (tool,) = [t for t in pkg.Client().tools() if t.name == "stamp"]
+    assert tool.inputSchema == STAMPS
+    fields = models.StampInput.model_fields
+    assert fields["when"].annotation is str
+    assert {
+        fields[name].annotation for name in ("day", "mail", "site", "id", "ip")
+    } == {StrictStr | None}
+    assert "when: A value of type ``str``. (format: ``date-time``)" in pkg.stamp.__doc__
 
 
 def test_missing_required_property_through_the_dict_entry(pkg: ModuleType) -> None:

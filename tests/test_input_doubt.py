@@ -30,6 +30,8 @@ SCHEMA: dict[str, Any] = {
         "sizes": {"type": "array", "items": {"type": "number"}, "default": []},
         "modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
         "anything": {"type": "array", "description": "any items"},
+        "day": {"type": "string", "format": "date"},
+        "seq": {"type": "integer", "format": "int32"},
     },
     "required": ["name", "mode"],
 }
@@ -77,6 +79,7 @@ def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
         {"name": "", "mode": "a", "ratio": 0.5, "unknown": [1]},
         {"name": "x", "mode": "a", "tags": ["t", ""], "sizes": [1, 2.5], "modes": []},
         {"name": "x", "mode": "a", "anything": [None, {"k": [1]}], "modes": ["b"]},
+        {"name": "x", "mode": "a", "day": "not a date", "seq": 2**40},
     ],
 )
 def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> None:
@@ -98,6 +101,8 @@ def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> 
         {"name": "x", "mode": "a", "sizes": [1, "2"]},
         {"name": "x", "mode": "a", "modes": ["a", "c"]},
         {"name": "x", "mode": "a", "anything": {"k": 1}},
+        {"name": "x", "mode": "a", "day": 20240131},
+        {"name": "x", "mode": "a", "seq": 1.5},
     ],
 )
 def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -> None:
@@ -110,7 +115,6 @@ def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -
     "schema",
     [
         {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
-        {"type": "object", "properties": {"s": {"type": "string", "format": "date"}}},
         {"type": "object", "properties": {"a": {"type": "array", "minItems": 1}}},
         {
             "type": "object",

@@ -54,6 +54,24 @@ PLACEHOLDERS = schema_of(
     text_tool(
         "braces", "{{}} {{ a}b }} {x} }} {{props.k}}} {{props.k}}}}", inputSchema={}
     ),
+    text_tool(
+        "formats",
+        "{{props.when}} {{props}}",
+        inputSchema={
+            "type": "object",
+            "properties": {
+                "when": {"type": "string", "format": "date-time"},
+                "day": {"type": "string", "format": "date"},
+                "mail": {"type": "string", "format": "email"},
+                "id": {"type": "string", "format": "uuid"},
+                "days": {
+                    "type": "array",
+                    "items": {"type": "string", "format": "date"},
+                },
+            },
+            "required": ["when"],
+        },
+    ),
 )
 
 CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
@@ -94,6 +112,18 @@ CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
         ("anything", {"k": {"deeper": 2}, "z": 1}, {}),
         ("anything", {"k": 1}, {}),
         ("braces", {"k": "v"}, {}),
+        (
+            "formats",
+            {
+                "when": "not a date",
+                "day": "2024-02-30",
+                "mail": "nobody",
+                "id": "ABC",
+                "days": ["yesterday"],
+            },
+            {},
+        ),
+        ("formats", {"when": "2024-01-31T12:00:00Z", "day": "2024-01-31"}, {}),
     ],
     "text_example": [
         ("generate_message", {"username": "Ann"}, {"CURRENT_DATE": "2026-11-21"}),

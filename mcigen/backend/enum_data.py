@@ -25,7 +25,10 @@ types are defined in the group module itself, so this import is dropped."""
 _NOT_SCHEMAS = frozenset({"default", "examples", "const", "enum"})
 """Keys whose values are data, never schemas to look into."""
 
-_STRICT_TYPES = {"string": "StrictStr", "integer": "StrictInt"}
+_STRICT_TYPES = {
+    "string": ("pydantic", "StrictStr"),
+    "integer": ("mcigen_runtime.integers", "StrictInt"),  # as models.py's
+}
 
 Path = tuple[str | int, ...]
 
@@ -76,8 +79,8 @@ def definitions(members: dict[str, list[Any]]) -> tuple[set[tuple[str, str]], st
     }
     lines = []
     for name, values in members.items():
-        strict = _STRICT_TYPES[large_enum_kind({"enum": values}) or "string"]
-        imports.add(("pydantic", strict))
+        module, strict = _STRICT_TYPES[large_enum_kind({"enum": values}) or "string"]
+        imports.add((module, strict))
         lines += [
             f"{name} = _EnumMembers(__file__, {literal(name)})",
             f"{name}Type: TypeAlias = Annotated[{strict}, AfterValidator({name})]",

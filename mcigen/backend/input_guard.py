@@ -23,8 +23,9 @@ missing, ``w`` where it is known to be there. Values from the schema are joined 
 as literals after the expressions, never spliced into text that is searched again."""
 
 _PROPERTY_KEYS = frozenset(
-    {"type", "description", "title", "default", "enum", "examples"}
+    {"type", "description", "title", "default", "enum", "examples", "format"}
 )
+"""``format`` is an annotation: the model types a ``date`` as any string."""
 _SCHEMA_KEYS = frozenset(
     {"type", "properties", "required", "title", "description", "$schema"}
 )

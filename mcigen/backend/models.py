@@ -218,6 +218,27 @@ def _pointer_token(fragment: str) -> str:
     return unquote(fragment).replace("~1", "/").replace("~0", "~")
 
 
+INTEGER_MODULE = "mcigen_runtime.integers"
+"""Where the models' ``StrictInt`` comes from: JSON Schema's integer, which takes
+``3.0`` as ``3``; pydantic's refuses it."""
+
+
+def _formats_as_annotations() -> list[str]:
+    """Type mappings that keep every format of the generator's table to its JSON type
+    (``string+date-time=string``): JSON Schema's ``format`` is an annotation, so a
+    ``date-time`` is any string, given to the tool as it came; never a ``datetime``,
+    an ``EmailStr``, a ``UUID`` or a ``Decimal``. Formats it does not know already
+    keep their type."""
+    from datamodel_code_generator.parser.schema_version import get_data_formats
+
+    return [
+        f"{kind}+{form}={kind}"
+        for kind, forms in get_data_formats(is_openapi=True).items()
+        for form in forms
+        if form != "default"
+    ]
+
+
 def _run_codegen(document: dict[str, Any]) -> str:
     from datamodel_code_generator import (
         InputFileType,
@@ -247,6 +268,8 @@ def _run_codegen(document: dict[str, Any]) -> str:
                     StrictTypes.float,
                     StrictTypes.bool,
                 ],
+                import_overrides={"StrictInt": INTEGER_MODULE},
+                type_mappings=_formats_as_annotations(),
             )
         except Exception as error:  # the generator raises many unrelated types
             raise ModelGenerationError(str(error)) from error

@@ -503,12 +503,13 @@ def _present(tool: ir.Tool) -> frozenset[str]:
 
 def _validation(planned: ir.PlannedTool) -> list[str]:
     """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
-    (or the schema accepts any mapping)."""
+    (or the schema accepts any mapping); the model gives back the input the tool
+    gets (whole floats typed integer made ints)."""
     tool = planned.tool
     if not tool.input_schema:
         return []
     validate = (
-        f"_validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
+        f"raw = _validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
     )
     doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
@@ -591,9 +592,11 @@ def _docstring(
     lines = [summary]
     if parameters or keywords:
         lines += ["", "Args:"]
+        declared = _declared(tool)
         for p in parameters or ():
             described = (p.description or "").strip().replace("\n", "\n        ")
             described = described or _kind_summary(p.annotation)
+            described += _format_note(declared.get(p.name))
             lines.append(f"    {p.python_name}: {described}".rstrip())
         lines += [f"    {name}: {described}" for name, described in keywords]
     lines += [
@@ -607,6 +610,13 @@ def _docstring(
             "    (None when the server sent none, or content that does not match).",
         ]
     return docstring("\n".join(lines))
+
+
+def _format_note(schema: Any) -> str:
+    """The property's ``format``, which the model does not type (it is an
+    annotation: a ``date-time`` is any string), for the reader."""
+    form = schema.get("format") if isinstance(schema, dict) else None
+    return f" (format: ``{form}``)" if isinstance(form, str) and form else ""
 
 
 def _kind_summary(annotation_text: str) -> str:

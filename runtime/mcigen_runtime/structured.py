@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from .results import STRUCTURED_CONTENT, ToolResult
+from .validation import error_location
 
 __all__ = ["StructuredResult", "structured_result"]
 
@@ -63,7 +64,7 @@ def _mismatch(error: ValidationError) -> str:
     content may be large)."""
     problems = error.errors(include_url=False, include_input=False)
     first = problems[0]
-    where = ".".join(str(part) for part in first["loc"]) or "the content"
+    where = error_location(first["loc"]) or "the content"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return (
         "the structured content does not match the tool's outputSchema: "

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import ToolInputError
+from .integers import UNION_LABEL, with_whole_ints
 
 
-def validate_input(model: type[BaseModel], raw: Mapping[str, Any], tool: str) -> None:
-    """Raise :class:`ToolInputError` naming every offending field of ``raw``."""
+def validate_input(
+    model: type[BaseModel], raw: Mapping[str, Any], tool: str
+) -> Mapping[str, Any]:
+    """The input the tool gets: ``raw``, its whole floats typed integer made ints
+    (``integers.py``). Raise :class:`ToolInputError` naming every offending field."""
     try:
-        model.model_validate(raw)
+        validated = model.model_validate(raw)
     except ValidationError as error:
         problems = [
-            (".".join(str(part) for part in item["loc"]), item["msg"])
+            (error_location(item["loc"]), item["msg"])
             for item in error.errors(include_url=False)
         ]
         raise ToolInputError(tool, problems) from None
+    return with_whole_ints(raw, validated)
+
+
+def error_location(loc: Sequence[str | int]) -> str:
+    """Where a validation error is, as messages spell it: ``tags.1``, ``either.int``."""
+    return ".".join("int" if part == UNION_LABEL else str(part) for part in loc)

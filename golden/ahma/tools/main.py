@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from pathlib import Path
 from typing import Any
 
 from mcigen_runtime.cli_argv import TempFiles as _TempFiles
@@ -21,32 +20,33 @@ from mcigen_runtime.cli_argv import working_root as _working_root
 from mcigen_runtime.cli_exec import CliCall as _CliCall
 from mcigen_runtime.cli_exec import run_cli as _run_cli
 from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.paths import PathRefused as _PathRefused
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
 class ArchiveInput(BaseModel):
-    file: Path = Field(
+    file: StrictStr = Field(
         ..., description="The archive to write, inside the working directory."
     )
     gzip: StrictBool | None = Field(None, description="Compress the archive with gzip.")
-    paths: list[Path] = Field(..., description="Files and folders to pack.")
-    working_directory: Path | None = Field(
+    paths: list[StrictStr] = Field(..., description="Files and folders to pack.")
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
 
 class RepoStatusInput(BaseModel):
     short: StrictBool | None = Field(None, description="One line per file.")
-    pathspec: Path | None = Field(None, description="Only this file or folder.")
-    working_directory: Path | None = Field(
+    pathspec: StrictStr | None = Field(None, description="Only this file or folder.")
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
@@ -59,7 +59,7 @@ class RepoCommitInput(BaseModel):
     all: StrictBool | None = Field(
         None, description="Stage every modified tracked file first."
     )
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
@@ -69,28 +69,28 @@ class RepoLogInput(BaseModel):
         None, alias="max-count", description="Show at most this many commits."
     )
     oneline: StrictBool | None = Field(None, description="One line per commit.")
-    path: Path | None = Field(
+    path: StrictStr | None = Field(
         None, description="Only commits that touch this file or folder."
     )
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
 
 class RepoStashInput(BaseModel):
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
 
 class RepoStashListInput(BaseModel):
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
 
 class RepoStashPopInput(BaseModel):
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
@@ -111,10 +111,10 @@ class SearchInput(BaseModel):
     exclude: list[StrictStr] | None = Field(
         None, description="Skip files whose name matches one of these globs."
     )
-    paths: list[Path] = Field(
+    paths: list[StrictStr] = Field(
         ..., description="Files or folders to search, inside the working directory."
     )
-    working_directory: Path | None = Field(
+    working_directory: StrictStr | None = Field(
         None, description="Working directory for command execution"
     )
 
@@ -122,7 +122,16 @@ class SearchInput(BaseModel):
 def _prepare_archive(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(ArchiveInput, raw, "archive")
+    if (
+        type(raw.get("file")) is not str
+        or "gzip" in raw
+        and (type(raw["gzip"]) is not bool)
+        or type(raw.get("paths")) is not list
+        or any(type(item) is not str for item in raw["paths"])
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(ArchiveInput, raw, "archive")
     timeout = _timeout_s(raw, "timeout_seconds", 600.0, "archive")
     extra = _extra_args(raw, "args", "archive")
     try:
@@ -164,10 +173,10 @@ def archive(
     """Pack files into a tar archive. Large archives take a while: runs in the background and reports when done.
 
     Args:
-        file: The archive to write, inside the working directory.
-        paths: Files and folders to pack.
+        file: The archive to write, inside the working directory. (format: ``path``)
+        paths: Files and folders to pack. (format: ``path``)
         gzip: Compress the archive with gzip.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -190,10 +199,10 @@ async def archive_async(
     """Pack files into a tar archive. Large archives take a while: runs in the background and reports when done.
 
     Args:
-        file: The archive to write, inside the working directory.
-        paths: Files and folders to pack.
+        file: The archive to write, inside the working directory. (format: ``path``)
+        paths: Files and folders to pack. (format: ``path``)
         gzip: Compress the archive with gzip.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -209,7 +218,15 @@ async def archive_async(
 def _prepare_repo_status(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStatusInput, raw, "repo_status")
+    if (
+        "short" in raw
+        and (type(raw["short"]) is not bool)
+        or "pathspec" in raw
+        and (type(raw["pathspec"]) is not str)
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(RepoStatusInput, raw, "repo_status")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_status")
     extra = _extra_args(raw, "args", "repo_status")
     try:
@@ -251,8 +268,8 @@ def repo_status(
 
     Args:
         short: One line per file.
-        pathspec: Only this file or folder.
-        working_directory: Working directory for command execution
+        pathspec: Only this file or folder. (format: ``path``)
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -279,8 +296,8 @@ async def repo_status_async(
 
     Args:
         short: One line per file.
-        pathspec: Only this file or folder.
-        working_directory: Working directory for command execution
+        pathspec: Only this file or folder. (format: ``path``)
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -298,7 +315,14 @@ async def repo_status_async(
 def _prepare_repo_commit(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoCommitInput, raw, "repo_commit")
+    if (
+        type(raw.get("message")) is not str
+        or "all" in raw
+        and (type(raw["all"]) is not bool)
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(RepoCommitInput, raw, "repo_commit")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_commit")
     extra = _extra_args(raw, "args", "repo_commit")
     files = _TempFiles()
@@ -340,7 +364,7 @@ def repo_commit(
     Args:
         message: The commit message; passed through a file, so it may span lines.
         all: Stage every modified tracked file first.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -363,7 +387,7 @@ async def repo_commit_async(
     Args:
         message: The commit message; passed through a file, so it may span lines.
         all: Stage every modified tracked file first.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -379,7 +403,17 @@ async def repo_commit_async(
 def _prepare_repo_log(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoLogInput, raw, "repo_log")
+    if (
+        "max-count" in raw
+        and (type(raw["max-count"]) is not int)
+        or "oneline" in raw
+        and (type(raw["oneline"]) is not bool)
+        or "path" in raw
+        and (type(raw["path"]) is not str)
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(RepoLogInput, raw, "repo_log")
     timeout = _timeout_s(raw, "timeout_seconds", 30.0, "repo_log")
     extra = _extra_args(raw, "args", "repo_log")
     try:
@@ -426,8 +460,8 @@ def repo_log(
     Args:
         max_count: Show at most this many commits.
         oneline: One line per commit.
-        path: Only commits that touch this file or folder.
-        working_directory: Working directory for command execution
+        path: Only commits that touch this file or folder. (format: ``path``)
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -458,8 +492,8 @@ async def repo_log_async(
     Args:
         max_count: Show at most this many commits.
         oneline: One line per commit.
-        path: Only commits that touch this file or folder.
-        working_directory: Working directory for command execution
+        path: Only commits that touch this file or folder. (format: ``path``)
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -479,7 +513,8 @@ async def repo_log_async(
 def _prepare_repo_stash(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashInput, raw, "repo_stash")
+    if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        raw = _validate_input(RepoStashInput, raw, "repo_stash")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash")
     extra = _extra_args(raw, "args", "repo_stash")
     try:
@@ -510,7 +545,7 @@ def repo_stash(*, working_directory: str | None = None) -> ToolResult:
     Set the uncommitted changes aside.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -527,7 +562,7 @@ async def repo_stash_async(*, working_directory: str | None = None) -> ToolResul
     Set the uncommitted changes aside.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -541,7 +576,8 @@ async def repo_stash_async(*, working_directory: str | None = None) -> ToolResul
 def _prepare_repo_stash_list(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashListInput, raw, "repo_stash_list")
+    if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        raw = _validate_input(RepoStashListInput, raw, "repo_stash_list")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_list")
     extra = _extra_args(raw, "args", "repo_stash_list")
     try:
@@ -574,7 +610,7 @@ def repo_stash_list(*, working_directory: str | None = None) -> ToolResult:
     List the stashed changes.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -591,7 +627,7 @@ async def repo_stash_list_async(*, working_directory: str | None = None) -> Tool
     List the stashed changes.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -605,7 +641,8 @@ async def repo_stash_list_async(*, working_directory: str | None = None) -> Tool
 def _prepare_repo_stash_pop(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
+    if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        raw = _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
     timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_pop")
     extra = _extra_args(raw, "args", "repo_stash_pop")
     try:
@@ -638,7 +675,7 @@ def repo_stash_pop(*, working_directory: str | None = None) -> ToolResult:
     Bring back the most recent stashed changes.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -655,7 +692,7 @@ async def repo_stash_pop_async(*, working_directory: str | None = None) -> ToolR
     Bring back the most recent stashed changes.
 
     Args:
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -669,7 +706,25 @@ async def repo_stash_pop_async(*, working_directory: str | None = None) -> ToolR
 def _prepare_search(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(SearchInput, raw, "search")
+    if (
+        type(raw.get("regexp")) is not str
+        or "ignore-case" in raw
+        and (type(raw["ignore-case"]) is not bool)
+        or "recursive" in raw
+        and (type(raw["recursive"]) is not bool)
+        or "max-count" in raw
+        and (type(raw["max-count"]) is not int)
+        or "exclude" in raw
+        and (
+            type(raw["exclude"]) is not list
+            or any(type(item) is not str for item in raw["exclude"])
+        )
+        or type(raw.get("paths")) is not list
+        or any(type(item) is not str for item in raw["paths"])
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(SearchInput, raw, "search")
     timeout = _timeout_s(raw, "timeout_seconds", 60.0, "search")
     extra = _extra_args(raw, "args", "search")
     try:
@@ -722,12 +777,12 @@ def search(
 
     Args:
         regexp: The regular expression to look for.
-        paths: Files or folders to search, inside the working directory.
+        paths: Files or folders to search, inside the working directory. (format: ``path``)
         ignore_case: Match regardless of case.
         recursive: Search folders recursively.
         max_count: Stop after this many matching lines per file.
         exclude: Skip files whose name matches one of these globs.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.
@@ -760,12 +815,12 @@ async def search_async(
 
     Args:
         regexp: The regular expression to look for.
-        paths: Files or folders to search, inside the working directory.
+        paths: Files or folders to search, inside the working directory. (format: ``path``)
         ignore_case: Match regardless of case.
         recursive: Search folders recursively.
         max_count: Stop after this many matching lines per file.
         exclude: Skip files whose name matches one of these globs.
-        working_directory: Working directory for command execution
+        working_directory: Working directory for command execution (format: ``path``)
 
     Returns:
         The tool's result; failures while running set ``isError``.

@@ -143,7 +143,7 @@ def _prepare_files_read_read_file(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
-        _validate_input(FilesReadReadFileInput, raw, "files.read.read_file")
+        raw = _validate_input(FilesReadReadFileInput, raw, "files.read.read_file")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
     if "tail" in raw:
@@ -249,7 +249,7 @@ def _prepare_files_read_cat(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
-        _validate_input(FilesReadCatInput, raw, "files.read.cat")
+        raw = _validate_input(FilesReadCatInput, raw, "files.read.cat")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
     if "tail" in raw:
@@ -357,7 +357,7 @@ async def files_read_cat_async(
 def _prepare_files_read_read_multiple_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(
+    raw = _validate_input(
         FilesReadReadMultipleFilesInput, raw, "files.read.read_multiple_files"
     )
     props: dict[str, Any] = {"paths": raw["paths"]}
@@ -445,7 +445,7 @@ def _prepare_files_read_ls(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str:
-        _validate_input(FilesReadLsInput, raw, "files.read.ls")
+        raw = _validate_input(FilesReadLsInput, raw, "files.read.ls")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files_read(env), props
@@ -523,7 +523,7 @@ def _prepare_files_read_list_directory_with_sizes(
         or "sortBy" in raw
         and (type(raw["sortBy"]) is not str or raw["sortBy"] not in ("name", "size"))
     ):
-        _validate_input(
+        raw = _validate_input(
             FilesReadListDirectoryWithSizesInput,
             raw,
             "files.read.list_directory_with_sizes",

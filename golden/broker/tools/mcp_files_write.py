@@ -109,7 +109,7 @@ def _prepare_files_write_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
-        _validate_input(FilesWriteWriteFileInput, raw, "files.write.write_file")
+        raw = _validate_input(FilesWriteWriteFileInput, raw, "files.write.write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
         return _mcp_server_files_write(env), props
@@ -186,7 +186,7 @@ async def files_write_write_file_async(
 def _prepare_files_write_edit_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
-    _validate_input(FilesWriteEditFileInput, raw, "files.write.edit_file")
+    raw = _validate_input(FilesWriteEditFileInput, raw, "files.write.edit_file")
     props: dict[str, Any] = {
         "path": raw["path"],
         "edits": raw["edits"],
@@ -286,7 +286,7 @@ def _prepare_files_write_mkdir(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str:
-        _validate_input(FilesWriteMkdirInput, raw, "files.write.mkdir")
+        raw = _validate_input(FilesWriteMkdirInput, raw, "files.write.mkdir")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files_write(env), props
@@ -361,7 +361,7 @@ def _prepare_files_write_mv(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("source")) is not str or type(raw.get("destination")) is not str:
-        _validate_input(FilesWriteMvInput, raw, "files.write.mv")
+        raw = _validate_input(FilesWriteMvInput, raw, "files.write.mv")
     props: dict[str, Any] = {"source": raw["source"], "destination": raw["destination"]}
     try:
         return _mcp_server_files_write(env), props

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.limits import active as _active
 from mcigen_runtime.lookup import NOTHING as _NOTHING
@@ -24,7 +25,7 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -59,7 +60,7 @@ class RetryPlanInput(BaseModel):
 def _invoke_incident_digest(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(IncidentDigestInput, raw, "incidentDigest")
+    raw = _validate_input(IncidentDigestInput, raw, "incidentDigest")
     props: dict[str, Any] = {
         "team": raw["team"],
         "incidents": raw["incidents"],
@@ -174,7 +175,7 @@ async def incident_digest_async(
 
 
 def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(HealthBoardInput, raw, "healthBoard")
+    raw = _validate_input(HealthBoardInput, raw, "healthBoard")
     props: dict[str, Any] = {
         "services": raw["services"],
         "threshold_ms": raw.get("threshold_ms", 250),
@@ -230,7 +231,7 @@ async def health_board_async(
 
 
 def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(RetryPlanInput, raw, "retryPlan")
+    raw = _validate_input(RetryPlanInput, raw, "retryPlan")
     props: dict[str, Any] = {
         "job": raw["job"],
         "attempts": raw["attempts"],

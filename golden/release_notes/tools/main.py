@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.lookup import first as _first
@@ -16,7 +17,7 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -43,7 +44,7 @@ class ChangelogEntryInput(BaseModel):
 def _invoke_commit_message(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(CommitMessageInput, raw, "commit_message")
+    raw = _validate_input(CommitMessageInput, raw, "commit_message")
     props: dict[str, Any] = {}
     props["type"] = raw["type"]
     if "scope" in raw:
@@ -120,7 +121,7 @@ def _invoke_changelog_entry(
             or raw["class"] not in ("Added", "Changed", "Fixed", "Removed")
         )
     ):
-        _validate_input(ChangelogEntryInput, raw, "changelogEntry")
+        raw = _validate_input(ChangelogEntryInput, raw, "changelogEntry")
     props: dict[str, Any] = {
         "version": raw["version"],
         "summary": raw["summary"],

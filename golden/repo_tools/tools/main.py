@@ -12,6 +12,7 @@ from typing import Any
 from mcigen_runtime.cli_exec import CliCall as _CliCall
 from mcigen_runtime.cli_exec import run_cli as _run_cli
 from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.lookup import value_or_none as _value_or_none
@@ -21,7 +22,7 @@ from mcigen_runtime.paths import schema_directory as _schema_directory
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""
@@ -48,7 +49,7 @@ class CountLinesInput(BaseModel):
 def _prepare_search_code(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    _validate_input(SearchCodeInput, raw, "searchCode")
+    raw = _validate_input(SearchCodeInput, raw, "searchCode")
     props: dict[str, Any] = {}
     props["pattern"] = raw["pattern"]
     props["path"] = raw.get("path", ".")
@@ -143,7 +144,7 @@ def _prepare_count_lines(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
     if type(raw.get("file")) is not str:
-        _validate_input(CountLinesInput, raw, "countLines")
+        raw = _validate_input(CountLinesInput, raw, "countLines")
     props: dict[str, Any] = {"file": raw["file"]}
     try:
         arg_1_1 = props["file"]

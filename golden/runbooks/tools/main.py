@@ -56,7 +56,7 @@ def _invoke_restart_runbook(
         or type(raw.get("steps")) is not list
         or any(type(item) is not str for item in raw["steps"])
     ):
-        _validate_input(RestartRunbookInput, raw, "restartRunbook")
+        raw = _validate_input(RestartRunbookInput, raw, "restartRunbook")
     props: dict[str, Any] = {
         "service": raw["service"],
         "environment": raw.get("environment", "staging"),
@@ -166,7 +166,7 @@ async def deploy_checklist_async(**props: Any) -> ToolResult:
 
 def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     if type(raw.get("file")) is not str:
-        _validate_input(RunbookInput, raw, "runbook")
+        raw = _validate_input(RunbookInput, raw, "runbook")
     props: dict[str, Any] = {"file": raw["file"]}
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.lookup import first as _first
@@ -16,7 +17,7 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictFloat, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -52,7 +53,7 @@ class RefundNoticeInput(BaseModel):
 def _invoke_acknowledge_ticket(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    _validate_input(AcknowledgeTicketInput, raw, "acknowledgeTicket")
+    raw = _validate_input(AcknowledgeTicketInput, raw, "acknowledgeTicket")
     props: dict[str, Any] = {
         "ticket_id": raw["ticket_id"],
         "customer": raw["customer"],
@@ -135,7 +136,7 @@ def _invoke_escalation_note(
             or any(type(item) is not str for item in raw["labels"])
         )
     ):
-        _validate_input(EscalationNoteInput, raw, "escalationNote")
+        raw = _validate_input(EscalationNoteInput, raw, "escalationNote")
     props: dict[str, Any] = {}
     props["ticket_id"] = raw["ticket_id"]
     props["reason"] = raw["reason"]
@@ -193,7 +194,7 @@ async def escalation_note_async(
 
 
 def _invoke_refund_notice(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    _validate_input(RefundNoticeInput, raw, "refund-notice")
+    raw = _validate_input(RefundNoticeInput, raw, "refund-notice")
     props: dict[str, Any] = {
         "customer": raw["customer"],
         "amount": raw["amount"],

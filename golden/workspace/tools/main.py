@@ -39,7 +39,7 @@ def _invoke_standup_prompt(
         or type(raw.get("people")) is not list
         or any(type(item) is not str for item in raw["people"])
     ):
-        _validate_input(StandupPromptInput, raw, "standup_prompt")
+        raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)

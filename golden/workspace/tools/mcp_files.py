@@ -122,7 +122,7 @@ def _prepare_read_text_file(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
-        _validate_input(ReadTextFileInput, raw, "read_text_file")
+        raw = _validate_input(ReadTextFileInput, raw, "read_text_file")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
     if "tail" in raw:
@@ -221,7 +221,7 @@ def _prepare_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
-        _validate_input(WriteFileInput, raw, "write_file")
+        raw = _validate_input(WriteFileInput, raw, "write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
         return _mcp_server_files(env), props
@@ -297,7 +297,7 @@ def _prepare_list_directory(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str:
-        _validate_input(ListDirectoryInput, raw, "list_directory")
+        raw = _validate_input(ListDirectoryInput, raw, "list_directory")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files(env), props
@@ -380,7 +380,7 @@ def _prepare_search_files(
             or any(type(item) is not str for item in raw["excludePatterns"])
         )
     ):
-        _validate_input(SearchFilesInput, raw, "search_files")
+        raw = _validate_input(SearchFilesInput, raw, "search_files")
     props: dict[str, Any] = {
         "path": raw["path"],
         "pattern": raw["pattern"],
@@ -474,7 +474,7 @@ def _prepare_get_file_info(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
     if type(raw.get("path")) is not str:
-        _validate_input(GetFileInfoInput, raw, "get_file_info")
+        raw = _validate_input(GetFileInfoInput, raw, "get_file_info")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
         return _mcp_server_files(env), props

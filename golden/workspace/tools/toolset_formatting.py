@@ -36,7 +36,7 @@ class BulletListInput(BaseModel):
 
 def _invoke_headline(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     if type(raw.get("text")) is not str:
-        _validate_input(HeadlineInput, raw, "headline")
+        raw = _validate_input(HeadlineInput, raw, "headline")
     props: dict[str, Any] = {"text": raw["text"]}
     value_1 = props["text"]
     return _text_result(f"== {value_1} ==")
@@ -72,7 +72,7 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
     if type(raw.get("items")) is not list or any(
         type(item) is not str for item in raw["items"]
     ):
-        _validate_input(BulletListInput, raw, "bullet_list")
+        raw = _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
     try:
         budget = _OutputBudget(_active(_LIMITS).text_output)

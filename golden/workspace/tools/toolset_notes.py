@@ -34,7 +34,7 @@ def _invoke_decision_record(
         or "owner" in raw
         and (type(raw["owner"]) is not str)
     ):
-        _validate_input(DecisionRecordInput, raw, "decision_record")
+        raw = _validate_input(DecisionRecordInput, raw, "decision_record")
     props: dict[str, Any] = {
         "title": raw["title"],
         "decision": raw["decision"],

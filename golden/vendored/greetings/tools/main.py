@@ -43,7 +43,7 @@ def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
             or raw["language"] not in ("en", "de", "fr")
         )
     ):
-        _validate_input(GreetInput, raw, "greet")
+        raw = _validate_input(GreetInput, raw, "greet")
     props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
     value_1 = props["language"]
     value_2 = props["name"]
@@ -87,7 +87,7 @@ def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         or "sender" in raw
         and (type(raw["sender"]) is not str)
     ):
-        _validate_input(FarewellInput, raw, "farewell")
+        raw = _validate_input(FarewellInput, raw, "farewell")
     props: dict[str, Any] = {}
     props["name"] = raw["name"]
     if "sender" in raw:

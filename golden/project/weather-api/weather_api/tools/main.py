@@ -13,6 +13,7 @@ from mcigen_runtime.http_request import HttpCall as _HttpCall
 from mcigen_runtime.http_request import http_call as _http_call
 from mcigen_runtime.http_request import send as _send
 from mcigen_runtime.http_request import send_async as _send_async
+from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.lookup import first as _first
@@ -21,7 +22,7 @@ from mcigen_runtime.lookup import value_or_none as _value_or_none
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -49,7 +50,7 @@ def _prepare_get_weather(
             type(raw["units"]) is not str or raw["units"] not in ("metric", "imperial")
         )
     ):
-        _validate_input(GetWeatherInput, raw, "getWeather")
+        raw = _validate_input(GetWeatherInput, raw, "getWeather")
     props: dict[str, Any] = {
         "location": raw["location"],
         "units": raw.get("units", "metric"),
@@ -138,7 +139,7 @@ async def get_weather_async(
 def _prepare_post_alert(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _HttpCall | ToolResult:
-    _validate_input(PostAlertInput, raw, "postAlert")
+    raw = _validate_input(PostAlertInput, raw, "postAlert")
     props: dict[str, Any] = {
         "region": raw["region"],
         "severity": raw["severity"],
