@@ -12,7 +12,7 @@ import pytest
 from mcigen import MCIClient, MCIClientError
 
 from ..conftest import text_tool
-from ..oracle import run_oracle
+from ..oracle import oracle_session
 
 TEXT = {"type": "text", "text": "hi"}
 
@@ -85,7 +85,7 @@ def _ours(path: Path) -> str:
 
 
 def _theirs(path: Path) -> str:
-    (answer,) = run_oracle(path, [{"tool": "a", "props": {}, "env": {}}])
+    answer = oracle_session().call(path, "a", {}, {})
     prefix = "MCIClientError: "
     assert answer["exception"].startswith(prefix)
     return str(answer["exception"]).removeprefix(prefix)
