@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +55,15 @@ def _complaint(path: Path, first_error: Diagnostic | None) -> str:
         return f"Invalid YAML in file {path}: {error}"
     except (OSError, UnicodeDecodeError) as error:
         return f"Failed to read file {path}: {error}"
-    for check in (_top_level, _tools):
-        found = next(check(document), None)
-        if found is not None:
-            return found
-    found = next(_toolsets(document, path.parent), None)
-    if found is not None:
-        return found
-    return _validation_failure(document, path, first_error)
+    # mci-py's complaints in its order, read up to the first: each check runs
+    # only when those before it found nothing, and may count on that.
+    complaints = chain(
+        _top_level(document), _tools(document), _toolsets(document, path.parent)
+    )
+    found = next(complaints, None)
+    return (
+        found if found is not None else _validation_failure(document, path, first_error)
+    )
 
 
 def _validation_failure(
