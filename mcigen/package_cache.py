@@ -73,7 +73,8 @@ def package_for(
     if root is None:  # no cache: a directory of this process's own
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
         atexit.register(shutil.rmtree, staging, True)
-        return _build(schema, content, staging, connect, environment)
+        library = _library_dir(schema, content)
+        return _build(schema, content, staging, connect, environment, library)
     slot = root / build_cache.key_of(str(schema), "connect" if connect else "check")
     found = _entry(schema, slot, content, expiring=connect)
     if found is not None:
@@ -81,12 +82,13 @@ def package_for(
     slot.mkdir(parents=True, exist_ok=True)
     _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
+    library = _library_dir(schema, content)
     try:
-        built = _build(schema, content, staging, connect, environment)
+        built = _build(schema, content, staging, connect, environment, library)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return _store(slot, staging, built, content, connect)
+    return _store(slot, staging, built, content, library, connect)
 
 
 def import_package(package: CachedPackage) -> ModuleType:
@@ -152,11 +154,14 @@ def _build(
     staging: Path,
     connect: bool,
     environment: Mapping[str, str],
+    library: Path,
 ) -> CachedPackage:
+    """The package compiled into ``staging``, named after its inputs before the
+    build (so that no two states of them share a module name in one process)."""
     from .pipeline import compile_schema
     from .planner import McpMode
 
-    name = "mci_" + _digest(content, _library_dir(schema, content))[:16]
+    name = "mci_" + _digest(content, library)[:16]
     directory = staging / name
     files, diagnostics = compile_schema(
         schema,
@@ -175,7 +180,12 @@ def _build(
 
 
 def _store(
-    slot: Path, staging: Path, built: CachedPackage, content: bytes, connect: bool
+    slot: Path,
+    staging: Path,
+    built: CachedPackage,
+    content: bytes,
+    library: Path,
+    connect: bool,
 ) -> CachedPackage:
     """The staged package renamed into its entry, keyed by the inputs as the
     build left them (it may have written MCP caches). An entry of the same inputs
@@ -184,7 +194,6 @@ def _store(
     # Bytecode now: a process that may not write it (PYTHONDONTWRITEBYTECODE,
     # common in containers) would otherwise compile the package on every start.
     compileall.compile_dir(built.directory, quiet=2)
-    library = _library_dir(built.schema, content)
     expires = _earliest_expiry(library) if connect else None
     (staging / _ENTRY).write_text(_record(built.name, expires), encoding="utf-8")
     build_cache.write(slot, _LIBRARY, str(library))
