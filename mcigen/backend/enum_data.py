@@ -15,6 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from mcigen_runtime import integers
+
 from ..large_enums import large_enum_kind
 from .pysource import literal
 
@@ -27,7 +29,7 @@ _NOT_SCHEMAS = frozenset({"default", "examples", "const", "enum"})
 
 _STRICT_TYPES = {
     "string": ("pydantic", "StrictStr"),
-    "integer": ("mcigen_runtime.integers", "StrictInt"),  # as models.py's
+    "integer": (integers.__name__, "StrictInt"),  # the models' integer
 }
 
 Path = tuple[str | int, ...]

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from mcigen_runtime import integers
+
 from .. import build_cache, ir
 from ..planner.names import class_name, unique
 from . import enum_data
@@ -218,11 +220,6 @@ def _pointer_token(fragment: str) -> str:
     return unquote(fragment).replace("~1", "/").replace("~0", "~")
 
 
-INTEGER_MODULE = "mcigen_runtime.integers"
-"""Where the models' ``StrictInt`` comes from: JSON Schema's integer, which takes
-``3.0`` as ``3``; pydantic's refuses it."""
-
-
 def _formats_as_annotations() -> list[str]:
     """Type mappings that keep every format of the generator's table to its JSON type
     (``string+date-time=string``): JSON Schema's ``format`` is an annotation, so a
@@ -268,7 +265,8 @@ def _run_codegen(document: dict[str, Any]) -> str:
                     StrictTypes.float,
                     StrictTypes.bool,
                 ],
-                import_overrides={"StrictInt": INTEGER_MODULE},
+                # JSON Schema's integer, which takes 3.0 as 3; pydantic's refuses it
+                import_overrides={"StrictInt": integers.__name__},
                 type_mappings=_formats_as_annotations(),
             )
         except Exception as error:  # the generator raises many unrelated types
