@@ -16,7 +16,7 @@ from .frontend import load_schema
 from .frontend.broker import lower_broker
 from .frontend.mtdf.lower import lower_mtdf
 from .frontend.source import read_source
-from .planner import McpMode, PlanOptions, plan
+from .planner import McpAccess, McpMode, PlanOptions, plan
 
 MCI, MTDF, BROKER = "mci", "mtdf", "broker"
 """The source formats: an MCI schema, MTDF tool files (Ahma's), or a pyMCPBroker
@@ -41,7 +41,7 @@ def plan_schema(
         )
     if schema is None:
         return None, diagnostics
-    options = PlanOptions(path, whitespace, mcp_mode, mcp_environment)
+    options = PlanOptions(path, whitespace, McpAccess(mcp_mode, mcp_environment))
     package, planning = plan(schema, options)
     diagnostics.extend(planning.items)
     return (None if diagnostics.has_errors else package), diagnostics

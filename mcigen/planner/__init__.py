@@ -8,7 +8,6 @@ the input schema, and reports clashes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from .names import class_name, function_name, module_name, parameter_name, uniqu
 from .toolsets import library_path, load_toolsets
 from .tree import config_tree, schema_tree
 
-__all__ = ["MAIN_GROUP", "SHARD_SIZE", "McpMode", "PlanOptions", "plan"]
+__all__ = ["MAIN_GROUP", "SHARD_SIZE", "McpAccess", "McpMode", "PlanOptions", "plan"]
 
 MAIN_GROUP = "main"
 _SCALARS = (str, int, float, bool, type(None))
@@ -31,15 +30,12 @@ _SCALARS = (str, int, float, bool, type(None))
 
 @dataclass(frozen=True)
 class PlanOptions:
-    """Where the schema lives (toolsets and MCP caches are found from there) and how
-    its templates are parsed."""
+    """Where the schema lives (toolsets and MCP caches are found from there), how
+    its templates are parsed and how its MCP servers are reached."""
 
     schema_path: Path
     whitespace: str = "compat"
-    mcp_mode: McpMode = McpMode.CACHE
-    mcp_environment: Mapping[str, str] | None = None
-    """What ``{{env.X}}`` in MCP servers' settings reads to fetch their tools
-    (None: the build's environment)."""
+    mcp: McpAccess = McpAccess()
 
 
 def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnostics]:
@@ -48,14 +44,13 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     library = library_path(options.schema_path, schema)
     from_toolsets = load_toolsets(schema, library, options.whitespace, diagnostics)
     leaves: list[ir.TreeLeaf] = []
-    access = McpAccess(options.mcp_mode, options.mcp_environment)
     if schema.broker_sources:
         from_servers, leaves = load_broker_tools(
-            schema, library, access, options.whitespace, diagnostics
+            schema, library, options.mcp, options.whitespace, diagnostics
         )
     else:
         from_servers = load_mcp_tools(
-            schema, library, access, options.whitespace, diagnostics
+            schema, library, options.mcp, options.whitespace, diagnostics
         )
     every = (*schema.tools, *from_toolsets, *from_servers)
     tools = [tool for tool in every if not tool.disabled]
