@@ -25,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check mcigen runtime tests benchmarks
 	$(BIN)/black --check --quiet mcigen runtime tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 test: lint
 	$(BIN)/pytest -q -n auto
@@ -38,6 +39,8 @@ golden: $(STAMP)
 	@echo "golden/vendored/greetings <- examples/greetings.mci.yaml --vendor-runtime"
 	@$(BIN)/mcigen build examples/greetings.mci.yaml -o golden/vendored/greetings \
 	  --offline --vendor-runtime
+	@cd golden/vendored/greetings && find _runtime -name '*.py' | LC_ALL=C sort \
+	  > ../greetings.runtime.txt && rm -r _runtime
 	@echo "golden/project/weather-api <- examples/weather_api.mci.yaml --project"
 	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
 	  --offline --project

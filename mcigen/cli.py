@@ -8,8 +8,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from mcigen_runtime.table import format_table
-from mcigen_runtime.template_parser import WHITESPACE_MODES
+from mcigen_runtime.app.table import format_table
+from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
 from .frontend.broker import holds_broker

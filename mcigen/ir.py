@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcigen_runtime.broker_tree import RENDER_MODES as RENDER_MODES
-from mcigen_runtime.broker_tree import Tree as Tree  # what the manifest carries
-from mcigen_runtime.broker_tree import TreeLeaf as TreeLeaf
-from mcigen_runtime.broker_tree import TreeNode as TreeNode
 from mcigen_runtime.registry import Probe as Probe
-from mcigen_runtime.template_ast import Template
+from mcigen_runtime.templating.syntax import Template
+from mcigen_runtime.tree import RENDER_MODES as RENDER_MODES
+from mcigen_runtime.tree import Tree as Tree  # what the manifest carries
+from mcigen_runtime.tree import TreeLeaf as TreeLeaf
+from mcigen_runtime.tree import TreeNode as TreeNode
 
 from .diagnostics import Location
 

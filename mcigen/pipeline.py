@@ -111,7 +111,7 @@ def _way_to(schema_dir: Path, package_dir: Path) -> str:
     """The schema's directory relative to the package's, ending in the directory's
     name: were it only ``..`` steps, a package copied elsewhere would take some
     ancestor of its own (``/`` at worst) for the schema's directory; this way it
-    finds no directory and says so (``runtime/paths.py``)."""
+    finds no directory and says so (the runtime's ``path_policy``)."""
     way = Path(os.path.relpath(schema_dir, package_dir))
     if schema_dir.name and all(part == os.pardir for part in way.parts):
         way = way / os.pardir / schema_dir.name

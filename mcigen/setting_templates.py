@@ -4,8 +4,8 @@ already (``${TOKEN}``, their other text never parsed)."""
 
 from __future__ import annotations
 
-from mcigen_runtime.template_ast import Template
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.syntax import Template
 
 
 def setting_template(value: str | Template) -> Template:

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from mcigen_runtime import truncation
+from mcigen_runtime.broker import truncation
 
 from .conftest import built_package, text_tool, write_schema
 
@@ -180,7 +180,7 @@ def runtime(pkg: ModuleType) -> Any:
     """The generated package's own copy of the broker module."""
     from importlib import import_module
 
-    return import_module("mcigen_runtime.broker")
+    return import_module("mcigen_runtime.broker.meta_tools")
 
 
 @pytest.fixture(scope="module")
@@ -715,7 +715,7 @@ def with_tree(registry: Any, nodes: list[Any], leaves: list[Any]) -> Any:
     import dataclasses
     from importlib import import_module
 
-    tree = import_module("mcigen_runtime.broker_tree")
+    tree = import_module("mcigen_runtime.tree")
     return dataclasses.replace(
         registry,
         tree=tree.Tree(

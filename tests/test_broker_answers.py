@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from mcigen_runtime.broker import Broker
+from mcigen_runtime.broker.meta_tools import Broker
 from mcigen_runtime.registry import registry
 
 from .conftest import built_package, write_schema

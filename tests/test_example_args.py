@@ -17,8 +17,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.broker import Broker
-from mcigen_runtime.example_args import example_args
+from mcigen_runtime.broker.example_args import example_args
+from mcigen_runtime.broker.meta_tools import Broker
 from mcigen_runtime.registry import registry
 
 from .conftest import ROOT, built_package

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from mcigen_runtime import file_templates
-from mcigen_runtime.file_templates import file_renderer, render_file
-from mcigen_runtime.lookup import TemplateRuntimeError
+from mcigen_runtime.templating import files as file_templates
+from mcigen_runtime.templating.files import file_renderer, render_file
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
 
 CONTEXT = {"props": {"name": "Ann", "items": ["a", "b"]}, "env": {}, "input": {}}
 

@@ -406,7 +406,7 @@ def test_a_proxy_the_environment_sets_carries_the_requests(
     answers a proxied request itself) and NO_PROXY names the hosts reached directly,
     as requests reads them. ``refused`` asks port 9 of 127.0.0.1, where nothing
     listens: only the proxy answers."""
-    runtime = importlib.import_module("mcigen_runtime.http_exec")
+    runtime = importlib.import_module("mcigen_runtime.executors.http.transport")
     monkeypatch.setattr(runtime, "_transports", None)  # made again, with the proxy
     monkeypatch.setenv("HTTP_PROXY", server.base)
     proxied = _call(invokers, "refused", {})

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
 
-HEAVY = ("asyncio", "httpx", "mcigen_runtime.template_compiler")
+HEAVY = ("asyncio", "httpx", "mcigen_runtime.templating.compiler")
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_a_text_call_loads_no_executor_machinery(directory: Path) -> None:
 def test_a_file_call_compiles_its_template_without_asyncio(directory: Path) -> None:
     assert _loaded_after(directory, "lazypkg.note(who='Ann').text") == (
         "Note for Ann",
-        ["mcigen_runtime.template_compiler"],
+        ["mcigen_runtime.templating.compiler"],
     )
 
 

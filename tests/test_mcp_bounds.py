@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from mcigen_runtime import limits
 from mcigen_runtime.errors import ToolInputError
-from mcigen_runtime.mcp_exec import (
+from mcigen_runtime.executors.mcp.calls import (
     McpServerParams,
     call_mcp_tool,
     call_mcp_tool_async,
     close_mcp_sessions,
 )
-from mcigen_runtime.mcp_unreadable import request_id
+from mcigen_runtime.executors.mcp.unreadable import request_id
 
 from .mcp_servers import BOUNDS_SERVER, free_port, http_server
 from .test_mcp_runtime import wait_gone

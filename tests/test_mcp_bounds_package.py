@@ -53,7 +53,7 @@ def bounds(
 @pytest.fixture(autouse=True, scope="module")
 def _close_sessions() -> Iterator[None]:
     yield
-    from mcigen_runtime.mcp_exec import close_mcp_sessions
+    from mcigen_runtime.executors.mcp.calls import close_mcp_sessions
 
     close_mcp_sessions()
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import mcp_types
 import pytest
-from mcigen_runtime import mcp_exec
-from mcigen_runtime.mcp_exec import (
+from mcigen_runtime.executors.mcp import calls as mcp_exec
+from mcigen_runtime.executors.mcp.calls import (
     McpConnectionError,
     McpServerParams,
     call_mcp_tool,
@@ -384,7 +384,7 @@ def test_stdio_servers_are_stopped_at_interpreter_exit(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from mcigen_runtime.mcp_exec import McpServerParams, call_mcp_tool
+        from mcigen_runtime.executors.mcp.calls import McpServerParams, call_mcp_tool
         server = McpServerParams(name="toy", command=sys.executable, args=({TOY!r}, "stdio"))
         print(call_mcp_tool(server, "pid", {{}}).text, flush=True)
         """)

@@ -17,18 +17,18 @@ from typing import Any, TypeVar
 import anyio
 import httpx
 import pytest
-from mcigen_runtime.mcp_server import (
-    mcp_result,
-    tool_definition,
-)
-from mcigen_runtime.registry import ToolEntry
-from mcigen_runtime.results import ImageContent, TextContent, ToolResult
-from mcigen_runtime.serve_options import (
+from mcigen_runtime.edge.settings import (
     ServeOptions,
     mcp_tool_names,
     options_from_environment,
     parse_address,
     select_tools,
+)
+from mcigen_runtime.registry import ToolEntry
+from mcigen_runtime.results import ImageContent, TextContent, ToolResult
+from mcigen_runtime.serve.server import (
+    mcp_result,
+    tool_definition,
 )
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
@@ -489,7 +489,7 @@ def test_list_does_not_import_mcp_and_server_import_starts_nothing(
 ) -> None:
     code = (
         "import sys, threading, contextlib, io\n"
-        "from mcigen_runtime.cli import main\n"
+        "from mcigen_runtime.app.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main('pkg', ['list']) == 0\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in "

@@ -18,9 +18,9 @@ from typing import IO, Any
 
 import httpx
 import pytest
-from mcigen_runtime.initialize_params import InitializeParamsError, lenient_initialize
-from mcigen_runtime.origin_policy import HostOriginPolicy, host_entry, origin_entry
-from mcigen_runtime.serve_options import ServeOptions, options_from_environment
+from mcigen_runtime.edge.origin_policy import HostOriginPolicy, host_entry, origin_entry
+from mcigen_runtime.edge.settings import ServeOptions, options_from_environment
+from mcigen_runtime.serve.initialize import InitializeParamsError, lenient_initialize
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from .conftest import run_mcigen, text_tool, write_schema

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcigen_runtime import lookup
-from mcigen_runtime.lookup import TemplateRuntimeError
-from mcigen_runtime.template_compiler import compile_text
-from mcigen_runtime.template_parser import parse_template
-from mcigen_runtime.template_render import render
+from mcigen_runtime.templating import lookup
+from mcigen_runtime.templating.compiler import compile_text
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.render import render
 
 PROPS = {
     "n": 3,

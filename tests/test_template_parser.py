@@ -7,7 +7,8 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mcigen_runtime.template_ast import (
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.syntax import (
     Branch,
     Condition,
     For,
@@ -20,7 +21,6 @@ from mcigen_runtime.template_ast import (
     TemplateSyntaxError,
     Text,
 )
-from mcigen_runtime.template_parser import parse_template
 
 
 def test_placeholders_with_whitespace_and_fallback_chains() -> None:
@@ -205,8 +205,8 @@ def test_placeholder_spans_agree_with_mci_py_regex(text: str) -> None:
 
 
 def test_json_native_placeholders_are_whole_strings() -> None:
-    from mcigen_runtime.lookup import TemplateRuntimeError, native
-    from mcigen_runtime.template_parser import parse_native
+    from mcigen_runtime.templating.lookup import TemplateRuntimeError, native
+    from mcigen_runtime.templating.parser import parse_native
 
     node = parse_native("{!! props.n !!}")
     assert node is not None and node.alternatives == (PathRef(("props", "n"), 4),)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcigen_runtime.operations import Operation, Operations
 from mcigen_runtime.registry import registry
+from mcigen_runtime.serve.operations import Operation, Operations
 
 __all__ = ["Operation", "start"]
 

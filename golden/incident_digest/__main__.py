@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from mcigen_runtime.cli import main
+from mcigen_runtime.app.main import main
 
 if __name__ == "__main__":
     sys.exit(main(__package__ or "incident_digest", sys.argv[1:]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcigen_runtime.broker import Broker
+from mcigen_runtime.broker.meta_tools import Broker
 from mcigen_runtime.registry import registry
 
 _broker = Broker(registry("repo_tools"))

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 import mcigen_runtime
-from mcigen_runtime.broker_tree import tree_to_json
 from mcigen_runtime.limits import DEFAULT
+from mcigen_runtime.tree import tree_to_json
 
 from .. import ir
 from ..diagnostics import Diagnostics
@@ -191,7 +191,9 @@ def _group_module(
         for view in views
     )
     if uses_paths:
-        imports |= {("mcigen_runtime.paths", "schema_directory as _schema_directory")}
+        imports |= {
+            ("mcigen_runtime.path_policy", "schema_directory as _schema_directory")
+        }
     reads_files = any(view.kind == "file" for view in views)
     limits = None
     if any(view.kind in _LIMITED_KINDS for view in views):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from .pysource import Code, code, literal
 
-_RUNTIME = "mcigen_runtime.cli_argv"
+_RUNTIME = "mcigen_runtime.executors.cli.argv"
 
 
 @dataclass

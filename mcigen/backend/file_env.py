@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from mcigen_runtime.template_ast import Template, references
+from mcigen_runtime.templating.syntax import Template, references
 
 from .. import ir
 from .tools import env_paths_of

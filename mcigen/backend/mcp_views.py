@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mcigen_runtime.template_ast import Template
-from mcigen_runtime.template_compiler import CompiledText, compile_text
+from mcigen_runtime.templating.compiler import CompiledText, compile_text
+from mcigen_runtime.templating.syntax import Template
 
 from .. import ir
 from ..planner.names import module_name, unique

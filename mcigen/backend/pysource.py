@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import unicodedata
 
-from mcigen_runtime import pyliteral
+from mcigen_runtime.templating import pyliteral
 
 
 class Code(str):

@@ -4,8 +4,8 @@ or, built with ``--vendor-runtime``, the copy of it the package carries as
 
 from __future__ import annotations
 
+import ast
 import json
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -40,37 +40,29 @@ def linked_imports(
     }
 
 
-_VENDORED_IMPORT = re.compile(
-    rb"^from \.{1,2}_runtime(?:\.(\w+))? import ([\w, ]+)", re.MULTILINE
-)
-_RUNTIME_IMPORT = re.compile(
-    r"^\s*from \.(\w*) import (\([\w,\s]+\)|[\w, ]+)", re.MULTILINE
-)
-
-
 def vendored_runtime(files: dict[str, bytes]) -> dict[str, bytes]:
-    """``_runtime/<module>.py`` for every runtime module the generated ``files``
-    import, and everything those import: a package carries only the runtime it uses
-    (one without MCP tools does not need the MCP SDK even to type-check)."""
-    wanted = {"__init__"}
-    for source in files.values():
-        for module, names in _VENDORED_IMPORT.findall(_after_docstring(source)):
-            if module:
-                wanted.add(module.decode())
-            else:
-                wanted.update(n.strip() for n in names.decode().split(","))
+    """``_runtime/...`` for every runtime module the generated ``files`` import, and
+    everything those import, read from the import statements themselves: a package
+    carries only the runtime it uses (one without MCP tools does not need the MCP SDK
+    even to type-check)."""
+    wanted: set[str] = set()
+    for path, source in files.items():
+        if path.endswith(".py"):
+            wanted.update(_vendored_imports(ast.parse(source)))
     if _has_probes(files.get("manifest.json")):
-        wanted.add("doctor")  # the package's command line imports it by name
-    sources: dict[str, bytes] = {}
-    pending = list(wanted)
+        wanted.add("app.doctor")  # the package's command line imports it by name
+    pending = sorted(_with_packages(wanted))
+    found: dict[str, Path] = {}
     while pending:
         module = pending.pop()
-        sources[module] = (RUNTIME_DIR / f"{module}.py").read_bytes()
-        for imported in _imported_modules(sources[module].decode("utf-8")):
-            if imported not in wanted:
-                wanted.add(imported)
-                pending.append(imported)
-    return {f"{VENDORED}/{module}.py": sources[module] for module in sorted(sources)}
+        found[module] = _source_of(module)
+        package = module if found[module].name == "__init__.py" else _parent(module)
+        imported = _runtime_imports(ast.parse(found[module].read_bytes()), package)
+        pending.extend(_with_packages(set(imported)) - found.keys() - set(pending))
+    return {
+        f"{VENDORED}/{path.relative_to(RUNTIME_DIR).as_posix()}": path.read_bytes()
+        for path in sorted(found.values())
+    }
 
 
 def _has_probes(manifest: bytes | None) -> bool:
@@ -79,19 +71,52 @@ def _has_probes(manifest: bytes | None) -> bool:
     return any(tool.get("probes") for tool in json.loads(manifest)["tools"])
 
 
-def _imported_modules(source: str) -> Iterator[str]:
-    """The runtime modules a runtime module imports (``from .x import ...`` and
-    ``from . import x, y``)."""
-    for module, names in _RUNTIME_IMPORT.findall(source):
-        if module:
-            yield module
-        else:
-            yield from (n.strip() for n in names.strip("()").split(",") if n.strip())
+def _vendored_imports(tree: ast.Module) -> Iterator[str]:
+    """The runtime modules a generated module imports (``from .._runtime.x import
+    y``), named from the runtime's root."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level and node.module:
+            head, _, module = node.module.partition(".")
+            if head == VENDORED:
+                yield from _imported(module, node.names)
 
 
-def _after_docstring(source: bytes) -> bytes:
-    """A generated module without its docstring: input text can start a line only
-    there (every other string from input is a one-line literal or indented)."""
-    if not source.startswith(b'"""'):
-        return source
-    return source.split(b'"""', 2)[-1]
+def _runtime_imports(tree: ast.Module, package: str) -> Iterator[str]:
+    """The runtime modules a runtime module in ``package`` imports: its relative
+    imports at any depth (those made on first use count too)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            parts = package.split(".") if package else []
+            base = parts[: len(parts) - node.level + 1]
+            module = ".".join([*base, *filter(None, [node.module])])
+            yield from _imported(module, node.names)
+
+
+def _imported(module: str, names: Iterable[ast.alias]) -> Iterator[str]:
+    """``module``, and each name imported from it that is a module of its own."""
+    yield module
+    for alias in names:
+        submodule = f"{module}.{alias.name}" if module else alias.name
+        if _source_of(submodule).is_file():
+            yield submodule
+
+
+def _with_packages(modules: set[str]) -> set[str]:
+    """``modules`` and the packages holding them: importing a module runs the
+    ``__init__`` of each, the root's (named ``""``) included."""
+    packages = {""}
+    for module in modules:
+        parts = module.split(".")
+        packages.update(".".join(parts[:depth]) for depth in range(1, len(parts)))
+    return packages | modules
+
+
+def _parent(module: str) -> str:
+    return module.rpartition(".")[0]
+
+
+def _source_of(module: str) -> Path:
+    """The file of runtime ``module`` (which may not exist)."""
+    base = RUNTIME_DIR.joinpath(*module.split(".")) if module else RUNTIME_DIR
+    package = base / "__init__.py"
+    return package if package.is_file() else base.with_suffix(".py")

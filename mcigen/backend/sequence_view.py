@@ -57,10 +57,13 @@ def sequence_view(
         )
     imports.update(
         {
-            ("mcigen_runtime.sequence", "Sequence as _Sequence"),
-            ("mcigen_runtime.sequence", "Step as _Step"),
-            ("mcigen_runtime.sequence", "run_sequence as _run_sequence"),
-            ("mcigen_runtime.sequence", "run_sequence_async as _run_sequence_async"),
+            ("mcigen_runtime.executors.sequence", "Sequence as _Sequence"),
+            ("mcigen_runtime.executors.sequence", "Step as _Step"),
+            ("mcigen_runtime.executors.sequence", "run_sequence as _run_sequence"),
+            (
+                "mcigen_runtime.executors.sequence",
+                "run_sequence_async as _run_sequence_async",
+            ),
         }
     )
     return SequenceView(

@@ -6,14 +6,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcigen_runtime.template_ast import PathRef, Placeholder, references
-from mcigen_runtime.template_compiler import (
+from mcigen_runtime.templating.compiler import (
     CompiledText,
     compile_structure,
     compile_text,
     helper_module,
 )
-from mcigen_runtime.template_parser import parse_native, parse_template
+from mcigen_runtime.templating.parser import parse_native, parse_template
+from mcigen_runtime.templating.syntax import PathRef, Placeholder, references
 
 from .. import ir
 from .cli_words import CliWords, cli_words
@@ -40,14 +40,17 @@ _ALWAYS: frozenset[tuple[str, str]] = frozenset(
 _TEMPLATE_FAILURES: frozenset[tuple[str, str]] = frozenset(
     {
         ("mcigen_runtime.results", "error_result as _error_result"),
-        ("mcigen_runtime.lookup", "TemplateRuntimeError as _TemplateRuntimeError"),
+        (
+            "mcigen_runtime.templating.lookup",
+            "TemplateRuntimeError as _TemplateRuntimeError",
+        ),
     }
 )
 """What an executor whose templates may fail at run time needs to turn the failure
 into a result."""
 
 _PATH_FAILURES = _TEMPLATE_FAILURES | {
-    ("mcigen_runtime.paths", "PathRefused as _PathRefused")
+    ("mcigen_runtime.path_policy", "PathRefused as _PathRefused")
 }
 """The same for an executor that also checks a path."""
 
@@ -212,9 +215,9 @@ def _cli_view(
     view.awaits = True
     view.imports.update(
         {
-            ("mcigen_runtime.cli_exec", "CliCall as _CliCall"),
-            ("mcigen_runtime.cli_exec", "run_cli as _run_cli"),
-            ("mcigen_runtime.cli_exec", "run_cli_async as _run_cli_async"),
+            ("mcigen_runtime.executors.cli.run", "CliCall as _CliCall"),
+            ("mcigen_runtime.executors.cli.run", "run_cli as _run_cli"),
+            ("mcigen_runtime.executors.cli.run", "run_cli_async as _run_cli_async"),
         }
     )
     if not execution.templated:
@@ -222,7 +225,7 @@ def _cli_view(
         view.imports.update(view.cli_words.imports)
         view.imports.update(
             {
-                ("mcigen_runtime.paths", "PathRefused as _PathRefused"),
+                ("mcigen_runtime.path_policy", "PathRefused as _PathRefused"),
                 ("mcigen_runtime.results", "error_result as _error_result"),
             }
         )
@@ -260,9 +263,13 @@ def _cli_view(
     view.needs_context = bool(flags)
     view.imports.update(_PATH_FAILURES)
     if flags:
-        view.imports.add(("mcigen_runtime.lookup", "value_or_none as _value_or_none"))
+        view.imports.add(
+            ("mcigen_runtime.templating.lookup", "value_or_none as _value_or_none")
+        )
     if cwd:
-        view.imports.add(("mcigen_runtime.paths", "checked_path as _checked_path"))
+        view.imports.add(
+            ("mcigen_runtime.path_policy", "checked_path as _checked_path")
+        )
 
 
 def _operands(
@@ -325,7 +332,9 @@ def _http_view(
         retries = literal((execution.retry_attempts, execution.retry_backoff_ms or 0))
     url_env_paths = env_paths_of(execution.url.raw)
     if env_paths or url_env_paths:
-        view.imports.add(("mcigen_runtime.lookup", "value_or_none as _value_or_none"))
+        view.imports.add(
+            ("mcigen_runtime.templating.lookup", "value_or_none as _value_or_none")
+        )
     view.http = HttpView(
         statements,
         literal(execution.method),
@@ -345,10 +354,10 @@ def _http_view(
     view.imports.update(_TEMPLATE_FAILURES)
     view.imports.update(
         {
-            ("mcigen_runtime.http_request", "HttpCall as _HttpCall"),
-            ("mcigen_runtime.http_request", "http_call as _http_call"),
-            ("mcigen_runtime.http_request", "send as _send"),
-            ("mcigen_runtime.http_request", "send_async as _send_async"),
+            ("mcigen_runtime.executors.http", "HttpCall as _HttpCall"),
+            ("mcigen_runtime.executors.http", "http_call as _http_call"),
+            ("mcigen_runtime.executors.http", "send as _send"),
+            ("mcigen_runtime.executors.http", "send_async as _send_async"),
         }
     )
 
@@ -391,9 +400,15 @@ def _mcp_view(
     view.forwarded = code(", _timeout")
     view.imports.update(
         {
-            ("mcigen_runtime.mcp_exec", "McpServerParams as _McpServerParams"),
-            ("mcigen_runtime.mcp_exec", "call_mcp_tool as _call_mcp_tool"),
-            ("mcigen_runtime.mcp_exec", "call_mcp_tool_async as _call_mcp_tool_async"),
+            (
+                "mcigen_runtime.executors.mcp.calls",
+                "McpServerParams as _McpServerParams",
+            ),
+            ("mcigen_runtime.executors.mcp.calls", "call_mcp_tool as _call_mcp_tool"),
+            (
+                "mcigen_runtime.executors.mcp.calls",
+                "call_mcp_tool_async as _call_mcp_tool_async",
+            ),
         }
     )
     _add_helpers(view, server.helpers)
@@ -450,15 +465,15 @@ def _file_view(
     )
     view.awaits = True  # the async twin reads the file in a worker thread
     view.imports.add(
-        ("mcigen_runtime.file_templates", "file_call_async as _file_call_async")
+        ("mcigen_runtime.templating.files", "file_call_async as _file_call_async")
     )
     _add_helpers(view, path.helpers)
     view.imports.update(_PATH_FAILURES)
     view.imports.update(
         {
             ("mcigen_runtime.results", "text_result as _text_result"),
-            ("mcigen_runtime.paths", "checked_path as _checked_path"),
-            ("mcigen_runtime.file_templates", "file_contents as _file_contents"),
+            ("mcigen_runtime.path_policy", "checked_path as _checked_path"),
+            ("mcigen_runtime.templating.files", "file_contents as _file_contents"),
         }
     )
 
@@ -478,8 +493,7 @@ _TEXT_OUTPUT_LIMIT = "_active(_LIMITS).text_output"
 def _add_helpers(view: ToolView, helpers: Iterable[str]) -> None:
     """Import the runtime helpers that compiled template code calls."""
     for helper in helpers:
-        module = helper_module(helper).__name__.rpartition(".")[2]
-        view.imports.add((f"mcigen_runtime.{module}", f"{helper} as _{helper}"))
+        view.imports.add((helper_module(helper).__name__, f"{helper} as _{helper}"))
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:

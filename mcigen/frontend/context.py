@@ -7,8 +7,8 @@ import datetime
 from dataclasses import dataclass, field
 from enum import Enum
 
-from mcigen_runtime.template_ast import Template, TemplateSyntaxError
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.syntax import Template, TemplateSyntaxError
 
 from ..diagnostics import Diagnostics, Location
 from .pointers import child_pointer

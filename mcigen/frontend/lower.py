@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcigen_runtime.template_ast import Template
+from mcigen_runtime.templating.syntax import Template
 
 from .. import ir
 from .pointers import child_pointer

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcigen_runtime.template_ast import PathRef, references
+from mcigen_runtime.templating.syntax import PathRef, references
 
 from .context import Context
 

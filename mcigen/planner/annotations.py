@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcigen_runtime.pyliteral import literal
+from mcigen_runtime.templating.pyliteral import literal
 
 from ..large_enums import large_enum_kind
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from jsonschema.exceptions import best_match
 from jsonschema.validators import validator_for
-from mcigen_runtime.broker_tree import join, segment
+from mcigen_runtime.tree import join, segment
 
 from .. import ir
 from ..diagnostics import Diagnostics, Location, did_you_mean

@@ -20,10 +20,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from mcigen_runtime.lookup import TemplateRuntimeError
-from mcigen_runtime.mcp_exec import McpConnectionError, McpServerParams, list_mcp_tools
-from mcigen_runtime.template_ast import Template
-from mcigen_runtime.template_render import render
+from mcigen_runtime.executors.mcp.calls import (
+    McpConnectionError,
+    McpServerParams,
+    list_mcp_tools,
+)
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
+from mcigen_runtime.templating.render import render
+from mcigen_runtime.templating.syntax import Template
 
 from .. import ir
 from ..diagnostics import Diagnostics, Level

@@ -9,7 +9,7 @@ For an MCI schema:
   (``/util/ping``); MCP servers are nodes ``/mcp/<server>`` under a node ``/mcp``,
   which exists only when the package has MCP tools.
 - A leaf's name is the tool's MCI name, as one path segment
-  (:func:`mcigen_runtime.broker_tree.segment`).
+  (:func:`mcigen_runtime.tree.segment`).
 
 Name collisions at the root. Nodes win over leaves: the names at ``/`` are claimed
 first by the ``mcp`` node, then by toolset nodes, then by the schema's own tools.
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcigen_runtime.broker_tree import ROOT, join, segment
+from mcigen_runtime.tree import ROOT, join, segment
 
 from .. import ir
 

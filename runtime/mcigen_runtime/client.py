@@ -6,7 +6,7 @@ with ``pkg.Client(env_vars=...)``: the same tool lists, the same ``execute`` res
 where mci-py raises them (an unknown tool, a missing required property). The tools
 see only ``env_vars``, as in mci-py; ``base_dir`` replaces the schema's directory
 for relative paths of file and cli tools; ``limits`` replaces the package's call
-limits by name (see :mod:`.limits`). OAuth2 tokens a client fetches serve its own
+limits by name (see :mod:`mcigen_runtime.limits`). OAuth2 tokens a client fetches serve its own
 calls only.
 """
 
@@ -19,11 +19,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
-from .http_tokens import TokenCache, tokens_of
 from .limits import check_sizes, limited
-from .paths import BASE_DIR_OVERRIDE
+from .path_policy import BASE_DIR_OVERRIDE
 from .registry import Registry, ToolEntry, UnknownToolError
 from .results import ToolResult
+from .tokens import TokenCache, tokens_of
 
 
 class MCIClientError(ValueError):

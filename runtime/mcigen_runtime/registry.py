@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .broker_tree import Tree, first_line, tree_from_json
+from .tree import Tree, first_line, tree_from_json
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
     from .results import ToolResult

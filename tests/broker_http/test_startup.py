@@ -155,7 +155,7 @@ def test_a_broken_server_takes_out_its_tools_wherever_they_were_defined(
 ) -> None:
     """An MCP tool of a toolset file calls a server of the main schema: when that
     server cannot start, ``--ignore-broken-tool`` leaves that tool out too."""
-    from mcigen_runtime.broker_command import start_servers
+    from mcigen_runtime.app.broker_command import start_servers
     from mcigen_runtime.registry import registry
 
     from ..conftest import built_package, text_tool, write_schema

@@ -194,6 +194,6 @@ def test_a_vendored_runtime_carries_the_doctor_only_for_probed_tools() -> None:
 
     probed = vendored_runtime(manifest(probes=[dataclasses.asdict(_probe("x", "x"))]))
     unprobed = vendored_runtime(manifest(name="plain"))
-    assert {"_runtime/doctor.py", "_runtime/cli_exec.py"} <= set(probed)
-    assert "_runtime/doctor.py" not in unprobed
-    assert "_runtime/cli_exec.py" not in unprobed
+    assert {"_runtime/app/doctor.py", "_runtime/executors/cli/run.py"} <= set(probed)
+    assert "_runtime/app/doctor.py" not in unprobed
+    assert "_runtime/executors/cli/run.py" not in unprobed

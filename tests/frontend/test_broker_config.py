@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.template_ast import PathRef, Placeholder, Text
+from mcigen_runtime.templating.syntax import PathRef, Placeholder, Text
 
 from mcigen import ir
 from mcigen.diagnostics import Diagnostics

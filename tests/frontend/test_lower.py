@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.templating.parser import parse_template
 
 from mcigen import ir
 from mcigen.diagnostics import Location

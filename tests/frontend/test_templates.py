@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.template_ast import Template
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.syntax import Template
 
 import mcigen.frontend.context as context_module
 

@@ -67,8 +67,8 @@ def test_ids_count_up_and_failures_are_results_or_refusals(
 def test_row_95_only_the_newest_finished_operations_are_kept(
     pkg: ModuleType,
 ) -> None:
-    from mcigen_runtime.operations import KEEP_FINISHED, Operations
     from mcigen_runtime.registry import registry
+    from mcigen_runtime.serve.operations import KEEP_FINISHED, Operations
 
     table = Operations(registry("pkg"))
     handles = [table.start("plain", {}) for _ in range(KEEP_FINISHED + 1)]

@@ -242,7 +242,9 @@ def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -
     result = build(tmp_path, document, "tools.mci.json", "--vendor-runtime")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "pkg" / "_runtime" / "results.py").exists()
-    assert not (tmp_path / "pkg" / "_runtime" / "http_exec.py").exists()
+    assert not (
+        tmp_path / "pkg" / "_runtime" / "executors" / "http" / "transport.py"
+    ).exists()
     assert package_command(tmp_path, "call", "a").stdout == "x\n"
 
 

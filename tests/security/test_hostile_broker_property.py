@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.broker_tree import join, normalize, path_segments, segment
+from mcigen_runtime.tree import join, normalize, path_segments, segment
 
 from mcigen.cli import main
 from mcigen.planner.filters import glob_allows

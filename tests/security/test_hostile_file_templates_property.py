@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.file_templates import render_file
-from mcigen_runtime.lookup import TemplateRuntimeError
-from mcigen_runtime.template_ast import TemplateSyntaxError
-from mcigen_runtime.template_parser import parse_template
-from mcigen_runtime.template_render import render
+from mcigen_runtime.templating.files import render_file
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.render import render
+from mcigen_runtime.templating.syntax import TemplateSyntaxError
 
 from .support import CANARY, PAYLOADS
 from .test_hostile_strings_property import hostile

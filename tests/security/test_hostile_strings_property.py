@@ -129,8 +129,8 @@ def _check_package(imported: ModuleType, document: dict[str, Any], value: str) -
         assert entry.description == tool["description"]
         assert entry.input_schema == tool["inputSchema"]
 
-    server = importlib.import_module("mcigen_runtime.mcp_server")
-    options = importlib.import_module("mcigen_runtime.serve_options")
+    server = importlib.import_module("mcigen_runtime.serve.server")
+    options = importlib.import_module("mcigen_runtime.edge.settings")
     surface = server.ToolSurface(package, options.ServeOptions(), env={})
     listed = {d["name"]: d for d in surface.definitions}
     for tool in document["tools"]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.template_parser import MAX_NESTING, MAX_NUMBER_DIGITS
+from mcigen_runtime.templating.parser import MAX_NESTING, MAX_NUMBER_DIGITS
 
 from ..conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.lookup import TemplateRuntimeError
-from mcigen_runtime.template_ast import TemplateSyntaxError
-from mcigen_runtime.template_parser import parse_template
-from mcigen_runtime.template_render import render
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.render import render
+from mcigen_runtime.templating.syntax import TemplateSyntaxError
 
 from ..conftest import run_mcigen, schema_of, text_tool, write_schema
 from ..oracle import OracleSession

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
-from mcigen_runtime.lookup import TemplateRuntimeError
-from mcigen_runtime.template_parser import parse_template
-from mcigen_runtime.template_render import render
+from mcigen_runtime.templating.lookup import TemplateRuntimeError
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.render import render
 
 from ..oracle import OracleSession
 from .strategies import template_cases

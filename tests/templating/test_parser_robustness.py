@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.template_ast import Template, TemplateSyntaxError
-from mcigen_runtime.template_parser import parse_template
+from mcigen_runtime.templating.parser import parse_template
+from mcigen_runtime.templating.syntax import Template, TemplateSyntaxError
 
 FRAGMENTS = [
     "@",

@@ -9,20 +9,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.cli_argv import TempFiles as _TempFiles
-from mcigen_runtime.cli_argv import extra_args as _extra_args
-from mcigen_runtime.cli_argv import inside as _inside
-from mcigen_runtime.cli_argv import opened as _opened
-from mcigen_runtime.cli_argv import timeout_s as _timeout_s
-from mcigen_runtime.cli_argv import word as _word
-from mcigen_runtime.cli_argv import words as _words
-from mcigen_runtime.cli_argv import working_root as _working_root
-from mcigen_runtime.cli_exec import CliCall as _CliCall
-from mcigen_runtime.cli_exec import run_cli as _run_cli
-from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli.argv import TempFiles as _TempFiles
+from mcigen_runtime.executors.cli.argv import extra_args as _extra_args
+from mcigen_runtime.executors.cli.argv import inside as _inside
+from mcigen_runtime.executors.cli.argv import opened as _opened
+from mcigen_runtime.executors.cli.argv import timeout_s as _timeout_s
+from mcigen_runtime.executors.cli.argv import word as _word
+from mcigen_runtime.executors.cli.argv import words as _words
+from mcigen_runtime.executors.cli.argv import working_root as _working_root
+from mcigen_runtime.executors.cli.run import CliCall as _CliCall
+from mcigen_runtime.executors.cli.run import run_cli as _run_cli
+from mcigen_runtime.executors.cli.run import run_cli_async as _run_cli_async
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.paths import PathRefused as _PathRefused
+from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input

@@ -9,16 +9,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.executors.mcp.calls import McpServerParams as _McpServerParams
+from mcigen_runtime.executors.mcp.calls import call_mcp_tool as _call_mcp_tool
+from mcigen_runtime.executors.mcp.calls import (
+    call_mcp_tool_async as _call_mcp_tool_async,
+)
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.lookup import first as _first
-from mcigen_runtime.mcp_exec import McpServerParams as _McpServerParams
-from mcigen_runtime.mcp_exec import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.mcp_exec import call_mcp_tool_async as _call_mcp_tool_async
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.structured import StructuredResult
 from mcigen_runtime.structured import structured_result as _structured_result
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
+from mcigen_runtime.templating.lookup import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
 

@@ -12,18 +12,20 @@ from typing import Any, Literal
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.limits import active as _active
-from mcigen_runtime.lookup import NOTHING as _NOTHING
-from mcigen_runtime.lookup import Entry as _Entry
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.lookup import compare as _compare
-from mcigen_runtime.lookup import first as _first
-from mcigen_runtime.lookup import items_of as _items_of
-from mcigen_runtime.lookup import member as _member
-from mcigen_runtime.output_budget import Output as _Output
-from mcigen_runtime.output_budget import OutputBudget as _OutputBudget
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.templating.budget import Output as _Output
+from mcigen_runtime.templating.budget import OutputBudget as _OutputBudget
+from mcigen_runtime.templating.lookup import NOTHING as _NOTHING
+from mcigen_runtime.templating.lookup import Entry as _Entry
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
+from mcigen_runtime.templating.lookup import compare as _compare
+from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating.lookup import items_of as _items_of
+from mcigen_runtime.templating.lookup import member as _member
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictStr
 

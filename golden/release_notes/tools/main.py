@@ -11,11 +11,13 @@ from typing import Any, Literal
 
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.lookup import first as _first
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
+from mcigen_runtime.templating.lookup import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 

@@ -9,18 +9,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.cli_exec import CliCall as _CliCall
-from mcigen_runtime.cli_exec import run_cli as _run_cli
-from mcigen_runtime.cli_exec import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli.run import CliCall as _CliCall
+from mcigen_runtime.executors.cli.run import run_cli as _run_cli
+from mcigen_runtime.executors.cli.run import run_cli_async as _run_cli_async
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.lookup import value_or_none as _value_or_none
-from mcigen_runtime.paths import PathRefused as _PathRefused
-from mcigen_runtime.paths import checked_path as _checked_path
-from mcigen_runtime.paths import schema_directory as _schema_directory
+from mcigen_runtime.path_policy import PathRefused as _PathRefused
+from mcigen_runtime.path_policy import checked_path as _checked_path
+from mcigen_runtime.path_policy import schema_directory as _schema_directory
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
+from mcigen_runtime.templating.lookup import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 

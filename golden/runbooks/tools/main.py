@@ -9,16 +9,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
-from mcigen_runtime.file_templates import file_call_async as _file_call_async
-from mcigen_runtime.file_templates import file_contents as _file_contents
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.paths import PathRefused as _PathRefused
-from mcigen_runtime.paths import checked_path as _checked_path
-from mcigen_runtime.paths import schema_directory as _schema_directory
+from mcigen_runtime.path_policy import PathRefused as _PathRefused
+from mcigen_runtime.path_policy import checked_path as _checked_path
+from mcigen_runtime.path_policy import schema_directory as _schema_directory
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
+from mcigen_runtime.templating.files import file_call_async as _file_call_async
+from mcigen_runtime.templating.files import file_contents as _file_contents
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictStr
 

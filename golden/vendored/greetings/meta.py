@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._runtime.broker import Broker
+from ._runtime.broker.meta_tools import Broker
 from ._runtime.registry import registry
 
 _broker = Broker(registry("greetings"))

@@ -9,18 +9,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
-from mcigen_runtime.http_request import HttpCall as _HttpCall
-from mcigen_runtime.http_request import http_call as _http_call
-from mcigen_runtime.http_request import send as _send
-from mcigen_runtime.http_request import send_async as _send_async
+from mcigen_runtime.executors.http import HttpCall as _HttpCall
+from mcigen_runtime.executors.http import http_call as _http_call
+from mcigen_runtime.executors.http import send as _send
+from mcigen_runtime.executors.http import send_async as _send_async
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.lookup import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.lookup import first as _first
-from mcigen_runtime.lookup import native as _native
-from mcigen_runtime.lookup import value_or_none as _value_or_none
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
+from mcigen_runtime.templating.lookup import (
+    TemplateRuntimeError as _TemplateRuntimeError,
+)
+from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating.lookup import native as _native
+from mcigen_runtime.templating.lookup import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 

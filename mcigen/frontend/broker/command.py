@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from mcigen_runtime.template_ast import Node, PathRef, Placeholder, Template, Text
+from mcigen_runtime.templating.syntax import Node, PathRef, Placeholder, Template, Text
 
 from ..context import At, Context
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcigen_runtime.broker_tree import RENDER_MODES
+from mcigen_runtime.tree import RENDER_MODES
 
 from ..checks import AnyJson, ArrayOf, Check, Int, MapOf, Obj, ObjectCheck, Str
 from ..context import At, Context, type_name

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcigen_runtime.broker_tree import (
+from mcigen_runtime.tree import (
     ROOT,
     TreeNode,
     first_line,

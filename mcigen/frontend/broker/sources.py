@@ -7,7 +7,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from mcigen_runtime.broker_tree import path_segments
+from mcigen_runtime.tree import path_segments
 
 from ... import ir
 from ...planner.names import unique

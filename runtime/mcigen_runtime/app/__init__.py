@@ -1,0 +1,2 @@
+"""``python -m PKG``: the package's command line (list, describe, call, doctor, serve,
+broker)."""

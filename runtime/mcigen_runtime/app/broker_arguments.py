@@ -1,0 +1,70 @@
+"""The arguments of ``python -m PKG broker`` (nothing here imports the broker or a
+server, so the package's command line pays nothing for them)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..edge.settings import DEFAULT_HOST, ENV_PREFIX, parse_address, positive_int
+
+DEFAULT_PORT = 8100
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``broker`` (needs no MCP import)."""
+    parser.add_argument(
+        "address",
+        nargs="?",
+        type=parse_address,
+        default=(DEFAULT_HOST, DEFAULT_PORT),
+        metavar="ADDR",
+        help=f"HOST:PORT, :PORT or PORT to listen on (default {DEFAULT_HOST}:{DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "secret",
+        nargs="?",
+        metavar="SECRET",
+        help="require 'Authorization: Bearer SECRET' on every request (default: "
+        f"${ENV_PREFIX}SECRET, which keeps it out of the process list)",
+    )
+    parser.add_argument(
+        "--max-output-chars",
+        type=positive_int,
+        metavar="N",
+        help="cut meta_call answers to N characters (a tool's own max_output_chars "
+        "wins)",
+    )
+    parser.add_argument(
+        "--dump-tree",
+        action="store_true",
+        help="print the tree (paths, types, summaries) and exit",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=_log_level,
+        default="INFO",
+        metavar="LEVEL",
+        help=f"one of {', '.join(LOG_LEVELS)} (default INFO: a line per request)",
+    )
+    parser.add_argument(
+        "--ignore-broken-tool",
+        action="store_true",
+        help="leave out, with a warning, the tools of an MCP server that fails to "
+        "start, instead of not starting",
+    )
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="watch the input the package was built from; on a change, rebuild "
+        "the package and restart (needs mcigen)",
+    )
+
+
+def _log_level(text: str) -> str:
+    level = text.upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one of {', '.join(LOG_LEVELS)}"
+        )
+    return level

@@ -1,0 +1,198 @@
+"""``python -m PKG broker [ADDR] [SECRET] [--dump-tree] [--log-level LEVEL]
+[--ignore-broken-tool] [--reload]``: the package's broker over pyMCPBroker's HTTP
+API (``broker_http``).
+
+Start-up, before the server listens:
+
+1. every environment variable an MCP server of the package needs is checked; a
+   missing one stops start-up (exit 2), naming the variable and the server;
+2. every MCP server is started (its session opened, its tools listed); one that
+   fails stops start-up (exit 2), unless ``--ignore-broken-tool``, which leaves its
+   tools out of the tree with a warning saying why.
+
+``--dump-tree`` prints the tree and exits, starting nothing; ``--reload`` is
+``broker_reload``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from importlib.util import resolve_name
+from typing import TYPE_CHECKING
+
+from ..broker.meta_tools import Broker
+from ..edge.settings import ENV_PREFIX
+from ..registry import Registry, ToolEntry, registry
+from .startup import StartupError
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from .broker_reload import Watcher
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+logger = logging.getLogger(__name__)
+
+
+def run_broker(package: str, args: argparse.Namespace) -> int:
+    """Run ``broker`` with the arguments of ``broker_arguments``."""
+    tools = registry(package)
+    if args.dump_tree:
+        for line in tree_lines(Broker(tools)):
+            print(line)
+        return 0
+    _log_to_stderr(args.log_level)
+    secret: str | None = args.secret or os.environ.get(ENV_PREFIX + "SECRET") or None
+    try:
+        watcher = _reload_watcher(package) if args.reload else None
+        kept = start_servers(tools, args.ignore_broken_tool)
+        broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
+        app = _app(broker, secret)
+    except StartupError as error:
+        for line in str(error).splitlines():
+            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+        return 2
+    code = _listen(app, args.address, secret, args.log_level, len(kept), watcher)
+    if watcher is not None and watcher.rebuilt:
+        watcher.restart()
+    return code
+
+
+def tree_lines(broker: Broker) -> Iterator[str]:
+    """The whole tree, depth first, a line per path (indented by depth): the path,
+    its type and its summary."""
+
+    def lines(path: str, kind: str, summary: str, depth: int) -> Iterator[str]:
+        yield f"{'  ' * depth}{path}  ({kind})" + (f"  {summary}" if summary else "")
+        if kind == "node":
+            for child in broker.tree(path)["children"]:
+                yield from lines(
+                    child["path"], child["type"], child["summary"], depth + 1
+                )
+
+    yield from lines("/", "node", broker.desc("/")["summary"], 0)
+
+
+def start_servers(tools: Registry, ignore_broken: bool) -> list[ToolEntry]:
+    """Check every server's variables, then start every server; the tools of the
+    servers that started (and the package's other tools). Raises
+    :class:`StartupError`."""
+    if not tools.servers:
+        return list(tools.tools)
+    # imported by name: a vendored runtime carries them only when the package has
+    # MCP tools, which is when it has servers
+    lookup = importlib.import_module("..templating.lookup", __package__)
+    sessions = importlib.import_module("..executors.mcp.calls", __package__)
+    missing = list(_missing_variables(tools, lookup.TemplateRuntimeError))
+    if missing:
+        raise StartupError("\n".join(missing))
+    broken: dict[str, str] = {}
+    for server in tools.servers:
+        logger.info("starting MCP server '%s'", server.name)
+        try:
+            sessions.list_mcp_tools(tools.server_params(server.name, os.environ))
+        except sessions.McpConnectionError as error:
+            broken[server.name] = str(error)
+    if broken and not ignore_broken:
+        raise StartupError(
+            "\n".join(
+                [
+                    *broken.values(),
+                    "start with --ignore-broken-tool to leave such servers out",
+                ]
+            )
+        )
+    for reason in broken.values():
+        logger.warning("left out, with its tools: %s", reason)
+    return [entry for entry in tools.tools if entry.server not in broken]
+
+
+def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator[str]:
+    """A line for each variable a server needs that is not set (``unresolved``:
+    what resolving a server's settings raises then)."""
+    for server in tools.servers:
+        try:
+            tools.server_params(server.name, os.environ)
+        except unresolved as error:
+            names = [name for name in server.variables if name not in os.environ]
+            if not names:  # pragma: no cover - a variable the manifest missed
+                yield f"MCP server '{server.name}': {error}"
+            for name in names:
+                yield (
+                    f"the environment variable {name} is not set; MCP server "
+                    f"'{server.name}' needs it"
+                )
+
+
+def _log_to_stderr(level: str) -> None:
+    """Our log records at ``level`` and above, on stderr (uvicorn's get the same
+    level through its config)."""
+    ours = logging.getLogger(resolve_name("..", __package__))  # the runtime's
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    ours.addHandler(handler)
+    ours.setLevel(level)
+    ours.propagate = False
+
+
+def _reload_watcher(package: str) -> Watcher:
+    from .broker_reload import Watcher
+
+    return Watcher.for_package(package)
+
+
+def _app(broker: Broker, secret: str | None) -> Starlette:
+    from ..broker.http_api import broker_app
+    from ..edge.origin_policy import HostOriginPolicy
+    from ..edge.settings import allowed_from_environment
+
+    try:
+        hosts, origins = allowed_from_environment(os.environ)
+    except ValueError as error:
+        raise StartupError(str(error)) from None
+
+    policy = HostOriginPolicy(hosts=hosts, origins=origins, check_host=not secret)
+    return broker_app(broker, policy, secret)
+
+
+def _listen(
+    app: Starlette,
+    address: tuple[str, int],
+    secret: str | None,
+    level: str,
+    tool_count: int,
+    watcher: Watcher | None,
+) -> int:
+    import uvicorn
+
+    from ..broker.http_api import ENDPOINTS
+    from ..edge.shutdown import run_uvicorn
+
+    host, port = address
+    if not secret and host not in _LOOPBACK:
+        logger.warning(
+            "serving %s without a secret: anyone who can reach it can call the tools",
+            host,
+        )
+    shown = f"[{host}]" if ":" in host else host
+    logger.info(
+        "serving the broker (tools: %d) at http://%s:%d: POST %s",
+        tool_count,
+        shown,
+        port,
+        ", ".join(f"/{name}" for name in ENDPOINTS),
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=level.lower(),
+        access_log=False,  # RequestLog writes the line of each request
+    )
+    return run_uvicorn(config, None if watcher is None else watcher.watch)

@@ -1,0 +1,197 @@
+"""The command line every generated package offers through ``python -m``:
+
+    list                          a table: name, type, group, tags, one-line description
+    describe TOOL                 signature, docstring and input schema
+    call TOOL [--json '{..}'] [--arg key=value ...] [--raw]
+    serve [--http HOST:PORT] ...  the tools as an MCP server
+    broker [ADDR] [SECRET] ...    the broker's meta-tools over pyMCPBroker's HTTP API
+    doctor                        whether the programs the tools run are installed
+
+``call`` prints the text result (the whole result as JSON with ``--raw``) and exits 1
+when the result is an error. Problems with the command (an unknown tool, input the
+tool refuses) are one line on stderr and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+import sys
+from typing import Any
+
+from ..edge.settings import add_serve_arguments
+from ..errors import ToolInputError
+from ..extras import MissingExtraError
+from ..registry import Registry, ToolEntry, UnknownToolError, registry
+from .broker_arguments import add_broker_arguments
+from .table import format_table
+
+EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with the command line, reported as one line."""
+
+
+def main(package: str, argv: list[str]) -> int:
+    args = _parser(package).parse_args(argv)
+    tools = registry(package)
+    try:
+        code: int = args.run(tools, args)
+    except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
+        message = error.args[0] if error.args else str(error)
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+def _parser(package: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"python -m {package}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="list the tools").set_defaults(run=_list)
+    describe = commands.add_parser("describe", help="show how to call a tool")
+    describe.add_argument("tool", help="the tool's MCI name or Python name")
+    describe.set_defaults(run=_describe)
+    call = commands.add_parser("call", help="call a tool and print its result")
+    call.add_argument("tool", help="the tool's MCI name or Python name")
+    call.add_argument("--json", help="the tool's input as a JSON object")
+    call.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one input property (repeatable); VALUE is JSON unless the property "
+        "is a string",
+    )
+    call.add_argument(
+        "--raw", action="store_true", help="print the whole result as JSON"
+    )
+    call.set_defaults(run=_call)
+    serve = commands.add_parser("serve", help="serve the tools over MCP")
+    add_serve_arguments(serve)
+    serve.set_defaults(run=lambda tools, args: _serve(package, args))
+    broker = commands.add_parser(
+        "broker",
+        help="serve meta_tree, meta_desc and meta_call over pyMCPBroker's HTTP API",
+    )
+    add_broker_arguments(broker)
+    broker.set_defaults(run=lambda tools, args: _broker(package, args))
+    doctor = commands.add_parser(
+        "doctor", help="run the tools' availability checks (exit 1: something missing)"
+    )
+    doctor.set_defaults(run=_doctor)
+    return parser
+
+
+def _doctor(tools: Registry, args: argparse.Namespace) -> int:
+    if not any(entry.probes for entry in tools.tools):
+        print("No tool of this package has an availability check.")
+        return EXIT_OK
+    # imported by name: a vendored runtime carries the doctor (and the cli executor
+    # it runs probes with) only when some tool has probes
+    doctor = importlib.import_module(f"{__package__}.doctor")
+    code: int = doctor.run_doctor(tools, sys.stdout)
+    return code
+
+
+def _serve(package: str, args: argparse.Namespace) -> int:
+    from ..serve.server import serve  # here: the other commands load no MCP server
+
+    return serve(package, args)
+
+
+def _broker(package: str, args: argparse.Namespace) -> int:
+    from .broker_command import run_broker  # here: the other commands load no server
+
+    return run_broker(package, args)
+
+
+def _list(tools: Registry, args: argparse.Namespace) -> int:
+    rows = [("NAME", "TYPE", "GROUP", "TAGS", "DESCRIPTION")]
+    for entry in tools.tools:
+        rows.append(
+            (entry.name, entry.type, entry.group, ",".join(entry.tags), entry.summary)
+        )
+    print(format_table(rows))
+    return EXIT_OK
+
+
+def _describe(tools: Registry, args: argparse.Namespace) -> int:
+    entry = tools.find(args.tool)
+    module = importlib.import_module(f"{tools.package}.tools.{entry.group}")
+    function = getattr(module, entry.python_name)
+    print(f"{entry.python_name}{_signature(function)}")
+    print()
+    print(inspect.cleandoc(function.__doc__ or "").rstrip())
+    print()
+    print("Input schema:")
+    print(json.dumps(entry.input_schema or {}, indent=2, ensure_ascii=False))
+    if entry.output_schema is not None:
+        print()
+        print("Output schema:")
+        print(json.dumps(entry.output_schema, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _signature(function: Any) -> str:
+    """The signature as written in the source (annotations are strings there)."""
+    signature = inspect.signature(function)
+    parts, star = [], False
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        text = parameter.name
+        if parameter.kind is parameter.VAR_KEYWORD:
+            text = f"**{text}"
+        if parameter.annotation is not parameter.empty:
+            text += f": {parameter.annotation}"
+        if parameter.default is not parameter.empty:
+            text += f" = {parameter.default!r}"
+        parts.append(text)
+    return f"({', '.join(parts)}) -> {signature.return_annotation}"
+
+
+def _call(tools: Registry, args: argparse.Namespace) -> int:
+    entry = tools.find(args.tool)
+    props = _json_props(args.json) if args.json is not None else {}
+    for pair in args.arg:
+        key, value = _split_pair(pair)
+        props[key] = _arg_value(entry, key, value)
+    result = tools.invoker(entry)(props, os.environ)
+    print(json.dumps(result.model_dump(), indent=2) if args.raw else result.text)
+    return EXIT_TOOL_ERROR if result.isError else EXIT_OK
+
+
+def _json_props(text: str) -> dict[str, Any]:
+    try:
+        props = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--json is not valid JSON: {error}") from None
+    if not isinstance(props, dict):
+        raise UsageError("--json must be a JSON object")
+    return props
+
+
+def _split_pair(pair: str) -> tuple[str, str]:
+    key, equals, value = pair.partition("=")
+    if not equals or not key:
+        raise UsageError(f"--arg takes KEY=VALUE, got '{pair}'")
+    return key, value
+
+
+def _arg_value(entry: ToolEntry, key: str, value: str) -> Any:
+    """A string property takes VALUE as it is; any other takes it as JSON (so that
+    ``count=3`` is a number and ``tags='["a"]'`` a list), or as text when it is not
+    valid JSON."""
+    properties = (entry.input_schema or {}).get("properties") or {}
+    declared = properties.get(key)
+    if isinstance(declared, dict) and declared.get("type") == "string":
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value

@@ -1,0 +1,552 @@
+"""A broker over the package's tools: three stable meta-tools instead of many.
+
+A model that would drown in a thousand tool definitions sees only ``meta_tree``,
+``meta_desc`` and ``meta_call`` (:data:`META_TOOLS`). It navigates a tree of paths,
+reads the exact input schema of one tool, and calls it::
+
+    broker = Broker(registry("pkg"))
+    broker.tree("/")                       # the direct children of a node
+    broker.desc("/util/ping")              # a tool's schema and example args
+    broker.call("/util/ping", {"n": 1})    # validate, call, (truncate)
+
+The tree
+--------
+The compiler lays the tree out and writes it into the manifest
+(:mod:`mcigen_runtime.tree`): for an MCI schema, its own tools under ``/``, a node per
+toolset and ``/mcp/<server>`` per MCP server; for a broker config, the config's
+nodes with each source's tools under its node. Paths are read with the rule of
+:func:`.broker_tree.normalize`: ``util/ping/`` is ``/util/ping``. A broker
+restricted to some tools (``tools=``) leaves out the nodes with none of them below.
+
+Ordering. The children of a node are its nodes, then its tools, each kind sorted
+by segment (case-insensitively, ties by code point): independent of the order in
+the input, and the same on every run.
+
+Answers
+-------
+``tree`` -> ``{"path", "children": [{"path", "type": "node"|"tool", "summary"}]}``.
+``desc`` of a node -> ``{"path", "type": "node", "summary", "children"}``, with
+``description`` when the node has one; a root without a summary is ``the tools of
+'pkg'``.
+``desc`` of a tool -> ``{"path", "type": "tool", "name", "summary", "description",
+"args_schema", "example_args"}`` plus ``annotations`` and ``tags`` when the tool has
+any. ``args_schema`` is the manifest's inputSchema as is (``{"type": "object",
+"properties": {}}`` for none). ``example_args`` are the tree's when it gives them; otherwise it holds each property's
+``examples[0]``, else its ``default``, else, if it is required, a value made to
+fit its schema (its ``const``, its first ``enum`` value, by type ``""``, ``0``,
+``false``, ``[]``, or what its bounds, length, pattern, format or ``minItems`` ask
+for, and for an object the example of its own properties, by the same rules); the
+schema's own ``examples[0]`` wins over all of that. A tool whose schema leaves no
+such example possible has no ``example_args``.
+``call`` -> ``{"path", "isError", "content": [content dicts], "metadata"}``; a
+metadata entry that repeats the content (a failed command's stderr, the stdout kept
+of a stopped one, an MCP tool's structuredContent when a text item is its JSON) is
+left out, so nothing is carried, or counted against ``max_output_chars``, twice.
+An MCP server sets images and sounds apart as content blocks of their own (see
+:meth:`Broker.call`).
+Every mistake of the caller (unknown path, a node where a tool is expected or the
+reverse, args that do not match the schema) raises :class:`BrokerError`.
+
+A leaf whose ``render_mode`` is ``text`` answers with its text items joined into
+one (see :data:`.broker_tree.RENDER_MODES`). Long ``call`` answers are cut as
+:mod:`mcigen_runtime.broker.truncation` describes, at the leaf's ``max_output_chars`` or else the
+broker's; made ``example_args`` come from :mod:`mcigen_runtime.broker.example_args`.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ToolInputError
+from ..plain_json import plain_json
+from ..registry import Registry, ToolEntry
+from ..results import STRUCTURED_CONTENT, ToolResult
+from ..tree import ROOT, TreeLeaf, normalize, parent_of
+from .example_args import example_args
+from .truncation import json_text, truncate_answer
+
+__all__ = ["META_TOOLS", "Broker", "BrokerError"]
+
+_PATH_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "An absolute path in the broker's tree, such as '/' or "
+    "'/toolset/tool', as meta_tree lists it.",
+}
+
+META_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "meta_tree",
+        "description": (
+            "List the direct children of a node of the tool tree: each child's path, "
+            "its type ('node' to browse further with meta_tree, 'tool' to read with "
+            "meta_desc and run with meta_call) and a one-line summary. Start at '/'."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": {**_PATH_PROPERTY, "default": "/"}},
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    },
+    {
+        "name": "meta_desc",
+        "description": (
+            "Describe a path. For a tool: its full description, the exact JSON "
+            "Schema its arguments must match (args_schema) and example_args to start "
+            "from. For a node: its summary and children."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": _PATH_PROPERTY},
+            "required": ["path"],
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    },
+    {
+        "name": "meta_call",
+        "description": (
+            "Run the tool at a path with arguments matching the args_schema that "
+            "meta_desc returned. Returns the tool's content, isError and metadata; "
+            "a very large result comes back truncated, with a note saying what was "
+            "cut."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "path": _PATH_PROPERTY,
+                "args": {
+                    "type": "object",
+                    "description": "The tool's arguments, as an object.",
+                    "default": {},
+                },
+            },
+            "required": ["path"],
+        },
+    },
+]
+"""The three meta-tools as MCP tool definitions (``name``, ``description``,
+``inputSchema``, and ``annotations`` for the two that only read)."""
+
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+class BrokerError(ValueError):
+    """A meta-tool was called with a path or arguments it cannot use.
+
+    ``reason`` says which mistake it is: ``unknown_path``, ``not_a_node`` (a tool
+    where a node is needed), ``not_a_tool`` (the reverse), ``invalid_args``, or
+    ``invalid_request`` (anything else: a path that is not a string, args that are
+    not an object, an unknown meta-tool). ``path`` is the path concerned,
+    normalized (None if it was not a string); for invalid arguments ``field`` is
+    the first offending property and ``problems`` every (field, message) pair.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "invalid_request",
+        path: str | None = None,
+        problems: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.path = path
+        self.problems = list(problems)
+        self.field = self.problems[0][0] if self.problems else ""
+
+
+@dataclass
+class _Node:
+    path: str
+    summary: str
+    description: str | None = None
+    nodes: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    entry: ToolEntry
+    settings: TreeLeaf
+
+    @property
+    def summary(self) -> str:
+        given = self.settings.summary
+        return self.entry.summary if given is None else given
+
+
+def _normalize(path: object) -> str:
+    if not isinstance(path, str):
+        raise BrokerError(
+            f"path must be a string such as '/', got {type(path).__name__}"
+        )
+    return normalize(path)
+
+
+def _sort_key(path: str) -> tuple[str, str]:
+    segment = path.rsplit("/", 1)[-1]
+    return segment.casefold(), segment
+
+
+class Broker:
+    """``tree``, ``desc`` and ``call`` over the tree of ``registry``.
+
+    ``env`` is the environment the tools see (default: ``os.environ`` as it is at
+    call time); ``tools`` restricts the broker to some of the registry's tools;
+    ``max_output_chars`` turns on truncation of large ``call`` answers (a leaf's
+    own limit wins).
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        env: Mapping[str, str] | None = None,
+        max_output_chars: int | None = None,
+        tools: Sequence[ToolEntry] | None = None,
+    ) -> None:
+        if max_output_chars is not None and (
+            isinstance(max_output_chars, bool)
+            or not isinstance(max_output_chars, int)
+            or max_output_chars < 1
+        ):
+            raise ValueError(
+                f"max_output_chars must be a positive integer, got {max_output_chars!r}"
+            )
+        self.registry = registry
+        self.env = env
+        self.max_output_chars = max_output_chars
+        known = {entry.name for entry in registry.tools}
+        if tools is None:
+            visible = known
+        else:
+            visible = {entry.name for entry in tools}
+            stray = sorted(visible - known)
+            if stray:
+                raise ValueError(
+                    f"not tools of package '{registry.package}': {', '.join(stray)}"
+                )
+        self._nodes: dict[str, _Node] = {}
+        self._tools: dict[str, _Leaf] = {}
+        self._layout(visible, pruned=tools is not None)
+
+    # -- the tree ---------------------------------------------------------------
+
+    def _layout(self, visible: set[str], pruned: bool) -> None:
+        """The registry's tree with the visible tools; with ``pruned``, without
+        the nodes that have none of them below."""
+        tree = self.registry.tree
+        leaves = [leaf for leaf in tree.leaves if leaf.tool in visible]
+        occupied = {ROOT}
+        for leaf in leaves:
+            parent = parent_of(leaf.path)
+            while parent not in occupied:
+                occupied.add(parent)
+                parent = parent_of(parent)
+        for node in tree.nodes:
+            if pruned and node.path not in occupied:
+                continue
+            summary = node.summary
+            if node.path == ROOT and not summary:
+                summary = f"the tools of '{self.registry.package}'"
+            self._nodes[node.path] = _Node(node.path, summary, node.description)
+            if node.path != ROOT:
+                self._nodes[parent_of(node.path)].nodes.append(node.path)
+        for leaf in leaves:
+            self._tools[leaf.path] = _Leaf(self.registry.find(leaf.tool), leaf)
+            self._nodes[parent_of(leaf.path)].tools.append(leaf.path)
+        for laid in self._nodes.values():
+            laid.nodes.sort(key=_sort_key)
+            laid.tools.sort(key=_sort_key)
+
+    def _children(self, node: _Node) -> list[dict[str, Any]]:
+        nodes = [
+            {"path": p, "type": "node", "summary": self._nodes[p].summary}
+            for p in node.nodes
+        ]
+        tools = [
+            {"path": p, "type": "tool", "summary": self._tools[p].summary}
+            for p in node.tools
+        ]
+        return nodes + tools
+
+    def _unknown(self, path: str) -> BrokerError:
+        parent = parent_of(path)
+        while parent not in self._nodes:
+            parent = parent_of(parent)
+        message = f"no node or tool at '{path}'"
+        close = difflib.get_close_matches(path, [*self._nodes, *self._tools], n=1)
+        if close:
+            message += f"; did you mean '{close[0]}'?"
+        else:
+            message += f"; meta_tree('{parent}') lists what is there"
+        return BrokerError(message, reason="unknown_path", path=path)
+
+    def _find_node(self, given: object) -> _Node:
+        path = _normalize(given)
+        node = self._nodes.get(path)
+        if node is not None:
+            return node
+        if path in self._tools:
+            raise BrokerError(
+                f"'{path}' is a tool, not a node: meta_desc describes it and "
+                "meta_call runs it",
+                reason="not_a_node",
+                path=path,
+            )
+        raise self._unknown(path)
+
+    def _find_tool(self, given: object) -> tuple[str, _Leaf]:
+        path = _normalize(given)
+        leaf = self._tools.get(path)
+        if leaf is not None:
+            return path, leaf
+        if path in self._nodes:
+            raise BrokerError(
+                f"'{path}' is a node, not a tool: meta_tree('{path}') lists its "
+                "children",
+                reason="not_a_tool",
+                path=path,
+            )
+        raise self._unknown(path)
+
+    def tree(self, path: str = "/") -> dict[str, Any]:
+        """The direct children of the node at ``path``."""
+        node = self._find_node(path)
+        return {"path": node.path, "children": self._children(node)}
+
+    def desc(self, path: str) -> dict[str, Any]:
+        """A node's summary and children, or a tool's description, exact args schema
+        and example args."""
+        normalized = _normalize(path)
+        leaf = self._tools.get(normalized)
+        if leaf is None:
+            node = self._find_node(path)
+            answer: dict[str, Any] = {
+                "path": node.path,
+                "type": "node",
+                "summary": node.summary,
+            }
+            if node.description is not None:
+                answer["description"] = node.description
+            answer["children"] = self._children(node)
+            return answer
+        entry, given = leaf.entry, leaf.entry.input_schema
+        schema = copy.deepcopy(_EMPTY_SCHEMA if given is None else given)
+        answer = {
+            "path": normalized,
+            "type": "tool",
+            "name": entry.name,
+            "summary": leaf.summary,
+            "description": entry.description or "",
+            "args_schema": schema,
+        }
+        example = leaf.settings.example_args
+        example = example_args(schema) if example is None else copy.deepcopy(example)
+        if example is not None:
+            answer["example_args"] = example
+        if entry.annotations:
+            answer["annotations"] = copy.deepcopy(entry.annotations)
+        if entry.tags:
+            answer["tags"] = list(entry.tags)
+        return answer
+
+    def paths(self) -> dict[str, str]:
+        """Every tool's MCI name -> its path in this broker's tree."""
+        return {leaf.entry.name: path for path, leaf in sorted(self._tools.items())}
+
+    # -- calls ------------------------------------------------------------------
+
+    def _prepare(self, path: str, args: object) -> tuple[str, _Leaf, dict[str, Any]]:
+        normalized, leaf = self._find_tool(path)
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping):
+            raise BrokerError(
+                f"args for '{normalized}' must be an object, got {type(args).__name__}",
+                path=normalized,
+            )
+        return normalized, leaf, dict(args)
+
+    def _environment(self) -> Mapping[str, str]:
+        return os.environ if self.env is None else self.env
+
+    def _input_error(self, path: str, error: ToolInputError) -> BrokerError:
+        details = "; ".join(
+            f"'{name}': {message}" if name else message
+            for name, message in error.problems
+        )
+        return BrokerError(
+            f"invalid args for '{path}': {details} (meta_desc('{path}') gives the "
+            "args schema)",
+            reason="invalid_args",
+            path=path,
+            problems=error.problems,
+        )
+
+    def call(
+        self,
+        path: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """Validate ``args`` against the tool's schema, then run the tool at ``path``.
+
+        With a list ``media``, the result's image and audio items are moved into it
+        and stand in the answer as ``{"type", "mimeType", "content_block": N}``: an
+        MCP server sends them as content blocks of their own (block N; block 0 is
+        the answer), which ``max_output_chars`` does not count."""
+        normalized, leaf, props = self._prepare(path, args)
+        invoker = self.registry.invoker(leaf.entry)
+        try:
+            result = invoker(props, self._environment())
+        except ToolInputError as error:
+            raise self._input_error(normalized, error) from None
+        return self._answer(normalized, leaf.settings, result, media)
+
+    async def call_async(
+        self,
+        path: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`call`, awaiting tools that do I/O."""
+        normalized, leaf, props = self._prepare(path, args)
+        awaitable = self.registry.async_invoker(leaf.entry)
+        try:
+            if awaitable is None:
+                invoker = self.registry.invoker(leaf.entry)
+                result = invoker(props, self._environment())
+            else:
+                result = await awaitable(props, self._environment())
+        except ToolInputError as error:
+            raise self._input_error(normalized, error) from None
+        return self._answer(normalized, leaf.settings, result, media)
+
+    def _answer(
+        self,
+        path: str,
+        leaf: TreeLeaf,
+        result: ToolResult,
+        media: list[dict[str, Any]] | None,
+    ) -> dict[str, Any]:
+        content = [item.model_dump(mode="json") for item in result.content]
+        if leaf.render_mode == "text":
+            content = _texts_joined(content)
+        if media is not None:
+            content = [_set_apart(item, media) for item in content]
+        answer = {
+            "path": path,
+            "isError": bool(result.isError),
+            "content": content,
+            "metadata": (
+                None
+                if result.metadata is None
+                else _not_in(content, plain_json(result.metadata))
+            ),
+        }
+        limit = leaf.max_output_chars or self.max_output_chars
+        return answer if limit is None else truncate_answer(answer, limit)
+
+    # -- the meta-tools by name ---------------------------------------------------
+
+    def _request(self, name: str, arguments: object) -> tuple[str, Any, Any]:
+        """``(name, path, args)`` of a meta-tool call, checked."""
+        if name not in ("meta_tree", "meta_desc", "meta_call"):
+            known = ", ".join(tool["name"] for tool in META_TOOLS)
+            raise BrokerError(f"no meta-tool '{name}' (there are {known})")
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, Mapping):
+            raise BrokerError(
+                f"the arguments of {name} must be an object, "
+                f"got {type(arguments).__name__}"
+            )
+        if name != "meta_tree" and "path" not in arguments:
+            raise BrokerError(f"{name} needs a 'path'")
+        return name, arguments.get("path", "/"), arguments.get("args")
+
+    def call_meta(self, name: str, arguments: object = None) -> dict[str, Any]:
+        """Answer the meta-tool ``name`` (one of :data:`META_TOOLS`) with ``arguments``
+        as an MCP client sends them."""
+        name, path, args = self._request(name, arguments)
+        if name == "meta_tree":
+            return self.tree(path)
+        if name == "meta_desc":
+            return self.desc(path)
+        return self.call(path, args)
+
+    async def call_meta_async(
+        self,
+        name: str,
+        arguments: object = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`call_meta`, with ``meta_call`` awaiting the tool (and setting its
+        media apart into ``media``, as :meth:`call` does)."""
+        name, path, args = self._request(name, arguments)
+        if name == "meta_call":
+            return await self.call_async(path, args, media=media)
+        return self.call_meta(name, {"path": path})
+
+
+def _texts_joined(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content with its text items joined, newline-separated, into one in
+    place of the first; the other items as they were."""
+    texts = [item["text"] for item in content if item.get("type") == "text"]
+    joined: list[dict[str, Any]] = []
+    for item in content:
+        if item.get("type") != "text":
+            joined.append(item)
+        elif texts:
+            joined.append({"type": "text", "text": "\n".join(texts)})
+            texts = []
+    return joined
+
+
+def _set_apart(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[str, Any]:
+    """A content item, or, for an image or audio item, its stand-in: the item
+    itself goes to ``media``."""
+    if item.get("type") not in ("image", "audio"):
+        return item
+    media.append(item)
+    return {
+        "type": item["type"],
+        "mimeType": item["mimeType"],
+        "content_block": len(media),
+    }
+
+
+_REPEATS = ("stdout", "stderr", STRUCTURED_CONTENT)
+"""The metadata entries that may repeat the content: a command's output, an MCP
+tool's structured result."""
+
+
+def _not_in(content: list[dict[str, Any]], metadata: Any) -> Any:
+    """``metadata`` without the entries of :data:`_REPEATS` whose value the content
+    already holds: a string found in a text item (a failed command's stderr, the
+    stdout kept of a stopped one), or a value that a text item is the JSON of (an
+    MCP tool's structuredContent)."""
+    if not isinstance(metadata, dict):
+        return metadata
+    texts = [item["text"] for item in content if item.get("type") == "text"]
+
+    def carried(value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(value) and any(value in text for text in texts)
+        return isinstance(value, (dict, list)) and any(
+            json_text(text) == value for text in texts
+        )
+
+    return {
+        key: value
+        for key, value in metadata.items()
+        if key not in _REPEATS or not carried(value)
+    }

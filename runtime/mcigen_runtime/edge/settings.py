@@ -1,0 +1,282 @@
+"""The options of ``serve`` and of the ASGI app, and which tools they expose under
+which names. Nothing here imports the MCP SDK, so ``python -m PKG list`` (whose
+parser knows the ``serve`` options) never pays for it.
+
+Tool names: MCP tool names are ``^[A-Za-z0-9_.-]{1,64}$`` here (the spec's
+character set, SEP-986; capped at 64 characters because common clients refuse
+longer names). A name that fits is used as is. Any other name is exposed as
+``<base>_<hash>``: ``base`` is the name with every run of other characters replaced
+by ``_`` and cut to 50 characters, ``hash`` the first 8 hex digits of the SHA-256 of
+the UTF-8 name (more digits if that would clash with another tool's name). The
+mapping is computed over all tools of the package, so it does not change with the
+filters, and it never produces a name another tool has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..registry import ToolEntry
+from .origin_policy import host_entry, origin_entry
+
+HTTP_PATH = "/mcp"
+DEFAULT_HOST = "127.0.0.1"
+
+MCP_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""The tool names exposed as they are; others are mapped (see the module docs)."""
+
+_INVALID_RUN = re.compile(r"[^A-Za-z0-9_.-]+")
+_BASE_CHARS = 50
+
+ENV_PREFIX = "MCIGEN_"
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """Which tools to expose, and how. ``None`` filters select everything."""
+
+    only: frozenset[str] | None = None
+    exclude: frozenset[str] | None = None
+    tags: frozenset[str] | None = None
+    without_tags: frozenset[str] | None = None
+    broker: bool = False
+    max_output_chars: int | None = None
+    secret: str | None = field(default=None, repr=False)
+    allowed_hosts: frozenset[str] = frozenset()
+    """HTTP: host names served besides IP addresses and localhost (see
+    ``http_origin``)."""
+    allowed_origins: frozenset[str] = frozenset()
+    """HTTP: browser origins allowed besides the loopback ones."""
+
+
+def split_list(text: str | None) -> frozenset[str] | None:
+    """A comma-separated list; ``None`` when it names nothing."""
+    if text is None:
+        return None
+    items = frozenset(item.strip() for item in text.split(",") if item.strip())
+    return items or None
+
+
+def allowed_from_environment(
+    env: Mapping[str, str],
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The hosts of ``MCIGEN_ALLOWED_HOSTS`` and the origins of
+    ``MCIGEN_ALLOWED_ORIGINS`` (comma-separated). Raises ``ValueError`` naming the
+    variable for an entry that is not a host name or an origin."""
+    return (
+        _entries(env, "ALLOWED_HOSTS", host_entry),
+        _entries(env, "ALLOWED_ORIGINS", origin_entry),
+    )
+
+
+def _entries(
+    env: Mapping[str, str], name: str, entry: Callable[[str], str]
+) -> frozenset[str]:
+    try:
+        return frozenset(
+            entry(text) for text in split_list(env.get(ENV_PREFIX + name)) or ()
+        )
+    except ValueError as error:
+        raise ValueError(f"{ENV_PREFIX}{name}: {error}") from None
+
+
+def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
+    """``MCIGEN_SECRET``, ``MCIGEN_ONLY``, ``MCIGEN_EXCEPT``, ``MCIGEN_TAGS``,
+    ``MCIGEN_WITHOUT_TAGS``, ``MCIGEN_BROKER`` (1/true/yes/on),
+    ``MCIGEN_MAX_OUTPUT_CHARS`` (broker mode only), ``MCIGEN_ALLOWED_HOSTS`` and
+    ``MCIGEN_ALLOWED_ORIGINS``. Empty values count as unset."""
+
+    def get(name: str) -> str | None:
+        value = env.get(ENV_PREFIX + name, "").strip()
+        return value or None
+
+    broker_text = (get("BROKER") or "").lower()
+    if broker_text not in _TRUE | _FALSE:
+        raise ValueError(
+            f"{ENV_PREFIX}BROKER must be 1/true or 0/false, not {broker_text!r}"
+        )
+    max_chars_text = get("MAX_OUTPUT_CHARS")
+    max_chars = None
+    if max_chars_text is not None:
+        try:
+            max_chars = positive_int(max_chars_text)
+        except argparse.ArgumentTypeError as error:
+            raise ValueError(f"{ENV_PREFIX}MAX_OUTPUT_CHARS: {error}") from None
+    hosts, origins = allowed_from_environment(env)
+    return ServeOptions(
+        only=split_list(get("ONLY")),
+        exclude=split_list(get("EXCEPT")),
+        tags=split_list(get("TAGS")),
+        without_tags=split_list(get("WITHOUT_TAGS")),
+        broker=broker_text in _TRUE,
+        max_output_chars=max_chars,
+        secret=env.get(ENV_PREFIX + "SECRET") or None,
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+    )
+
+
+def select_tools(tools: Iterable[ToolEntry], options: ServeOptions) -> list[ToolEntry]:
+    """mci-py's filters, combined by intersection: ``only`` / ``exclude`` by MCI
+    name, ``tags`` keeps tools with at least one of the tags, ``without_tags``
+    drops tools with any of them (tags match exactly, case-sensitively)."""
+    selected = []
+    for tool in tools:
+        if options.only is not None and tool.name not in options.only:
+            continue
+        if options.exclude is not None and tool.name in options.exclude:
+            continue
+        if options.tags is not None and options.tags.isdisjoint(tool.tags):
+            continue
+        if options.without_tags is not None and not options.without_tags.isdisjoint(
+            tool.tags
+        ):
+            continue
+        selected.append(tool)
+    return selected
+
+
+def unknown_names(
+    tools: Sequence[ToolEntry], options: ServeOptions
+) -> list[tuple[str, str]]:
+    """(option, name) for the names given to ``only`` / ``except`` that no tool
+    has: likely typos."""
+    known = {tool.name for tool in tools}
+    return [
+        (option, name)
+        for option, names in (("ONLY", options.only), ("EXCEPT", options.exclude))
+        for name in sorted((names or frozenset()) - known)
+    ]
+
+
+# --------------------------------------------------------------------------- names
+
+
+def mcp_tool_names(names: Iterable[str]) -> dict[str, str]:
+    """MCI tool name -> the name MCP clients see (see the module docs for the rule).
+
+    Valid names map to themselves; the others to ``<base>_<hash>``, never equal to
+    another tool's name nor to each other."""
+    names = list(dict.fromkeys(names))
+    taken = {name for name in names if MCP_TOOL_NAME.fullmatch(name)}
+    mapped: dict[str, str] = {name: name for name in taken}
+    for name in sorted(n for n in names if n not in taken):
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+        base = _INVALID_RUN.sub("_", name)[:_BASE_CHARS] or "tool"
+        for digits in range(8, len(digest) + 1):
+            candidate = f"{base[: 64 - 1 - digits]}_{digest[:digits]}"
+            if candidate not in taken:
+                break
+        else:  # pragma: no cover - would need a SHA-256 collision
+            raise ValueError(f"cannot give the tool {name!r} a unique MCP name")
+        taken.add(candidate)
+        mapped[name] = candidate
+    return mapped
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); ``[::1]:PORT`` for IPv6."""
+    host, colon, port_text = text.rpartition(":")
+    if not colon:
+        host, port_text = "", text
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT or :PORT, not {text!r}"
+        ) from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range: {port}")
+    return host or DEFAULT_HOST, port
+
+
+def _argument_type(entry: Callable[[str], str]) -> Callable[[str], str]:
+    """``entry`` as an argparse type: its ``ValueError`` is the usage message."""
+
+    def checked(text: str) -> str:
+        try:
+            return entry(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return checked
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``serve`` (needs no MCP import)."""
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=parse_address,
+        help=f"serve Streamable HTTP at {HTTP_PATH} (HOST defaults to {DEFAULT_HOST}); "
+        "default: stdio",
+    )
+    parser.add_argument(
+        "--secret",
+        help="HTTP only: require 'Authorization: Bearer SECRET' on every request "
+        f"(default: ${ENV_PREFIX}SECRET, which keeps it out of the process list)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        action="append",
+        type=_argument_type(host_entry),
+        metavar="NAME[:PORT]",
+        help="HTTP only: also answer requests for the host name NAME (IP addresses "
+        "and localhost always are), on any port or on PORT; repeatable; adds to "
+        f"${ENV_PREFIX}ALLOWED_HOSTS",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        dest="allow_origins",
+        action="append",
+        type=_argument_type(origin_entry),
+        metavar="ORIGIN",
+        help="HTTP only: also accept browser requests from ORIGIN "
+        "(scheme://host[:port]; loopback origins always are); repeatable; adds to "
+        f"${ENV_PREFIX}ALLOWED_ORIGINS",
+    )
+    parser.add_argument(
+        "--only", metavar="NAMES", help="expose only these tools (comma-separated)"
+    )
+    parser.add_argument(
+        "--except",
+        dest="exclude",
+        metavar="NAMES",
+        help="do not expose these tools (comma-separated)",
+    )
+    parser.add_argument(
+        "--tags", metavar="TAGS", help="expose tools with at least one of these tags"
+    )
+    parser.add_argument(
+        "--without-tags", metavar="TAGS", help="hide tools with any of these tags"
+    )
+    parser.add_argument(
+        "--broker",
+        action="store_true",
+        help="expose meta_tree, meta_desc and meta_call over the tools instead",
+    )
+    parser.add_argument(
+        "--max-output-chars",
+        type=positive_int,
+        metavar="N",
+        help="broker mode: cut tool output to N characters",
+    )

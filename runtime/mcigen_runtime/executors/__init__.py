@@ -1,0 +1,4 @@
+"""The executors: what runs a tool, one folder per kind (:mod:`.http`, :mod:`.cli`,
+:mod:`.mcp`; the kinds never import each other), the environment a started process
+gets (:mod:`.child_env`), and sequences of tools (:mod:`.sequence`). The SDKs an
+executor needs load with its first call."""

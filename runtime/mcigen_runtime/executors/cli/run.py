@@ -1,0 +1,270 @@
+"""Running the command of a cli tool: argv as a list (never a shell), sync or async.
+
+Every call is bounded. It ends at its deadline whatever still holds the output
+pipes: the command's process group is killed, and so is every process that left
+the group but kept the pipes open (see :mod:`mcigen_runtime.executors.cli.survivors`). Of stdout and of
+stderr the last ``cli_output`` bytes are kept (see :mod:`mcigen_runtime.limits`); a command whose
+output passes that is stopped at once. A command line holding a NUL byte, or an
+option where a property fills an operand, does not run (see :mod:`mcigen_runtime.executors.cli.args`).
+Output is decoded as UTF-8 with universal newlines, and results carry mci-py's
+message and metadata.
+"""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...limits import Limits, active
+from ...path_policy import WorkingDirectory
+from ...results import ToolResult, error_result, text_result
+from ..child_env import child_env
+from .args import Operand, refusal
+from .argv import remove_files
+from .process import Running
+
+if TYPE_CHECKING:
+    import asyncio
+
+_EXIT_POLL_S = 0.001
+"""Where no pidfd tells the exit, how often a runner looks for it once the pipes
+have closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class CliCall:
+    argv: list[str]
+    cwd: WorkingDirectory | None
+    """Opened and checked: the command starts in it; closed once it has started."""
+    timeout_s: float
+    limits: Limits
+    """The package's limits; the call's own are resolved when it starts."""
+    env: Mapping[str, Any]
+    """The environment the call's templates read."""
+    env_mode: str
+    """The build's ``--cli-env``: what a command called with ``os.environ`` sees."""
+    operands: tuple[Operand, ...] = ()
+    """The arguments a property fills whole (refused when they look like options)."""
+    temp_files: tuple[str, ...] = ()
+    """Files written for the call's arguments: removed once it is over, however
+    it ends."""
+
+
+_SPAWN: dict[str, Any] = {
+    "stdin": subprocess.DEVNULL,
+    "stdout": subprocess.PIPE,
+    "stderr": subprocess.PIPE,
+    "start_new_session": True,  # its own process group, so a timeout kills children too
+}
+"""How both runners start a command: no input, output captured, in a new session."""
+
+
+def _start(call: CliCall) -> Running | ToolResult:
+    try:
+        refused = refusal(call.argv, call.operands)
+        if refused is not None:
+            return error_result(refused)
+        process = subprocess.Popen(
+            call.argv, cwd=call.cwd, env=child_env(call.env, call.env_mode), **_SPAWN
+        )
+    except OSError as error:
+        return error_result(str(error))
+    except ValueError as error:  # a NUL byte or an '=' in the environment
+        return error_result(f"Cannot start the command: {error}")
+    finally:
+        if call.cwd is not None:
+            call.cwd.close()
+    return Running(process, call.timeout_s, active(call.limits).cli_output)
+
+
+def run_cli(call: CliCall) -> ToolResult:
+    try:
+        return _run(call)
+    finally:
+        remove_files(call.temp_files)
+
+
+def _run(call: CliCall) -> ToolResult:
+    started = _start(call)
+    if isinstance(started, ToolResult):
+        return started
+    run = started
+    try:
+        poller = select.poll()
+        for fd in run.waiting:
+            poller.register(fd, select.POLLIN)
+        while not run.done and (left := run.left()) > 0:
+            for fd, _ in poller.poll(left * 1000):
+                run.ready(fd)
+                if fd not in run.waiting:
+                    poller.unregister(fd)
+        if run.exit_fd is None:  # no pidfd: wait for the exit now
+            while not run.over_limit and run.exit_code() is None and run.left() > 0:
+                time.sleep(_EXIT_POLL_S)
+    except BaseException:
+        run.stop()
+        raise
+    code = run.exit_code()
+    return _outcome(call, run, code, None if _finished(run, code) else run.stop())
+
+
+async def run_cli_async(call: CliCall) -> ToolResult:
+    try:
+        return await _run_async(call)
+    finally:
+        remove_files(call.temp_files)
+
+
+async def _run_async(call: CliCall) -> ToolResult:
+    started = _start(call)
+    if isinstance(started, ToolResult):
+        return started
+    run = started
+    try:
+        await _until_done(run)
+    except BaseException:  # cancelled: nothing of the command outlives the call
+        _stop_in_worker(run)
+        raise
+    code = run.exit_code()
+    killed = None if _finished(run, code) else await _stop_in_worker(run)
+    return _outcome(call, run, code, killed)
+
+
+def _stop_in_worker(run: Running) -> asyncio.Future[list[int]]:
+    """Stop the command in a worker thread, so the event loop runs on through its
+    grace; a cancelled call does not wait for it, and the loop's ``asyncio.run``
+    does. Where the loop takes no more work (it is closing), stop it here."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    try:
+        return loop.run_in_executor(None, run.stop)
+    except RuntimeError:
+        done = loop.create_future()
+        done.set_result(run.stop())
+        return done
+
+
+async def _until_done(run: Running) -> None:
+    """Read the command's output until it is done or its deadline has passed."""
+    import asyncio  # here: a package that never awaits a command does not load it
+
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
+
+    def on_ready(fd: int) -> None:
+        run.ready(fd)
+        if fd not in run.waiting:
+            loop.remove_reader(fd)
+        if run.done and not finished.done():
+            finished.set_result(None)
+
+    for fd in run.waiting:
+        loop.add_reader(fd, on_ready, fd)
+    try:
+        async with asyncio.timeout(max(run.left(), 0)):
+            await finished
+            while not run.over_limit and run.exit_code() is None:  # no pidfd
+                await asyncio.sleep(_EXIT_POLL_S)
+    except TimeoutError:
+        pass
+    finally:
+        for fd in run.waiting:
+            loop.remove_reader(fd)
+
+
+def _finished(run: Running, code: int | None) -> bool:
+    """Whether the command ended by itself, within its limits: nothing to stop."""
+    return not run.over_limit and not run.waiting and code is not None
+
+
+def _outcome(
+    call: CliCall, run: Running, code: int | None, killed: list[int] | None
+) -> ToolResult:
+    """The call's result; ``killed`` is None when the command ended by itself,
+    else the processes stopping it killed outside its group."""
+    if killed is None:
+        run.reap()  # it has exited: this reaps it at once
+    if run.stopped_because is not None:
+        return _stopped(call, run)
+    if run.over_limit:
+        return _over_limit(run)
+    if killed is not None:  # the deadline came first
+        return _timed_out(call, code, killed)
+    assert code is not None
+    return _finish(run, code)
+
+
+def _stopped(call: CliCall, run: Running) -> ToolResult:
+    """Every command of the process was stopped (its server is shutting down)."""
+    return error_result(
+        f"Command '{call.argv}' was stopped: {run.stopped_because}",
+        {"exit_code": run.process.returncode},
+    )
+
+
+def _timed_out(call: CliCall, code: int | None, survivors: list[int]) -> ToolResult:
+    message = f"Command '{call.argv}' timed out after {call.timeout_s:g} seconds"
+    if code is not None:
+        message += (
+            f": it exited with code {code}, but processes it started kept its "
+            "output open"
+        )
+    if not survivors:
+        return error_result(message)
+    pids = ", ".join(map(str, survivors))
+    message += (
+        f"; killed {len(survivors)} process(es) that had left its process group "
+        f"and still held its output (pid {pids})"
+    )
+    return error_result(message, {"killed_pids": survivors})
+
+
+def _over_limit(run: Running) -> ToolResult:
+    stdout, stderr = run.stdout.text(), run.stderr.text()
+    limit = run.stdout.limit
+    cut = [
+        name
+        for name, tail in (("stdout", run.stdout), ("stderr", run.stderr))
+        if tail.dropped
+    ]
+    message = (
+        f"Command stopped: its {' and '.join(cut)} passed the cli_output limit of "
+        f"{limit} bytes. Kept at most the last {limit} bytes of each (dropped: "
+        f"{run.stdout.dropped} bytes of stdout, {run.stderr.dropped} of stderr); "
+        "its stdout follows.\n"
+    )
+    return error_result(
+        message + stdout,
+        {
+            **_metadata(run.process.returncode, stdout, stderr),
+            "stdout": stdout,
+            "stdout_truncated_bytes": run.stdout.dropped,
+            "stderr_truncated_bytes": run.stderr.dropped,
+        },
+    )
+
+
+def _metadata(code: int | None, stdout: str, stderr: str) -> dict[str, Any]:
+    return {
+        "exit_code": code,
+        "stdout_bytes": len(stdout.encode()),
+        "stderr_bytes": len(stderr.encode()),
+        "stderr": stderr,
+    }
+
+
+def _finish(run: Running, code: int) -> ToolResult:
+    try:
+        stdout, stderr = run.stdout.text(), run.stderr.text()
+    except UnicodeDecodeError as error:
+        return error_result(str(error))
+    metadata = _metadata(code, stdout, stderr)
+    if code == 0:
+        return text_result(stdout, metadata)
+    message = f"Command exited with code {code}" + (f": {stderr}" if stderr else "")
+    return error_result(message, {**metadata, "stdout": stdout})

@@ -1,0 +1,187 @@
+"""The request of an http tool, encoded from its templated parts.
+
+Generated code templates the url, headers, params, body and auth fields;
+:func:`http_call` encodes them as mci-py (requests) would.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from ...limits import Limits, active
+from ...results import ToolResult, error_result
+from .redaction import url_query_secrets
+
+
+@dataclass(frozen=True, slots=True)
+class OAuth2:
+    token_url: str
+    client_id: str
+    client_secret: str
+    scopes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class HttpCall:
+    """A request ready to send, but for an OAuth2 token it may still have to fetch."""
+
+    method: str
+    url: str
+    headers: list[tuple[str, str]]
+    params: list[tuple[str, str]]
+    content: bytes | None
+    timeout_s: float
+    """For the whole call: connecting, redirects, retries and the body."""
+    attempts: int
+    backoff_ms: int
+    retries: bool
+    body_limit: int
+    """Bytes of response body the call may read (the ``http_body`` limit)."""
+    oauth2: OAuth2 | None = None
+    secrets: list[str] = field(default_factory=list)
+
+
+class BadHeader(ValueError):
+    """A header that cannot be sent; the message says why."""
+
+
+def http_call(
+    method: str,
+    url: str,
+    headers: dict[str, Any],
+    params: Any,
+    body_type: str | None,
+    body: Any,
+    auth: dict[str, Any] | None,
+    timeout_ms: int,
+    retries: tuple[int, int] | None,
+    secrets: list[Any],
+    url_env: list[Any],
+    limits: Limits,
+) -> HttpCall | ToolResult:
+    """Encode the templated parts of a request; what cannot be sent (a header with
+    a line break or beyond Latin-1, a body JSON cannot hold) is an error result.
+
+    ``secrets``: the environment values the headers, params and auth fields read;
+    ``url_env``: those the url reads (its query values holding one are secrets)."""
+    header_pairs = [(str(k), str(v)) for k, v in headers.items()]
+    param_pairs = _pairs(params) if isinstance(params, dict) else []
+    content: bytes | None = None
+    if body_type is not None:
+        try:
+            content, content_type = _body(body_type, body)
+        except (ValueError, RecursionError) as error:
+            message = _unencodable(body_type, error)
+            return error_result(f"{message}; the request was not sent")
+        if not any(k.lower() == "content-type" for k, _ in header_pairs):
+            header_pairs.append(("Content-Type", content_type))
+    call = HttpCall(
+        method,
+        url,
+        header_pairs,
+        param_pairs,
+        content,
+        timeout_ms / 1000 if timeout_ms > 0 else 30.0,
+        retries[0] if retries else 1,
+        retries[1] if retries else 0,
+        retries is not None,
+        active(limits).http_body,
+        secrets=[s for s in secrets if isinstance(s, str) and s],
+    )
+    call.secrets += url_query_secrets(url, url_env)
+    if auth is not None:
+        try:
+            failure = _apply_auth(call, auth)
+        except UnicodeEncodeError:
+            failure = error_result(
+                "The basic auth credentials cannot be encoded; the request was not sent"
+            )
+        if failure is not None:
+            return failure
+    try:
+        for name, value in call.headers:
+            check_header(name, value)
+    except BadHeader as bad:
+        return error_result(f"{bad}; the request was not sent")
+    return call
+
+
+def check_header(name: str, value: str) -> None:
+    """Raise :class:`BadHeader` for a header HTTP cannot carry: a line break, a name
+    beyond ASCII, a value beyond Latin-1 (sent as Latin-1 bytes, as requests sends
+    it)."""
+    if "\r" in value or "\n" in value:
+        raise BadHeader(f"Header '{name}' contains a line break")
+    if not name.isascii():
+        raise BadHeader(f"Header name '{name}' is not ASCII")
+    if not value.isascii():
+        try:
+            value.encode("latin-1")
+        except UnicodeEncodeError:
+            raise BadHeader(
+                f"Header '{name}' holds a character no header can carry "
+                "(header values are Latin-1 text)"
+            ) from None
+
+
+def _unencodable(body_type: str, error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return f"The {body_type} body is nested too deep to encode"
+    if body_type == "json" and "JSON compliant" in str(error):
+        return "The JSON body holds NaN or Infinity, which JSON cannot carry"
+    return f"The {body_type} body cannot be encoded: {error}"
+
+
+def _pairs(mapping: dict[str, Any]) -> list[tuple[str, str]]:
+    """Query or form pairs as requests encodes a dict: lists repeat, None is left out."""
+    pairs: list[tuple[str, str]] = []
+    for key, value in mapping.items():
+        values = value if isinstance(value, list | tuple) else [value]
+        pairs.extend((str(key), str(v)) for v in values if v is not None)
+    return pairs
+
+
+def _body(body_type: str, body: Any) -> tuple[bytes, str]:
+    if body_type == "json":
+        return json.dumps(body, allow_nan=False).encode(), "application/json"
+    if body_type == "form":
+        pairs = _pairs(body) if isinstance(body, dict) else []
+        return urlencode(pairs).encode(), "application/x-www-form-urlencoded"
+    return str(body).encode(), "text/plain"
+
+
+def _apply_auth(call: HttpCall, auth: dict[str, Any]) -> ToolResult | None:
+    kind = auth["type"]
+    if kind == "apiKey":
+        _keep_secret(call, auth["value"])
+        pair = (auth["name"], auth["value"])
+        if auth["in"] == "query":
+            call.params = [p for p in call.params if p[0] != auth["name"]] + [pair]
+        else:
+            call.headers.append(pair)
+    elif kind == "bearer":
+        _keep_secret(call, auth["token"])
+        call.headers.append(("Authorization", f"Bearer {auth['token']}"))
+    elif kind == "basic":
+        _keep_secret(call, auth["password"])
+        credentials = f"{auth['username']}:{auth['password']}"
+        encoded = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
+        call.headers.append(("Authorization", f"Basic {encoded.decode()}"))
+    else:
+        if auth["flow"] != "clientCredentials":
+            return error_result(f"Unsupported OAuth2 flow: {auth['flow']}")
+        _keep_secret(call, auth["clientSecret"])
+        scopes = tuple(auth.get("scopes") or ())
+        call.oauth2 = OAuth2(
+            auth["tokenUrl"], auth["clientId"], auth["clientSecret"], scopes
+        )
+    return None
+
+
+def _keep_secret(call: HttpCall, value: Any) -> None:
+    if isinstance(value, str) and value:
+        call.secrets.append(value)

@@ -1,0 +1,2 @@
+"""The MCP server of a package (stdio and Streamable HTTP), the messages it reads
+leniently, and background operations."""

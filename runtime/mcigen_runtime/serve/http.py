@@ -1,0 +1,206 @@
+"""One HTTP exchange at ``/mcp`` as clients send it, made into what the SDK's stateless
+Streamable HTTP transport expects, and its answer made into what the client accepts.
+
+- Only ``POST`` carries an exchange: the server keeps no session, so there is no
+  stream to ``GET`` and nothing to ``DELETE``; other methods get ``405`` with
+  ``Allow: POST`` (the transport spec lets a server refuse the ``GET`` stream),
+  rather than a stream held open for ever.
+- The body is read whole, up to :data:`MAX_BODY_BYTES` (``413`` beyond).
+- A body that is not JSON gets ``-32700``; a batch, or anything but one JSON-RPC
+  2.0 message (``"jsonrpc": "2.0"`` missing, say), gets ``-32600 Invalid Request``
+  with a one-line message (HTTP 400).
+- ``initialize`` params are read leniently (see ``initialize_params``); params that
+  still cannot be read get ``-32602`` naming the field.
+- Accept: a client that accepts JSON (``application/json``, ``application/*``,
+  ``*/*``, or that sends no ``Accept``) gets JSON; one that accepts only
+  ``text/event-stream`` (``text/*``) gets each JSON-RPC answer as exactly one SSE
+  frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
+  notification is ``202`` with no body either way. Any other ``Accept`` is left to
+  the SDK (``406``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+from ..edge.answers import send_body, send_json
+from ..edge.body import ClientGone, header, read_body
+from .initialize import InitializeParamsError, lenient_initialize
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
+"""The largest request body read (4 MiB, the SDK's own limit)."""
+
+_JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
+_SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
+
+
+class ExchangeEdge:
+    """ASGI middleware that shapes the exchanges at ``path`` (see the module docs);
+    other paths pass through."""
+
+    def __init__(self, app: ASGIApp, path: str) -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await send_body(send, 405, b"", [(b"allow", b"POST")])
+            return
+        headers = [(key, bytes(value)) for key, value in scope["headers"]]
+        accept = header(headers, b"accept")
+        sse_only = accept is not None and _accepts_only_sse(accept)
+        answer = _SseFraming(send) if sse_only else send
+        try:
+            body = await read_body(headers, receive, MAX_BODY_BYTES)
+        except ClientGone:
+            return
+        if body is None:
+            await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
+            return
+        try:
+            body = _normalised(body)
+        except _Refusal as refusal:
+            await send_json(answer, refusal.status, refusal.answer)
+            return
+        if accept is None or sse_only:
+            accept = b"application/json"
+        headers = [
+            (key, value)
+            for key, value in headers
+            if key not in (b"accept", b"content-length")
+        ]
+        headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
+        await self.app({**scope, "headers": headers}, _replay(body, receive), answer)
+
+
+class _Refusal(Exception):
+    """A JSON-RPC error the edge answers itself."""
+
+    def __init__(self, status: int, request_id: object, code: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.answer = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "error": {"code": code, "message": message},
+        }
+
+
+def _normalised(body: bytes) -> bytes:
+    """``body`` as the SDK should read it; raises :class:`_Refusal`."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        raise _Refusal(400, None, PARSE_ERROR, "Parse error") from None
+    if isinstance(message, list):
+        raise _Refusal(
+            400, None, INVALID_REQUEST, "Invalid Request: batches are not supported"
+        )
+    if not isinstance(message, dict):
+        raise _Refusal(
+            400, None, INVALID_REQUEST, "Invalid Request: expected a JSON object"
+        )
+    request_id = message.get("id")
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        request_id = None
+    if message.get("jsonrpc") != "2.0":
+        raise _Refusal(
+            400, request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
+        )
+    try:
+        jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError:
+        raise _Refusal(
+            400,
+            request_id,
+            INVALID_REQUEST,
+            "Invalid Request: not a JSON-RPC request, notification or response",
+        ) from None
+    if message.get("method") != "initialize" or "id" not in message:
+        return body
+    try:
+        message["params"] = lenient_initialize(message.get("params"))
+    except InitializeParamsError as error:
+        raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
+    return json.dumps(message, ensure_ascii=False).encode()
+
+
+def _accepts_only_sse(accept: bytes) -> bool:
+    types = {
+        part.split(b";")[0].strip().lower().decode("latin-1")
+        for part in accept.split(b",")
+    }
+    return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` that gives ``body`` first, then whatever the client sends."""
+    pending: list[Message] = [{"type": "http.request", "body": body}]
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replayed
+
+
+class _SseFraming:
+    """A ``send`` that turns a JSON answer into one SSE frame (``event: message``);
+    an empty answer (``202``) and others pass as they are."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.start: Message | None = None
+        self.chunks: list[bytes] = []
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start" and _is_json(message):
+            self.start = message
+        elif message["type"] == "http.response.body" and self.start is not None:
+            self.chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                await self._send_frame(self.start, b"".join(self.chunks))
+        else:
+            await self.send(message)
+
+    async def _send_frame(self, start: Message, data: bytes) -> None:
+        if not data:
+            await self.send(start)
+            await self.send({"type": "http.response.body", "body": data})
+            return
+        kept = [
+            (key, value)
+            for key, value in start.get("headers", ())
+            if key.lower() not in (b"content-type", b"content-length")
+        ]
+        lines = b"".join(b"data: " + line + b"\n" for line in data.splitlines())
+        frame = b"event: message\n" + lines + b"\n"
+        kept += [
+            (b"content-type", b"text/event-stream"),
+            (b"cache-control", b"no-cache"),
+        ]
+        await send_body(self.send, start["status"], frame, kept)
+
+
+def _is_json(start: Message) -> bool:
+    for key, value in start.get("headers", ()):
+        if key.lower() == b"content-type":
+            return bytes(value).split(b";")[0].strip().lower() == b"application/json"
+    return False

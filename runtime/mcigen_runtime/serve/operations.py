@@ -1,0 +1,252 @@
+"""Tool calls run as operations: started now, awaited, looked at or cancelled later.
+
+An :class:`Operation` runs its tool's awaitable entry point on one background
+thread with its own event loop (so a call started from plain Python code, or by an
+MCP server for a client that will ``await`` it later, outlives whoever started it).
+Cancelling an operation cancels that task; a cancelled cli call stops its
+command's process group (see :mod:`mcigen_runtime.executors.cli.running`), and every command still running
+is stopped when the process exits.
+
+Ids are ``op_1``, ``op_2``, … per :class:`Operations` table (one per MCP server
+process, one per package for ``pkg.operations``). A table keeps every running
+operation and, of the finished ones, the newest :data:`KEEP_FINISHED` for at most
+:data:`KEEP_FOR_S` seconds: what a client has not collected by then is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import ToolInputError
+from ..registry import Registry, ToolEntry
+
+if TYPE_CHECKING:
+    from ..results import ToolResult
+
+State = Literal["running", "completed", "failed", "cancelled"]
+
+KEEP_FINISHED = 100
+"""How many finished operations a table remembers (the newest)."""
+
+KEEP_FOR_S = 3600.0
+"""How long a table remembers a finished operation."""
+
+
+class Operation:
+    """One tool call running in the background. Create it with :meth:`Operations.start`."""
+
+    def __init__(self, op_id: str, tool: str) -> None:
+        self.id = op_id
+        self.tool = tool
+        """The tool's name (its MCI name, or the Ahma name of an MTDF tool)."""
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self.cancel_reason: str | None = None
+        self._task: concurrent.futures.Future[ToolResult] | None = None
+        self._done = threading.Event()
+
+    def status(self) -> State:
+        """``running``, ``completed``, ``failed`` (an ``isError`` result) or
+        ``cancelled``."""
+        if not self._done.is_set():
+            return "running"
+        if self.cancel_reason is not None:
+            return "cancelled"
+        result = self.result()
+        return "failed" if result is None or result.isError else "completed"
+
+    def result(self) -> ToolResult | None:
+        """The finished call's result (an ``isError`` one when it was cancelled);
+        None while it runs."""
+        if self._task is None or not self._done.is_set():
+            return None
+        if self.cancel_reason is not None or self._task.cancelled():
+            from ..results import error_result
+
+            return error_result(
+                f"operation {self.id} ({self.tool}) was cancelled: "
+                f"{self.cancel_reason or 'cancelled'}"
+            )
+        error = self._task.exception()
+        if error is not None:
+            from ..results import error_result
+
+            return error_result(
+                f"tool '{self.tool}' failed unexpectedly ({type(error).__name__})"
+            )
+        return self._task.result()
+
+    def wait(self, timeout: float | None = None) -> ToolResult:
+        """The result, once the call has finished. Raises ``TimeoutError`` when it
+        has not within ``timeout`` seconds (None: no limit)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"operation {self.id} ({self.tool}) is still running")
+        result = self.result()
+        assert result is not None
+        return result
+
+    async def finished_within(self, timeout: float | None) -> bool:
+        """Wait (in any event loop) until the call has finished or ``timeout``
+        seconds have passed; whether it has finished. Cancelling the wait does not
+        cancel the operation."""
+        if self._done.is_set():
+            return True
+        loop = asyncio.get_running_loop()
+        finished = loop.create_future()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(_resolve, finished)
+
+        self.when_done(wake)
+        try:
+            await asyncio.wait_for(asyncio.shield(finished), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def when_done(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` once the call has finished (at once if it has), on
+        the background thread or this one."""
+        assert self._task is not None
+        self._task.add_done_callback(lambda _: callback())
+
+    def cancel(self, reason: str | None = None) -> bool:
+        """Stop the call (its command's process group, for a cli tool); False when
+        it had already finished."""
+        if self._task is None or self._done.is_set():
+            return False
+        self.cancel_reason = reason or "cancelled by the caller"
+        self._task.cancel()
+        return True
+
+    def _finish(self, _: object) -> None:
+        self.ended = time.monotonic()
+        self._done.set()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class Operations:
+    """The operations of one package's tools, by id."""
+
+    def __init__(
+        self, registry: Registry, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.registry = registry
+        self.env = env
+        """What the tools see as the environment (None: ``os.environ`` at the call)."""
+        self._ids = itertools.count(1)
+        self._table: dict[str, Operation] = {}
+        self._lock = threading.Lock()
+
+    def start(self, name: str, arguments: Mapping[str, Any]) -> Operation:
+        """Start the tool ``name`` (its name or Python name) with ``arguments``.
+        Raises ``UnknownToolError``, and ``ToolInputError`` before anything runs."""
+        entry = self.registry.find(name)
+        operation, first_step = self._launch(entry, arguments)
+        try:
+            first_step.result()
+        except ToolInputError:
+            self._forget(operation)
+            raise
+        return operation
+
+    async def start_async(
+        self, entry: ToolEntry, arguments: Mapping[str, Any]
+    ) -> Operation:
+        """:meth:`start` from an event loop, which it does not block."""
+        operation, first_step = self._launch(entry, arguments)
+        try:
+            await asyncio.shield(asyncio.wrap_future(first_step))
+        except ToolInputError:
+            self._forget(operation)
+            raise
+        return operation
+
+    def find(self, op_id: str) -> Operation | None:
+        with self._lock:
+            return self._table.get(op_id)
+
+    def listed(self) -> list[Operation]:
+        """Every operation remembered, oldest first."""
+        with self._lock:
+            self._forget_old()
+            return list(self._table.values())
+
+    def _launch(
+        self, entry: ToolEntry, arguments: Mapping[str, Any]
+    ) -> tuple[Operation, concurrent.futures.Future[None]]:
+        env = os.environ if self.env is None else self.env
+        call = self.registry.call_async(entry.name, dict(arguments), env)
+        with self._lock:
+            self._forget_old()
+            operation = Operation(f"op_{next(self._ids)}", entry.name)
+            self._table[operation.id] = operation
+        first_step: concurrent.futures.Future[None] = concurrent.futures.Future()
+        task = asyncio.run_coroutine_threadsafe(
+            _stepped(call, first_step), _background_loop()
+        )
+        operation._task = task
+        task.add_done_callback(operation._finish)
+        return operation, first_step
+
+    def _forget(self, operation: Operation) -> None:
+        with self._lock:
+            self._table.pop(operation.id, None)
+
+    def _forget_old(self) -> None:
+        """Drop finished operations beyond the newest :data:`KEEP_FINISHED` and
+        those finished over :data:`KEEP_FOR_S` ago (the lock is held)."""
+        now = time.monotonic()
+        finished = [op for op in self._table.values() if op.ended is not None]
+        for index, op in enumerate(finished):
+            assert op.ended is not None
+            if index < len(finished) - KEEP_FINISHED or now - op.ended > KEEP_FOR_S:
+                del self._table[op.id]
+
+
+async def _stepped(
+    call: Coroutine[Any, Any, ToolResult], first_step: concurrent.futures.Future[None]
+) -> ToolResult:
+    """Run ``call``; ``first_step`` is settled once it has run up to its first
+    wait, by when a tool has validated its input: with the ``ToolInputError`` that
+    refused it, else with None."""
+    asyncio.get_running_loop().call_soon(_settle, first_step)
+    try:
+        return await call
+    except ToolInputError as error:
+        if not first_step.done():
+            first_step.set_exception(error)
+        raise
+
+
+def _settle(first_step: concurrent.futures.Future[None]) -> None:
+    if not first_step.done():
+        first_step.set_result(None)
+
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    """The event loop of the thread that runs every operation, started on first use."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="mcigen-operations", daemon=True
+            ).start()
+            _loop = loop
+        return _loop

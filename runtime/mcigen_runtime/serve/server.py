@@ -1,0 +1,626 @@
+"""The package's tools as an MCP server, built on the official SDK's low-level ``Server``.
+
+Two ways to run it:
+
+- ``python -m PKG serve [--http HOST:PORT] [--secret S] [filters] [--broker]``:
+  stdio by default, Streamable HTTP at ``/mcp`` with ``--http``
+  (:func:`add_serve_arguments`, :func:`serve`);
+- ``uvicorn PKG.server:app --workers N``: the ASGI app of
+  :func:`app_from_environment`, configured from ``MCIGEN_*`` environment variables.
+
+What the server exposes:
+
+- ``tools/list``: the selected tools, each with its manifest ``inputSchema``
+  unchanged (``{"type": "object", "properties": {}}`` when it has none; ``"type":
+  "object"`` added in front when a schema lacks ``type``, since MCP requires it),
+  description, annotations (the five MCP ``ToolAnnotations`` hints), when the
+  annotations carry one, a ``title``, and an MCP tool's ``outputSchema``.
+- Tool names: a name MCP clients refuse is exposed under a valid one (the rule is
+  in ``serve_options.py``); ``tools/call`` takes the exposed name (or the original
+  MCI name) and maps back.
+- ``tools/call``: runs the tool through the package registry with ``os.environ``.
+  Invalid arguments give an ``isError`` result whose text names the field; an
+  unknown name is a JSON-RPC error (``-32602 Unknown tool: NAME``, as the spec
+  has it). Tools that do I/O are awaited through their async entry points (file
+  tools read their file in a worker thread); text tools are pure computation and
+  run inline (microseconds), so the event loop stays free. An MCP tool's
+  structured content is the result's ``structuredContent``.
+- ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
+  ``meta_call`` over the selected tools instead (see ``broker.py``).
+- ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
+  ``nextCursor``; a cursor the server did not give is ``-32602``.
+- ``serverInfo``: the schema metadata's ``name`` (else the package's import name)
+  and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
+  gives such a package).
+
+HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
+exchange, no session is kept, so any worker of a multi-worker server can answer
+any request. In front of the SDK's transport sits the edge, outermost first:
+``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+request must carry ``Authorization: Bearer SECRET``, else ``401``) and
+``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
+line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
+On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
+the SDK cannot read.
+
+The MCP SDK is imported only when a server is built, so ``python -m PKG list``
+never pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..edge.settings import (
+    ENV_PREFIX,
+    HTTP_PATH,
+    ServeOptions,
+    allowed_from_environment,
+    mcp_tool_names,
+    options_from_environment,
+    select_tools,
+    split_list,
+    unknown_names,
+)
+from ..errors import ToolInputError
+from ..extras import require_extra
+from ..plain_json import plain_json
+from ..registry import Registry, ToolEntry, registry
+from ..results import (
+    STRUCTURED_CONTENT,
+    AudioContent,
+    ImageContent,
+    TextContent,
+    ToolResult,
+    text_content,
+    tool_result,
+)
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from mcp.server.session import ServerSession
+    from starlette.applications import Starlette
+
+    from ..broker.meta_tools import Broker
+    from .operations import Operation, Operations
+
+require_extra("mcp")
+
+logger = logging.getLogger(__name__)
+
+
+ANNOTATION_HINTS = (
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+)
+"""The MCI annotations that are MCP ``ToolAnnotations`` fields."""
+
+EMPTY_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+TOOLS_PAGE_SIZE = 100
+"""How many tools one ``tools/list`` answer holds."""
+
+UNVERSIONED = "0.0.0"
+"""``serverInfo.version`` of a package whose schema metadata gives no version."""
+
+METADATA_META_KEY = "dev.mcigen/metadata"
+"""The ``_meta`` key of a tool result that carries the MCI result's ``metadata``."""
+
+# --------------------------------------------------------------------------- tools
+
+
+def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
+    """The MCP ``Tool`` of ``entry`` as wire JSON (camelCase), named ``name``."""
+    if entry.input_schema is None:
+        schema = dict(EMPTY_INPUT_SCHEMA)
+    else:
+        schema = _object_schema(entry.input_schema)
+    definition: dict[str, Any] = {"name": name}
+    title = entry.annotations.get("title")
+    if isinstance(title, str):
+        definition["title"] = title
+    if entry.description is not None:
+        definition["description"] = entry.description
+    definition["inputSchema"] = schema
+    if entry.output_schema is not None:
+        definition["outputSchema"] = _object_schema(entry.output_schema)
+    hints = {
+        k: entry.annotations[k] for k in ANNOTATION_HINTS if k in entry.annotations
+    }
+    if hints:
+        definition["annotations"] = hints
+    return definition
+
+
+def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with ``"type": "object"`` in front when it lacks a type (MCP
+    requires it of input and output schemas)."""
+    return schema if "type" in schema else {"type": "object", **schema}
+
+
+def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
+    """``result`` as MCP sends it: an MCP tool's structured content at the top
+    level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
+    import mcp_types as types
+
+    content: list[types.ContentBlock] = []
+    for item in result.content:
+        if isinstance(item, TextContent):
+            content.append(types.TextContent(type="text", text=item.text))
+        elif isinstance(item, ImageContent):
+            content.append(
+                types.ImageContent(
+                    type="image", data=item.data, mime_type=item.mimeType
+                )
+            )
+        elif isinstance(item, AudioContent):
+            content.append(
+                types.AudioContent(
+                    type="audio", data=item.data, mime_type=item.mimeType
+                )
+            )
+    meta = None
+    structured = None
+    if result.metadata is not None:
+        metadata = dict(result.metadata)
+        structured = metadata.pop(STRUCTURED_CONTENT, None)
+        meta = {METADATA_META_KEY: plain_json(metadata)}
+    return types.CallToolResult(
+        content=content,
+        structured_content=structured,
+        is_error=result.isError,
+        _meta=meta,
+    )
+
+
+def _error_result(message: str) -> mcp_types.CallToolResult:
+    import mcp_types as types
+
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _unknown_tool(name: str) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+
+
+class ToolSurface:
+    """What one server exposes, without the transport: the selected tools under
+    their MCP names, or the broker's three meta-tools over them."""
+
+    def __init__(
+        self,
+        package: str,
+        options: ServeOptions,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.registry: Registry = registry(package)
+        self.options = options
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.tools = select_tools(self.registry.tools, options)
+        names = mcp_tool_names(tool.name for tool in self.registry.tools)
+        self._by_name: dict[str, ToolEntry] = {}
+        self._definitions: list[dict[str, Any]] = []
+        self.broker: Broker | None = None
+        self._meta_names: frozenset[str] = frozenset()
+        self.operations: Operations | None = None
+        self._operation_tools: frozenset[str] = frozenset()
+        if options.broker:
+            from ..broker.meta_tools import META_TOOLS, Broker
+
+            self.broker = Broker(
+                self.registry,
+                env=self.env,
+                max_output_chars=options.max_output_chars,
+                tools=self.tools,
+            )
+            self._definitions = [dict(tool) for tool in META_TOOLS]
+            self._meta_names = frozenset(tool["name"] for tool in META_TOOLS)
+            return
+        for tool in self.tools:
+            self._by_name[names[tool.name]] = tool
+            self._definitions.append(tool_definition(tool, names[tool.name]))
+        for tool in self.tools:
+            # The original name, too: an invalid name never equals a mapped one.
+            self._by_name.setdefault(tool.name, tool)
+        if any(tool.background != "never" for tool in self.tools):
+            self._offer_operations()
+
+    def _offer_operations(self) -> None:
+        """``status``, ``await`` and ``cancel`` (those no tool of the package is
+        called), over the operations of this server's background calls."""
+        from . import operation_tools
+        from .operations import Operations
+
+        self.operations = Operations(self.registry, self.env)
+        self.background_after = operation_tools.background_after(os.environ)
+        offered = [
+            definition
+            for definition in operation_tools.DEFINITIONS
+            if definition["name"] not in self._by_name
+        ]
+        self._definitions += [dict(definition) for definition in offered]
+        self._operation_tools = frozenset(d["name"] for d in offered)
+
+    @property
+    def definitions(self) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries, as wire JSON."""
+        return self._definitions
+
+    def find(self, name: str) -> ToolEntry | None:
+        """The tool an MCP client calls ``name``; None when there is none."""
+        return self._by_name.get(name)
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress | None = None,
+    ) -> mcp_types.CallToolResult:
+        """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
+        if self.broker is not None:
+            return await self._call_meta(self.broker, name, arguments)
+        if self.operations is not None and name in self._operation_tools:
+            from .operation_tools import call_operation_tool
+
+            answer = await call_operation_tool(self.operations, name, arguments)
+            return mcp_result(answer)
+        entry = self._by_name.get(name)
+        if entry is None:
+            raise _unknown_tool(name)
+        if self.operations is not None:
+            from .operation_tools import runs_in_background
+
+            if runs_in_background(entry, arguments):
+                return await self._call_in_background(
+                    self.operations, entry, arguments, progress or Progress()
+                )
+        try:
+            result = await self.registry.call_async(entry.name, arguments, self.env)
+        except ToolInputError as error:
+            return _error_result(str(error))
+        except Exception as error:
+            logger.exception("tool %r raised", entry.name)
+            return _error_result(
+                f"tool '{entry.name}' failed unexpectedly "
+                f"({type(error).__name__}); see the server's log"
+            )
+        return mcp_result(result)
+
+    async def _call_in_background(
+        self,
+        operations: Operations,
+        entry: ToolEntry,
+        arguments: Mapping[str, Any],
+        progress: Progress,
+    ) -> mcp_types.CallToolResult:
+        """Start the call as an operation; its result if it ends within the window
+        (the operation is cancelled with the call meanwhile), else at once the
+        operation's id and how to await it."""
+        from .operation_tools import background_hint, progress_message
+
+        try:
+            operation = await operations.start_async(entry, arguments)
+        except ToolInputError as error:
+            return _error_result(str(error))
+        await progress.send(0, None, f"{entry.name}: started as {operation.id}")
+        try:
+            finished = await operation.finished_within(self.background_after)
+        except BaseException:
+            operation.cancel("the call was cancelled")
+            raise
+        if finished:
+            await progress.send(100, 100, progress_message(operation))
+            result = operation.result()
+            assert result is not None
+            return mcp_result(result)
+        progress.send_when_done(operation)
+        hint = text_content(background_hint(operation))
+        return mcp_result(tool_result([hint], False, None))
+
+    async def _call_meta(
+        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+    ) -> mcp_types.CallToolResult:
+        import mcp_types as types
+
+        from ..broker.meta_tools import BrokerError
+
+        if name not in self._meta_names:
+            raise _unknown_tool(name)
+        media: list[dict[str, Any]] = []
+        try:
+            answer = await broker.call_meta_async(name, arguments, media=media)
+        except BrokerError as error:
+            return _error_result(str(error))
+        blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
+            "image": types.ImageContent,
+            "audio": types.AudioContent,
+        }
+        return types.CallToolResult(
+            content=[
+                types.TextContent(
+                    type="text", text=json.dumps(answer, ensure_ascii=False)
+                ),
+                *(blocks[item["type"]].model_validate(item) for item in media),
+            ],
+            structured_content=answer,
+            is_error=_answer_is_error(answer),
+        )
+
+
+def _answer_is_error(answer: Mapping[str, Any]) -> bool:
+    """Whether a broker answer reports a failed tool (also when truncated)."""
+    inner = answer.get("result") if answer.get("truncated") else answer
+    return isinstance(inner, Mapping) and inner.get("isError") is True
+
+
+class Progress:
+    """Where the progress of one ``tools/call`` goes: nowhere unless the request
+    carried ``_meta.progressToken``. A notification that cannot be sent is dropped."""
+
+    def __init__(
+        self, session: ServerSession | None = None, token: str | int | None = None
+    ) -> None:
+        self.session = session
+        self.token = token
+
+    async def send(self, progress: float, total: float | None, message: str) -> None:
+        """A notification for the request, while it is open."""
+        if self.session is None or self.token is None:
+            return
+        try:
+            await self.session.report_progress(progress, total, message)
+        except Exception:
+            logger.debug("progress notification dropped", exc_info=True)
+
+    def send_when_done(self, operation: Operation) -> None:
+        """The last notification, once ``operation`` has finished (after the
+        answer: on the connection, as Ahma sends it)."""
+        session, token = self.session, self.token
+        if session is None or token is None:
+            return
+        import asyncio
+
+        from .operation_tools import progress_message
+
+        loop = asyncio.get_running_loop()
+
+        async def notify() -> None:
+            try:
+                await session.send_progress_notification(
+                    token, 100, 100, progress_message(operation)
+                )
+            except Exception:
+                logger.debug("progress notification dropped", exc_info=True)
+
+        def done() -> None:
+            try:
+                asyncio.run_coroutine_threadsafe(notify(), loop)
+            except RuntimeError:  # the server's loop is closed
+                pass
+
+        operation.when_done(done)
+
+
+# --------------------------------------------------------------------------- server
+
+
+def build_server(surface: ToolSurface) -> Server[Any]:
+    """The SDK's low-level server over ``surface``."""
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    listings = tool_listings(surface.definitions, TOOLS_PAGE_SIZE)
+    schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        listing = listings.get(params.cursor if params is not None else None)
+        if listing is None:
+            raise MCPError(
+                code=INVALID_PARAMS, message="Invalid params: unknown cursor"
+            )
+        return listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        token = (ctx.meta or {}).get("progress_token")
+        progress = Progress(ctx.session, token)
+        return await surface.call(params.name, params.arguments or {}, progress)
+
+    def input_schema(name: str) -> Mapping[str, Any] | None:
+        return schemas.get(name)
+
+    metadata = surface.registry.metadata
+    name = metadata.get("name")
+    version = metadata.get("version")
+    description = metadata.get("description")
+    return Server(
+        name if isinstance(name, str) and name else surface.registry.package,
+        version=str(version) if version not in (None, "") else UNVERSIONED,
+        description=description if isinstance(description, str) else None,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def tool_listings(
+    definitions: list[dict[str, Any]], page_size: int
+) -> dict[str | None, mcp_types.ListToolsResult]:
+    """Every ``tools/list`` answer, by the cursor that asks for it (None: the first
+    page). A cursor is the position of its page's first tool, as text."""
+    import mcp_types as types
+
+    tools = [types.Tool.model_validate(d) for d in definitions]
+    starts = range(0, max(len(tools), 1), page_size)
+    return {
+        (str(start) if start else None): types.ListToolsResult(
+            tools=tools[start : start + page_size],
+            next_cursor=(
+                str(start + page_size) if start + page_size < len(tools) else None
+            ),
+        )
+        for start in starts
+    }
+
+
+def http_app(surface: ToolSurface) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
+    the module docs, configured by ``surface.options``."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.lifecycle import CallLifecycleMiddleware
+    from ..edge.origin_guard import HostOriginGuard
+    from ..edge.origin_policy import HostOriginPolicy
+    from .http import ExchangeEdge
+
+    options = surface.options
+    app = build_server(surface).streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        json_response=True,
+        stateless_http=True,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=False
+        ),
+    )
+    # Starlette runs the middleware added last first.
+    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
+    if options.secret:
+        app.add_middleware(BearerSecretMiddleware, secret=options.secret)
+    policy = HostOriginPolicy(
+        hosts=options.allowed_hosts,
+        origins=options.allowed_origins,
+        check_host=not options.secret,
+    )
+    app.add_middleware(HostOriginGuard, policy=policy)
+    app.add_middleware(CallLifecycleMiddleware)
+    return app
+
+
+def app_from_environment(package: str) -> Starlette:
+    """The ASGI app for ``uvicorn PKG.server:app``, configured from ``MCIGEN_*``
+    (see :func:`options_from_environment`). Building it starts nothing: the
+    session manager runs in the app's lifespan, in each worker."""
+    options = options_from_environment(os.environ)
+    surface = ToolSurface(package, options)
+    for option, name in unknown_names(surface.registry.tools, options):
+        logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
+    return http_app(surface)
+
+
+def serve(package: str, args: argparse.Namespace) -> int:
+    """Run ``serve`` with the options of :func:`add_serve_arguments`."""
+    address: tuple[str, int] | None = args.http
+    secret: str | None = args.secret
+    if secret is None and address is not None:
+        secret = os.environ.get(ENV_PREFIX + "SECRET") or None
+    if secret is not None and address is None:
+        return _usage(package, "--secret needs --http (stdio has no requests to check)")
+    if secret == "":
+        return _usage(package, "--secret must not be empty")
+    if args.max_output_chars is not None and not args.broker:
+        return _usage(package, "--max-output-chars only applies with --broker")
+    for flag, given in (
+        ("--allow-host", args.allow_hosts),
+        ("--allow-origin", args.allow_origins),
+    ):
+        if given and address is None:
+            return _usage(package, f"{flag} needs --http")
+    try:
+        hosts, origins = allowed_from_environment(os.environ if address else {})
+    except ValueError as error:
+        return _usage(package, str(error))
+    options = ServeOptions(
+        only=split_list(args.only),
+        exclude=split_list(args.exclude),
+        tags=split_list(args.tags),
+        without_tags=split_list(args.without_tags),
+        broker=args.broker,
+        max_output_chars=args.max_output_chars,
+        secret=secret,
+        allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
+        allowed_origins=origins | frozenset(args.allow_origins or ()),
+    )
+    surface = ToolSurface(package, options)
+    for option, name in unknown_names(surface.registry.tools, options):
+        print(
+            f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr
+        )
+    if not surface.tools:
+        print("warning: no tool matches the filters", file=sys.stderr)
+    if address is None:
+        import anyio
+
+        try:
+            anyio.run(_serve_stdio, surface)
+        except KeyboardInterrupt:
+            return 130
+        return 0
+    return _serve_http(surface, address, secret)
+
+
+async def _serve_stdio(surface: ToolSurface) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from ..edge.shutdown import exit_on_signals
+    from .stdio import LenientReadStream
+
+    exit_on_signals()
+    server = build_server(surface)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(
+            LenientReadStream(read_stream, write_stream),
+            write_stream,
+            server.create_initialization_options(),
+        )
+
+
+def _serve_http(
+    surface: ToolSurface, address: tuple[str, int], secret: str | None
+) -> int:
+    import uvicorn
+
+    from ..edge.shutdown import run_uvicorn
+
+    host, port = address
+    app = http_app(surface)
+    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"warning: serving {host} without --secret: anyone who can reach it "
+            "can call the tools",
+            file=sys.stderr,
+        )
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"serving {len(surface.definitions)} tools at http://{shown}:{port}{HTTP_PATH}",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    return run_uvicorn(config)
+
+
+def _usage(package: str, message: str) -> int:
+    print(f"python -m {package} serve: error: {message}", file=sys.stderr)
+    return 2
