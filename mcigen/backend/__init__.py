@@ -21,12 +21,12 @@ from ..diagnostics import Diagnostics
 from . import enum_data, workers
 from .build_entry import build_entry
 from .distribution import runtime_extras, runtime_requirement
+from .executors.mcp_servers import server_functions, server_view
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
 from .marker import MARKER, marker_content
-from .mcp_views import server_functions, server_view
 from .models import (
     GroupModels,
     ModelBatch,
@@ -186,24 +186,25 @@ def _group_module(
 ) -> str:
     """``file_env``: the names of the environment variables file templates see."""
     imports = group_imports(views) | models.imports
-    uses_paths = any(
-        view.kind == "file" or (view.cli is not None and view.cli.cwd is not None)
-        for view in views
-    )
+    uses_paths = any(view.executor.base_dir for view in views)
     if uses_paths:
         imports |= {
             ("mcigen_runtime.path_policy", "schema_directory as _schema_directory")
         }
-    reads_files = any(view.kind == "file" for view in views)
+    reads_files = any(view.executor.reads_files for view in views)
     limits = None
-    if any(view.kind in _LIMITED_KINDS for view in views):
+    if any(view.executor.limited for view in views):
         imports |= {("mcigen_runtime.limits", "Limits as _Limits")}
         limits = code(
             "_Limits("
             + ", ".join(f"{name}={size}" for name, size in options.policy.limits)
             + ")"
         )
-    servers = {v.mcp.server.function: v.mcp.server for v in views if v.mcp}
+    servers = {
+        view.executor.server.function: view.executor.server
+        for view in views
+        if view.executor.server is not None
+    }
     return render(
         "group.py.jinja",
         {
@@ -221,10 +222,6 @@ def _group_module(
             "cli_env": literal(options.policy.cli_env),
         },
     )
-
-
-_LIMITED_KINDS = frozenset({"text", "file", "cli", "http", "mcp"})
-"""The executors that bound what a call renders, reads or captures."""
 
 
 _INPUT_KINDS = {

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from mcigen_runtime.templating.syntax import Template, references
 
 from .. import ir
-from .tools import env_paths_of
+from .executors.view import env_paths_of
 
 
 def file_env_names(package: ir.Package, allowed: Iterable[str]) -> tuple[str, ...]:

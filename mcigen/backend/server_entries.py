@@ -10,7 +10,7 @@ from typing import Any
 from mcigen_runtime.templating.syntax import Template, references
 
 from .. import ir
-from .tools import env_paths_of
+from .executors.view import env_paths_of
 
 
 def server_entries(package: ir.Package) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from mcigen_runtime.executors.file import render_file
 from mcigen_runtime.templating.budget import OutputLimitError
-from mcigen_runtime.templating.files import render_file
 
 from ..conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
 from ..oracle import run_oracle

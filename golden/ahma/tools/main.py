@@ -9,17 +9,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.executors.cli.argv import TempFiles as _TempFiles
-from mcigen_runtime.executors.cli.argv import extra_args as _extra_args
-from mcigen_runtime.executors.cli.argv import inside as _inside
-from mcigen_runtime.executors.cli.argv import opened as _opened
-from mcigen_runtime.executors.cli.argv import timeout_s as _timeout_s
-from mcigen_runtime.executors.cli.argv import word as _word
-from mcigen_runtime.executors.cli.argv import words as _words
-from mcigen_runtime.executors.cli.argv import working_root as _working_root
-from mcigen_runtime.executors.cli.run import CliCall as _CliCall
-from mcigen_runtime.executors.cli.run import run_cli as _run_cli
-from mcigen_runtime.executors.cli.run import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli import CliCall as _CliCall
+from mcigen_runtime.executors.cli import TempFiles as _TempFiles
+from mcigen_runtime.executors.cli import extra_args as _extra_args
+from mcigen_runtime.executors.cli import inside as _inside
+from mcigen_runtime.executors.cli import opened as _opened
+from mcigen_runtime.executors.cli import run_cli as _run_cli
+from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli import timeout_s as _timeout_s
+from mcigen_runtime.executors.cli import word as _word
+from mcigen_runtime.executors.cli import words as _words
+from mcigen_runtime.executors.cli import working_root as _working_root
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
@@ -132,10 +132,10 @@ def _prepare_archive(
         and (type(raw["working_directory"]) is not str)
     ):
         raw = _validate_input(ArchiveInput, raw, "archive")
-    timeout = _timeout_s(raw, "timeout_seconds", 600.0, "archive")
-    extra = _extra_args(raw, "args", "archive")
+    timeout = _timeout_s(raw, key="timeout_seconds", default_s=600.0, tool="archive")
+    extra = _extra_args(raw, key="args", tool="archive")
     try:
-        root = _working_root(raw, "working_directory", "archive")
+        root = _working_root(raw, key="working_directory", tool="archive")
         argv: list[str] = ["tar", "--create"]
         value_1 = _word(raw.get("file"))
         if value_1:
@@ -148,7 +148,14 @@ def _prepare_archive(
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_archive(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -227,10 +234,12 @@ def _prepare_repo_status(
         and (type(raw["working_directory"]) is not str)
     ):
         raw = _validate_input(RepoStatusInput, raw, "repo_status")
-    timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_status")
-    extra = _extra_args(raw, "args", "repo_status")
+    timeout = _timeout_s(
+        raw, key="timeout_seconds", default_s=120.0, tool="repo_status"
+    )
+    extra = _extra_args(raw, key="args", tool="repo_status")
     try:
-        root = _working_root(raw, "working_directory", "repo_status")
+        root = _working_root(raw, key="working_directory", tool="repo_status")
         argv: list[str] = ["git", "status"]
         if raw.get("short") is True:
             argv.append("-s")
@@ -241,7 +250,14 @@ def _prepare_repo_status(
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_repo_status(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -323,11 +339,13 @@ def _prepare_repo_commit(
         and (type(raw["working_directory"]) is not str)
     ):
         raw = _validate_input(RepoCommitInput, raw, "repo_commit")
-    timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_commit")
-    extra = _extra_args(raw, "args", "repo_commit")
+    timeout = _timeout_s(
+        raw, key="timeout_seconds", default_s=120.0, tool="repo_commit"
+    )
+    extra = _extra_args(raw, key="args", tool="repo_commit")
     files = _TempFiles()
     try:
-        root = _working_root(raw, "working_directory", "repo_commit")
+        root = _working_root(raw, key="working_directory", tool="repo_commit")
         argv: list[str] = ["git", "commit"]
         if raw.get("all") is True:
             argv.append("-a")
@@ -339,7 +357,15 @@ def _prepare_repo_commit(
     except (_PathRefused, OSError) as error:
         files.remove()
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit", temp_files=files.paths)
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+        temp_files=files.paths,
+    )
 
 
 def _invoke_repo_commit(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -414,10 +440,10 @@ def _prepare_repo_log(
         and (type(raw["working_directory"]) is not str)
     ):
         raw = _validate_input(RepoLogInput, raw, "repo_log")
-    timeout = _timeout_s(raw, "timeout_seconds", 30.0, "repo_log")
-    extra = _extra_args(raw, "args", "repo_log")
+    timeout = _timeout_s(raw, key="timeout_seconds", default_s=30.0, tool="repo_log")
+    extra = _extra_args(raw, key="args", tool="repo_log")
     try:
-        root = _working_root(raw, "working_directory", "repo_log")
+        root = _working_root(raw, key="working_directory", tool="repo_log")
         argv: list[str] = ["git", "log"]
         value_1 = _word(raw.get("max-count"))
         if value_1:
@@ -431,7 +457,14 @@ def _prepare_repo_log(
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_repo_log(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -515,16 +548,23 @@ def _prepare_repo_stash(
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         raw = _validate_input(RepoStashInput, raw, "repo_stash")
-    timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash")
-    extra = _extra_args(raw, "args", "repo_stash")
+    timeout = _timeout_s(raw, key="timeout_seconds", default_s=120.0, tool="repo_stash")
+    extra = _extra_args(raw, key="args", tool="repo_stash")
     try:
-        root = _working_root(raw, "working_directory", "repo_stash")
+        root = _working_root(raw, key="working_directory", tool="repo_stash")
         argv: list[str] = ["git", "stash"]
         argv += extra
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_repo_stash(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -578,16 +618,25 @@ def _prepare_repo_stash_list(
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         raw = _validate_input(RepoStashListInput, raw, "repo_stash_list")
-    timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_list")
-    extra = _extra_args(raw, "args", "repo_stash_list")
+    timeout = _timeout_s(
+        raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_list"
+    )
+    extra = _extra_args(raw, key="args", tool="repo_stash_list")
     try:
-        root = _working_root(raw, "working_directory", "repo_stash_list")
+        root = _working_root(raw, key="working_directory", tool="repo_stash_list")
         argv: list[str] = ["git", "stash", "list"]
         argv += extra
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_repo_stash_list(
@@ -643,16 +692,25 @@ def _prepare_repo_stash_pop(
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         raw = _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
-    timeout = _timeout_s(raw, "timeout_seconds", 120.0, "repo_stash_pop")
-    extra = _extra_args(raw, "args", "repo_stash_pop")
+    timeout = _timeout_s(
+        raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_pop"
+    )
+    extra = _extra_args(raw, key="args", tool="repo_stash_pop")
     try:
-        root = _working_root(raw, "working_directory", "repo_stash_pop")
+        root = _working_root(raw, key="working_directory", tool="repo_stash_pop")
         argv: list[str] = ["git", "stash", "pop"]
         argv += extra
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_repo_stash_pop(
@@ -725,10 +783,10 @@ def _prepare_search(
         and (type(raw["working_directory"]) is not str)
     ):
         raw = _validate_input(SearchInput, raw, "search")
-    timeout = _timeout_s(raw, "timeout_seconds", 60.0, "search")
-    extra = _extra_args(raw, "args", "search")
+    timeout = _timeout_s(raw, key="timeout_seconds", default_s=60.0, tool="search")
+    extra = _extra_args(raw, key="args", tool="search")
     try:
-        root = _working_root(raw, "working_directory", "search")
+        root = _working_root(raw, key="working_directory", tool="search")
         argv: list[str] = ["grep"]
         for element in _words(raw.get("exclude")):
             argv += ["--exclude", element]
@@ -748,7 +806,14 @@ def _prepare_search(
         cwd = _opened(root)
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, timeout, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+    )
 
 
 def _invoke_search(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:

@@ -9,20 +9,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
-from mcigen_runtime.executors.mcp.calls import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp.calls import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp.calls import (
-    call_mcp_tool_async as _call_mcp_tool_async,
-)
+from mcigen_runtime.executors.mcp import McpCall as _McpCall
+from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
+from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
+from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.structured import StructuredResult
 from mcigen_runtime.structured import structured_result as _structured_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
 
@@ -39,7 +36,7 @@ def _mcp_server_files_read(env: Mapping[str, str]) -> _McpServerParams:
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
     return _McpServerParams(
-        "files.read",
+        name="files.read",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
         env=(),
@@ -139,7 +136,7 @@ class FilesReadListAllowedDirectoriesOutput(BaseModel):
 
 def _prepare_files_read_read_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -155,7 +152,7 @@ def _prepare_files_read_read_file(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -167,7 +164,12 @@ def _invoke_files_read_read_file(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "read_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="read_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -178,7 +180,12 @@ async def _invoke_files_read_read_file_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "read_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="read_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -245,7 +252,7 @@ async def files_read_read_file_async(
 
 def _prepare_files_read_cat(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -261,7 +268,7 @@ def _prepare_files_read_cat(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -273,10 +280,10 @@ def _invoke_files_read_cat(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0],
-        "read_text_file",
-        call[1],
-        10.0 if timeout is None else timeout,
+        server=call.server,
+        tool="read_text_file",
+        arguments=call.arguments,
+        timeout=10.0 if timeout is None else timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -289,10 +296,10 @@ async def _invoke_files_read_cat_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0],
-        "read_text_file",
-        call[1],
-        10.0 if timeout is None else timeout,
+        server=call.server,
+        tool="read_text_file",
+        arguments=call.arguments,
+        timeout=10.0 if timeout is None else timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -360,13 +367,13 @@ async def files_read_cat_async(
 
 def _prepare_files_read_read_multiple_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     raw = _validate_input(
         FilesReadReadMultipleFilesInput, raw, "files.read.read_multiple_files"
     )
     props: dict[str, Any] = {"paths": raw["paths"]}
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -378,10 +385,10 @@ def _invoke_files_read_read_multiple_files(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0],
-        "read_multiple_files",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="read_multiple_files",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -394,10 +401,10 @@ async def _invoke_files_read_read_multiple_files_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0],
-        "read_multiple_files",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="read_multiple_files",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -447,12 +454,12 @@ async def files_read_read_multiple_files_async(
 
 def _prepare_files_read_ls(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         raw = _validate_input(FilesReadLsInput, raw, "files.read.ls")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -464,7 +471,12 @@ def _invoke_files_read_ls(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="list_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -475,7 +487,12 @@ async def _invoke_files_read_ls_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="list_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -521,7 +538,7 @@ async def files_read_ls_async(
 
 def _prepare_files_read_list_directory_with_sizes(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "sortBy" in raw
@@ -534,7 +551,7 @@ def _prepare_files_read_list_directory_with_sizes(
         )
     props: dict[str, Any] = {"path": raw["path"], "sortBy": raw.get("sortBy", "name")}
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -546,10 +563,10 @@ def _invoke_files_read_list_directory_with_sizes(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0],
-        "list_directory_with_sizes",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="list_directory_with_sizes",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -562,10 +579,10 @@ async def _invoke_files_read_list_directory_with_sizes_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0],
-        "list_directory_with_sizes",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="list_directory_with_sizes",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -625,10 +642,10 @@ async def files_read_list_directory_with_sizes_async(
 
 def _prepare_files_read_list_allowed_directories(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     props: dict[str, Any] = dict(raw)
     try:
-        return _mcp_server_files_read(env), props
+        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -640,10 +657,10 @@ def _invoke_files_read_list_allowed_directories(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0],
-        "list_allowed_directories",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="list_allowed_directories",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )
@@ -656,10 +673,10 @@ async def _invoke_files_read_list_allowed_directories_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0],
-        "list_allowed_directories",
-        call[1],
-        timeout,
+        server=call.server,
+        tool="list_allowed_directories",
+        arguments=call.arguments,
+        timeout=timeout,
         limits=_LIMITS,
         repeatable=True,
     )

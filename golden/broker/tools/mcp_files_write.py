@@ -9,20 +9,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.executors.mcp.calls import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp.calls import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp.calls import (
-    call_mcp_tool_async as _call_mcp_tool_async,
-)
+from mcigen_runtime.executors.mcp import McpCall as _McpCall
+from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
+from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
+from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.structured import StructuredResult
 from mcigen_runtime.structured import structured_result as _structured_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
@@ -39,7 +36,7 @@ def _mcp_server_files_write(env: Mapping[str, str]) -> _McpServerParams:
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
     return _McpServerParams(
-        "files.write",
+        name="files.write",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
         env=(),
@@ -111,12 +108,12 @@ class FilesWriteMvOutput(BaseModel):
 
 def _prepare_files_write_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
         raw = _validate_input(FilesWriteWriteFileInput, raw, "files.write.write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
-        return _mcp_server_files_write(env), props
+        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -128,7 +125,12 @@ def _invoke_files_write_write_file(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="write_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -139,7 +141,12 @@ async def _invoke_files_write_write_file_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="write_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -189,7 +196,7 @@ async def files_write_write_file_async(
 
 def _prepare_files_write_edit_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     raw = _validate_input(FilesWriteEditFileInput, raw, "files.write.edit_file")
     props: dict[str, Any] = {
         "path": raw["path"],
@@ -197,7 +204,7 @@ def _prepare_files_write_edit_file(
         "dryRun": raw.get("dryRun", False),
     }
     try:
-        return _mcp_server_files_write(env), props
+        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -209,10 +216,10 @@ def _invoke_files_write_edit_file(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0],
-        "edit_file",
-        call[1],
-        30.0 if timeout is None else timeout,
+        server=call.server,
+        tool="edit_file",
+        arguments=call.arguments,
+        timeout=30.0 if timeout is None else timeout,
         limits=_LIMITS,
     )
 
@@ -224,10 +231,10 @@ async def _invoke_files_write_edit_file_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0],
-        "edit_file",
-        call[1],
-        30.0 if timeout is None else timeout,
+        server=call.server,
+        tool="edit_file",
+        arguments=call.arguments,
+        timeout=30.0 if timeout is None else timeout,
         limits=_LIMITS,
     )
 
@@ -288,12 +295,12 @@ async def files_write_edit_file_async(
 
 def _prepare_files_write_mkdir(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         raw = _validate_input(FilesWriteMkdirInput, raw, "files.write.mkdir")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _mcp_server_files_write(env), props
+        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -305,7 +312,12 @@ def _invoke_files_write_mkdir(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "create_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="create_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -316,7 +328,12 @@ async def _invoke_files_write_mkdir_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "create_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="create_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -363,12 +380,12 @@ async def files_write_mkdir_async(
 
 def _prepare_files_write_mv(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("source")) is not str or type(raw.get("destination")) is not str:
         raw = _validate_input(FilesWriteMvInput, raw, "files.write.mv")
     props: dict[str, Any] = {"source": raw["source"], "destination": raw["destination"]}
     try:
-        return _mcp_server_files_write(env), props
+        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -379,7 +396,13 @@ def _invoke_files_write_mv(
     call = _prepare_files_write_mv(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(call[0], "move_file", call[1], timeout, limits=_LIMITS)
+    return _call_mcp_tool(
+        server=call.server,
+        tool="move_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+    )
 
 
 async def _invoke_files_write_mv_async(
@@ -389,7 +412,11 @@ async def _invoke_files_write_mv_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "move_file", call[1], timeout, limits=_LIMITS
+        server=call.server,
+        tool="move_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
     )
 
 

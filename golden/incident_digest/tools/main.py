@@ -15,17 +15,15 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating.budget import Output as _Output
-from mcigen_runtime.templating.budget import OutputBudget as _OutputBudget
-from mcigen_runtime.templating.lookup import NOTHING as _NOTHING
-from mcigen_runtime.templating.lookup import Entry as _Entry
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import compare as _compare
-from mcigen_runtime.templating.lookup import first as _first
-from mcigen_runtime.templating.lookup import items_of as _items_of
-from mcigen_runtime.templating.lookup import member as _member
+from mcigen_runtime.templating import NOTHING as _NOTHING
+from mcigen_runtime.templating import Entry as _Entry
+from mcigen_runtime.templating import Output as _Output
+from mcigen_runtime.templating import OutputBudget as _OutputBudget
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import compare as _compare
+from mcigen_runtime.templating import first as _first
+from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import member as _member
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictStr
 
@@ -132,7 +130,7 @@ def _invoke_incident_digest(
             value_12 = (
                 env["ONCALL_NAME"]
                 if "ONCALL_NAME" in env
-                else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "see the rota"
+                else env.get("ONCALL_TEAM", "see the rota")
             )
             out.append(f"On call: {value_12}")
         out.append("\n")

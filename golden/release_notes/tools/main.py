@@ -14,10 +14,8 @@ from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 
@@ -54,7 +52,7 @@ def _invoke_commit_message(
     props["subject"] = raw["subject"]
     props["breaking"] = raw.get("breaking", False)
     value_1 = props["type"]
-    value_2 = props["scope"] if "scope" in props else "core"
+    value_2 = props.get("scope", "core")
     value_3 = props["subject"]
     value_4 = props["breaking"]
     return _text_result(
@@ -133,7 +131,7 @@ def _invoke_changelog_entry(
     value_1 = props["version"]
     value_2 = props["class"]
     value_3 = props["summary"]
-    value_4 = env["REPO_URL"] if "REPO_URL" in env else "https://example.invalid/repo"
+    value_4 = env.get("REPO_URL", "https://example.invalid/repo")
     value_5 = props["pull-request"]
     return _text_result(
         f"- [{value_1}] {value_2}: {value_3} ({value_4}/pull/{value_5})"
@@ -201,7 +199,7 @@ def _invoke_announce(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         value_1 = (
             props["product"]
             if "product" in props
-            else env["PRODUCT_NAME"] if "PRODUCT_NAME" in env else "Our product"
+            else env.get("PRODUCT_NAME", "Our product")
         )
         value_2 = (
             props["version"]

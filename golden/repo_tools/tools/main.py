@@ -9,9 +9,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.executors.cli.run import CliCall as _CliCall
-from mcigen_runtime.executors.cli.run import run_cli as _run_cli
-from mcigen_runtime.executors.cli.run import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli import CliCall as _CliCall
+from mcigen_runtime.executors.cli import Operand as _Operand
+from mcigen_runtime.executors.cli import run_cli as _run_cli
+from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
 from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
@@ -19,10 +20,8 @@ from mcigen_runtime.path_policy import checked_path as _checked_path
 from mcigen_runtime.path_policy import schema_directory as _schema_directory
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import value_or_none as _value_or_none
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 
@@ -71,11 +70,16 @@ def _prepare_search_code(
         if flag_2 is not None:
             argv += ["--max-count", str(flag_2)]
         cwd = _checked_path(
-            f"{cwd_1}", _BASE_DIR, False, ("./runbooks",)
+            f"{cwd_1}",
+            base_dir=_BASE_DIR,
+            enable_any_paths=False,
+            allow_list=("./runbooks",),
         ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 10.0, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv, cwd=cwd, timeout_s=10.0, limits=_LIMITS, env=env, env_mode="inherit"
+    )
 
 
 def _invoke_search_code(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -151,10 +155,20 @@ def _prepare_count_lines(
     try:
         arg_1_1 = props["file"]
         argv: list[str] = ["wc", "-l", f"{arg_1_1}"]
-        cwd = _checked_path(".", _BASE_DIR, False, ("./runbooks",)).working_directory()
+        cwd = _checked_path(
+            ".", base_dir=_BASE_DIR, enable_any_paths=False, allow_list=("./runbooks",)
+        ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 2.0, _LIMITS, env, "inherit", ((2, "file", False),))
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=2.0,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+        operands=(_Operand(position=2, name="file", numeric=False),),
+    )
 
 
 def _invoke_count_lines(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -203,7 +217,9 @@ def _prepare_utc_now(
         cwd = None
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(argv, cwd, 30.0, _LIMITS, env, "inherit")
+    return _CliCall(
+        argv=argv, cwd=cwd, timeout_s=30.0, limits=_LIMITS, env=env, env_mode="inherit"
+    )
 
 
 def _invoke_utc_now(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:

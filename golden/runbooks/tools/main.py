@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.executors.file import file_call_async as _file_call_async
+from mcigen_runtime.executors.file import file_contents as _file_contents
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.path_policy import checked_path as _checked_path
@@ -16,11 +18,7 @@ from mcigen_runtime.path_policy import schema_directory as _schema_directory
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating.files import file_call_async as _file_call_async
-from mcigen_runtime.templating.files import file_contents as _file_contents
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictStr
 
@@ -67,8 +65,17 @@ def _invoke_restart_runbook(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         path = "./runbooks/restart.md"
-        checked = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, True, "compat")
+        checked = _checked_path(
+            path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=()
+        )
+        text = _file_contents(
+            checked,
+            context=context,
+            limits=_LIMITS,
+            env_names=_FILE_ENV,
+            templating=True,
+            whitespace="compat",
+        )
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -135,8 +142,17 @@ def _invoke_deploy_checklist(
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
         path = "runbooks/checklist.txt"
-        checked = _checked_path(path, _BASE_DIR, False, ())
-        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
+        checked = _checked_path(
+            path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=()
+        )
+        text = _file_contents(
+            checked,
+            context=context,
+            limits=_LIMITS,
+            env_names=_FILE_ENV,
+            templating=False,
+            whitespace="compat",
+        )
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)
@@ -174,8 +190,17 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
     try:
         value_1 = props["file"]
         path = f"runbooks/{value_1}"
-        checked = _checked_path(path, _BASE_DIR, False, ("./runbooks",))
-        text = _file_contents(checked, context, _LIMITS, _FILE_ENV, False, "compat")
+        checked = _checked_path(
+            path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=("./runbooks",)
+        )
+        text = _file_contents(
+            checked,
+            context=context,
+            limits=_LIMITS,
+            env_names=_FILE_ENV,
+            templating=False,
+            whitespace="compat",
+        )
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
     return _text_result(text)

@@ -14,10 +14,8 @@ from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictFloat, StrictStr
 
@@ -63,7 +61,7 @@ def _invoke_acknowledge_ticket(
         "response_hours": raw.get("response_hours", 24),
     }
     value_1 = props["customer"]
-    value_2 = env["SUPPORT_TEAM"] if "SUPPORT_TEAM" in env else "Support"
+    value_2 = env.get("SUPPORT_TEAM", "Support")
     value_3 = props["ticket_id"]
     value_4 = props["priority"]
     value_5 = props["response_hours"]
@@ -148,10 +146,10 @@ def _invoke_escalation_note(
     value_2 = (
         env["ONCALL_ENGINEER"]
         if "ONCALL_ENGINEER" in env
-        else env["ONCALL_TEAM"] if "ONCALL_TEAM" in env else "the on-call rotation"
+        else env.get("ONCALL_TEAM", "the on-call rotation")
     )
     value_3 = props["reason"]
-    value_4 = props["labels"] if "labels" in props else "none"
+    value_4 = props.get("labels", "none")
     return _text_result(
         f"Escalating #{value_1} to {value_2}: {value_3} (labels: {value_4})"
     )

@@ -9,7 +9,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
+from mcigen_runtime.executors.http import ApiKeyAuth as _ApiKeyAuth
 from mcigen_runtime.executors.http import HttpCall as _HttpCall
+from mcigen_runtime.executors.http import OAuth2Auth as _OAuth2Auth
+from mcigen_runtime.executors.http import Retry as _Retry
 from mcigen_runtime.executors.http import http_call as _http_call
 from mcigen_runtime.executors.http import send as _send
 from mcigen_runtime.executors.http import send_async as _send_async
@@ -17,12 +20,10 @@ from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
-from mcigen_runtime.templating.lookup import native as _native
-from mcigen_runtime.templating.lookup import value_or_none as _value_or_none
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
+from mcigen_runtime.templating import native as _native
+from mcigen_runtime.templating import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 
@@ -59,36 +60,25 @@ def _prepare_get_weather(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        url_1 = (
-            env["WEATHER_URL"]
-            if "WEATHER_URL" in env
-            else "https://api.weather.example"
-        )
+        url_1 = env.get("WEATHER_URL", "https://api.weather.example")
         param_1 = props["location"]
         param_2 = props["units"]
-        auth_1 = (
+        value_1 = (
             env["WEATHER_API_KEY"]
             if "WEATHER_API_KEY" in env
             else _first(context, "env.WEATHER_API_KEY", (("env", "WEATHER_API_KEY"),))
         )
         return _http_call(
-            "GET",
-            f"{url_1}/v1/current",
-            {"Accept": "application/json"},
-            {"q": f"{param_1}", "units": f"{param_2}"},
-            None,
-            None,
-            {
-                "type": "apiKey",
-                "in": "header",
-                "name": "X-API-Key",
-                "value": f"{auth_1}",
-            },
-            5000,
-            (3, 200),
-            [_value_or_none(context, ("env", "WEATHER_API_KEY"))],
-            [_value_or_none(context, ("env", "WEATHER_URL"))],
-            _LIMITS,
+            method="GET",
+            url=f"{url_1}/v1/current",
+            headers={"Accept": "application/json"},
+            params={"q": f"{param_1}", "units": f"{param_2}"},
+            auth=_ApiKeyAuth(location="header", name="X-API-Key", value=f"{value_1}"),
+            timeout_ms=5000,
+            retry=_Retry(attempts=3, backoff_ms=200),
+            secrets=[_value_or_none(context, ("env", "WEATHER_API_KEY"))],
+            url_env=[_value_or_none(context, ("env", "WEATHER_URL"))],
+            limits=_LIMITS,
         )
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
@@ -150,26 +140,18 @@ def _prepare_post_alert(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        url_1 = (
-            env["WEATHER_URL"]
-            if "WEATHER_URL" in env
-            else "https://api.weather.example"
-        )
+        url_1 = env.get("WEATHER_URL", "https://api.weather.example")
         body_1 = props["region"]
         body_2 = props["message"]
-        auth_1 = (
-            env["WEATHER_URL"]
-            if "WEATHER_URL" in env
-            else "https://api.weather.example"
-        )
-        auth_2 = (
+        token_url_1 = env.get("WEATHER_URL", "https://api.weather.example")
+        client_id_1 = (
             env["WEATHER_CLIENT_ID"]
             if "WEATHER_CLIENT_ID" in env
             else _first(
                 context, "env.WEATHER_CLIENT_ID", (("env", "WEATHER_CLIENT_ID"),)
             )
         )
-        auth_3 = (
+        client_secret_1 = (
             env["WEATHER_CLIENT_SECRET"]
             if "WEATHER_CLIENT_SECRET" in env
             else _first(
@@ -179,12 +161,12 @@ def _prepare_post_alert(
             )
         )
         return _http_call(
-            "POST",
-            f"{url_1}/v1/alerts",
-            {},
-            {},
-            "json",
-            {
+            method="POST",
+            url=f"{url_1}/v1/alerts",
+            headers={},
+            params={},
+            body_type="json",
+            body={
                 "region": f"{body_1}",
                 "severity": _native(
                     context, "{!! props.severity !!}", (("props", "severity"),)
@@ -194,23 +176,21 @@ def _prepare_post_alert(
                     context, "{!! props.notify !!}", (("props", "notify"),)
                 ),
             },
-            {
-                "type": "oauth2",
-                "flow": "clientCredentials",
-                "tokenUrl": f"{auth_1}/oauth/token",
-                "clientId": f"{auth_2}",
-                "clientSecret": f"{auth_3}",
-                "scopes": ["alerts:write"],
-            },
-            30000,
-            None,
-            [
+            auth=_OAuth2Auth(
+                flow="clientCredentials",
+                token_url=f"{token_url_1}/oauth/token",
+                client_id=f"{client_id_1}",
+                client_secret=f"{client_secret_1}",
+                scopes=["alerts:write"],
+            ),
+            timeout_ms=30000,
+            secrets=[
                 _value_or_none(context, ("env", "WEATHER_URL")),
                 _value_or_none(context, ("env", "WEATHER_CLIENT_ID")),
                 _value_or_none(context, ("env", "WEATHER_CLIENT_SECRET")),
             ],
-            [_value_or_none(context, ("env", "WEATHER_URL"))],
-            _LIMITS,
+            url_env=[_value_or_none(context, ("env", "WEATHER_URL"))],
+            limits=_LIMITS,
         )
     except _TemplateRuntimeError as error:
         return _error_result(str(error))

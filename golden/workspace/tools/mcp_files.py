@@ -9,20 +9,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any
 
-from mcigen_runtime.executors.mcp.calls import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp.calls import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp.calls import (
-    call_mcp_tool_async as _call_mcp_tool_async,
-)
+from mcigen_runtime.executors.mcp import McpCall as _McpCall
+from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
+from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
+from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.structured import StructuredResult
 from mcigen_runtime.structured import structured_result as _structured_result
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import first as _first
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
 
@@ -39,7 +36,7 @@ def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
     return _McpServerParams(
-        "files",
+        name="files",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
         env=(),
@@ -118,7 +115,7 @@ class GetFileInfoOutput(BaseModel):
 
 def _prepare_read_text_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -134,7 +131,7 @@ def _prepare_read_text_file(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _mcp_server_files(env), props
+        return _McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -146,7 +143,12 @@ def _invoke_read_text_file(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "read_text_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="read_text_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -157,7 +159,12 @@ async def _invoke_read_text_file_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "read_text_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="read_text_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -223,12 +230,12 @@ async def read_text_file_async(
 
 def _prepare_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
         raw = _validate_input(WriteFileInput, raw, "write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
-        return _mcp_server_files(env), props
+        return _McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -240,7 +247,12 @@ def _invoke_write_file(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="write_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -251,7 +263,12 @@ async def _invoke_write_file_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "write_file", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="write_file",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -299,12 +316,12 @@ async def write_file_async(
 
 def _prepare_list_directory(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         raw = _validate_input(ListDirectoryInput, raw, "list_directory")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _mcp_server_files(env), props
+        return _McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -316,7 +333,12 @@ def _invoke_list_directory(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="list_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -327,7 +349,12 @@ async def _invoke_list_directory_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "list_directory", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="list_directory",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -374,7 +401,7 @@ async def list_directory_async(
 
 def _prepare_search_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or type(raw.get("pattern")) is not str
@@ -391,7 +418,7 @@ def _prepare_search_files(
         "excludePatterns": raw.get("excludePatterns", []),
     }
     try:
-        return _mcp_server_files(env), props
+        return _McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -403,7 +430,12 @@ def _invoke_search_files(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "search_files", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="search_files",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -414,7 +446,12 @@ async def _invoke_search_files_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "search_files", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="search_files",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -476,12 +513,12 @@ async def search_files_async(
 
 def _prepare_get_file_info(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> tuple[_McpServerParams, dict[str, Any]] | ToolResult:
+) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         raw = _validate_input(GetFileInfoInput, raw, "get_file_info")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _mcp_server_files(env), props
+        return _McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -493,7 +530,12 @@ def _invoke_get_file_info(
     if isinstance(call, ToolResult):
         return call
     return _call_mcp_tool(
-        call[0], "get_file_info", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="get_file_info",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 
@@ -504,7 +546,12 @@ async def _invoke_get_file_info_async(
     if isinstance(call, ToolResult):
         return call
     return await _call_mcp_tool_async(
-        call[0], "get_file_info", call[1], timeout, limits=_LIMITS, repeatable=True
+        server=call.server,
+        tool="get_file_info",
+        arguments=call.arguments,
+        timeout=timeout,
+        limits=_LIMITS,
+        repeatable=True,
     )
 
 

@@ -14,13 +14,11 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating.budget import Output as _Output
-from mcigen_runtime.templating.budget import OutputBudget as _OutputBudget
-from mcigen_runtime.templating.lookup import Entry as _Entry
-from mcigen_runtime.templating.lookup import (
-    TemplateRuntimeError as _TemplateRuntimeError,
-)
-from mcigen_runtime.templating.lookup import items_of as _items_of
+from mcigen_runtime.templating import Entry as _Entry
+from mcigen_runtime.templating import Output as _Output
+from mcigen_runtime.templating import OutputBudget as _OutputBudget
+from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import items_of as _items_of
 from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, StrictStr
 

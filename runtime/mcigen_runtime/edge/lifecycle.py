@@ -6,7 +6,7 @@
   disconnect; if that comes before the response is complete, it cancels the
   request. The SDK then closes the request's stateless server, which cancels the
   tool call still running in it, and a cancelled call stops its command (see
-  :mod:`mcigen_runtime.executors.cli.running`).
+  :mod:`mcigen_runtime.executors.running`).
 - At the app's lifespan shutdown, after the ASGI server has let the requests in
   flight finish (or cancelled them, with uvicorn's ``--timeout-graceful-shutdown``),
   every command still running is stopped before the process exits.
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..executors.cli.running import stop_all
+from ..executors.running import stop_all
 from .shutdown import SHUTTING_DOWN
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """How ``python -m PKG serve`` ends, so that no command it started outlives it.
 
 While a server runs, every command a call started is tracked (see
-:mod:`mcigen_runtime.executors.cli.running`); stopping one sends SIGTERM to its process group and SIGKILL
+:mod:`mcigen_runtime.executors.running`); stopping one sends SIGTERM to its process group and SIGKILL
 after a short grace.
 
 - A cancelled call (``notifications/cancelled``, an HTTP client that disconnects,
@@ -25,7 +25,7 @@ import sys
 from importlib.util import resolve_name
 from typing import TYPE_CHECKING
 
-from ..executors.cli.running import stop_all, stop_all_soon
+from ..executors.running import stop_all, stop_all_soon
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -4,7 +4,7 @@ An :class:`Operation` runs its tool's awaitable entry point on one background
 thread with its own event loop (so a call started from plain Python code, or by an
 MCP server for a client that will ``await`` it later, outlives whoever started it).
 Cancelling an operation cancels that task; a cancelled cli call stops its
-command's process group (see :mod:`mcigen_runtime.executors.cli.running`), and every command still running
+command's process group (see :mod:`mcigen_runtime.executors.running`), and every command still running
 is stopped when the process exits.
 
 Ids are ``op_1``, ``op_2``, … per :class:`Operations` table (one per MCP server

@@ -1,5 +1,54 @@
-"""Templating: the one grammar of MCI templates (:mod:`.syntax`, :mod:`.parser`), and
-what renders it at call time: file contents compiled once per (path, mtime) into
-Python (:mod:`.compiler`, :mod:`.files`), the lookups and comparisons compiled
+"""Templating: the one grammar of MCI templates (:mod:`.syntax`, :mod:`.parser`),
+its compiler into Python (:mod:`.compiler`: at build time for the schema's
+templates, at call time for file contents), the lookups and comparisons compiled
 templates make (:mod:`.lookup`), and the budget their output is written into
-(:mod:`.budget`)."""
+(:mod:`.budget`).
+
+This package is also a face: generated code imports what compiled templates call
+from it (``from mcigen_runtime.templating import first``), never from its modules.
+"""
+
+from __future__ import annotations
+
+from .budget import Output, OutputBudget
+from .lookup import (
+    NOTHING,
+    UNBOUND,
+    Entry,
+    TemplateRuntimeError,
+    Value,
+    compare,
+    first,
+    foreach_items,
+    items_of,
+    member,
+    native,
+    operand,
+    range_bound,
+    restore,
+    strip_pieces,
+    truthy,
+    value_or_none,
+)
+
+__all__ = [
+    "NOTHING",
+    "UNBOUND",
+    "Entry",
+    "Output",
+    "OutputBudget",
+    "TemplateRuntimeError",
+    "Value",
+    "compare",
+    "first",
+    "foreach_items",
+    "items_of",
+    "member",
+    "native",
+    "operand",
+    "range_bound",
+    "restore",
+    "strip_pieces",
+    "truthy",
+    "value_or_none",
+]

@@ -48,6 +48,18 @@ _LOCALS = {"props": "props", "input": "props", "env": "env"}
 EVERY_ROOT = frozenset(_LOCALS)
 
 
+class _KeyRead(str):
+    """A read of a key of a local (``env["TEAM"]``), as source, knowing its parts."""
+
+    local: str
+    key: str
+
+    def __new__(cls, local: str, key: str) -> _KeyRead:
+        read = super().__new__(cls, f"{local}[{key}]")
+        read.local, read.key = local, key
+        return read
+
+
 @dataclass
 class CompiledText:
     """Statements computing the text, the expression of the text, and the runtime
@@ -307,7 +319,7 @@ class _Compiler:
         tests: list[tuple[str, str]] = []
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
-                return self._chain(tests, literal(alternative.value))
+                return self._chain(tests, literal(alternative.value), literal_end=True)
             read = self._read(alternative.parts)
             if read is None:
                 return self._first(node, failing=False)
@@ -350,11 +362,20 @@ class _Compiler:
         self.result.reads_props |= local == "props"
         if local == "props" and parts[1] in self.present:
             return f"props[{key}]", None
-        return f"{local}[{key}]", f"{key} in {local}"
+        return _KeyRead(local, key), f"{key} in {local}"
 
     @staticmethod
-    def _chain(tests: list[tuple[str, str]], otherwise: str) -> str:
+    def _chain(
+        tests: list[tuple[str, str]], otherwise: str, literal_end: bool = False
+    ) -> str:
+        """The values in turn, each where its test holds, else ``otherwise``. A
+        chain ending in a literal after a key of a local reads that key with
+        ``get`` (one lookup where the test and the read make two)."""
         expression = otherwise
+        end = tests[-1][0] if literal_end and tests else None
+        if isinstance(end, _KeyRead):
+            tests.pop()
+            expression = f"{end.local}.get({end.key}, {otherwise})"
         for value, test in reversed(tests):
             expression = f"{value} if {test} else {expression}"
         return expression

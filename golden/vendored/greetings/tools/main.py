@@ -47,7 +47,7 @@ def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
     value_1 = props["language"]
     value_2 = props["name"]
-    value_3 = env["TEAM_NAME"] if "TEAM_NAME" in env else "the team"
+    value_3 = env.get("TEAM_NAME", "the team")
     return _text_result(f"[{value_1}] Hello, {value_2}! Welcome to {value_3}.")
 
 
@@ -96,7 +96,7 @@ def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
     value_2 = (
         props["sender"]
         if "sender" in props
-        else env["BOT_NAME"] if "BOT_NAME" in env else "your friendly bot"
+        else env.get("BOT_NAME", "your friendly bot")
     )
     return _text_result(f"Goodbye, {value_1}. It was a pleasure.\n-- {value_2}")
 

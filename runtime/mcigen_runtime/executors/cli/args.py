@@ -11,10 +11,19 @@ negative number is a value), or the schema allows them (``allowOptionLikeArgs``)
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-Operand = tuple[int, str, bool]
-"""An argument a property fills whole: its index in argv, the property's name, and
-whether the property is a number."""
+
+class Operand(NamedTuple):
+    """An argument a property fills whole."""
+
+    position: int
+    """Its index in argv."""
+    name: str
+    """The property's name."""
+    numeric: bool
+    """Whether the property is a number (a negative number is a value)."""
+
 
 _NUMBER = re.compile(r"-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|-inf|-nan")
 

@@ -14,8 +14,8 @@ import signal
 import subprocess
 import time
 
+from ..running import end, forget, track
 from .output import Tail
-from .running import end, forget, track
 from .survivors import group_alive, kill_holders, pipe_names
 
 _CHUNK = 1 << 16
@@ -110,7 +110,7 @@ class Running:
         )
 
     def stop(self) -> list[int]:
-        """Stop the command (see :mod:`mcigen_runtime.executors.cli.running`); keep what it wrote before;
+        """Stop the command (see :mod:`mcigen_runtime.executors.running`); keep what it wrote before;
         close the pipes; reap it. The pids of the processes killed outside its group."""
         end([self])
         for fd in self.waiting.intersection(self._tails):

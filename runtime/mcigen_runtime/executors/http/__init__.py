@@ -8,9 +8,27 @@ http tools are not called never loads it.
 from __future__ import annotations
 
 from ...results import ToolResult
-from .request import HttpCall, http_call
+from .request import (
+    ApiKeyAuth,
+    BasicAuth,
+    BearerAuth,
+    HttpCall,
+    OAuth2Auth,
+    Retry,
+    http_call,
+)
 
-__all__ = ["HttpCall", "http_call", "send", "send_async"]
+__all__ = [
+    "ApiKeyAuth",
+    "BasicAuth",
+    "BearerAuth",
+    "HttpCall",
+    "OAuth2Auth",
+    "Retry",
+    "http_call",
+    "send",
+    "send_async",
+]
 
 
 def send(call: HttpCall) -> ToolResult:

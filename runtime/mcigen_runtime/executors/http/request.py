@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -15,6 +16,49 @@ from urllib.parse import urlencode
 from ...limits import Limits, active
 from ...results import ToolResult, error_result
 from .redaction import url_query_secrets
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """How often a request that cannot connect is tried, and the wait before each
+    try after the first (doubled each time)."""
+
+    attempts: int
+    backoff_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKeyAuth:
+    """An API key sent as a header or a query parameter (``location``)."""
+
+    location: str
+    name: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class BearerAuth:
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class BasicAuth:
+    username: str
+    password: str
+
+
+@dataclass(frozen=True, slots=True)
+class OAuth2Auth:
+    """OAuth2 credentials; ``clientCredentials`` is the one ``flow`` that is run."""
+
+    flow: str
+    token_url: str
+    client_id: str
+    client_secret: str
+    scopes: Sequence[str] | None = None
+
+
+Auth = ApiKeyAuth | BearerAuth | BasicAuth | OAuth2Auth
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +94,18 @@ class BadHeader(ValueError):
 
 
 def http_call(
+    *,
     method: str,
     url: str,
     headers: dict[str, Any],
     params: Any,
-    body_type: str | None,
-    body: Any,
-    auth: dict[str, Any] | None,
+    body_type: str | None = None,
+    body: Any = None,
+    auth: Auth | None = None,
     timeout_ms: int,
-    retries: tuple[int, int] | None,
-    secrets: list[Any],
-    url_env: list[Any],
+    retry: Retry | None = None,
+    secrets: Sequence[Any] = (),
+    url_env: Sequence[Any] = (),
     limits: Limits,
 ) -> HttpCall | ToolResult:
     """Encode the templated parts of a request; what cannot be sent (a header with
@@ -86,9 +131,9 @@ def http_call(
         param_pairs,
         content,
         timeout_ms / 1000 if timeout_ms > 0 else 30.0,
-        retries[0] if retries else 1,
-        retries[1] if retries else 0,
-        retries is not None,
+        retry.attempts if retry else 1,
+        retry.backoff_ms if retry else 0,
+        retry is not None,
         active(limits).http_body,
         secrets=[s for s in secrets if isinstance(s, str) and s],
     )
@@ -154,31 +199,28 @@ def _body(body_type: str, body: Any) -> tuple[bytes, str]:
     return str(body).encode(), "text/plain"
 
 
-def _apply_auth(call: HttpCall, auth: dict[str, Any]) -> ToolResult | None:
-    kind = auth["type"]
-    if kind == "apiKey":
-        _keep_secret(call, auth["value"])
-        pair = (auth["name"], auth["value"])
-        if auth["in"] == "query":
-            call.params = [p for p in call.params if p[0] != auth["name"]] + [pair]
+def _apply_auth(call: HttpCall, auth: Auth) -> ToolResult | None:
+    if isinstance(auth, ApiKeyAuth):
+        _keep_secret(call, auth.value)
+        pair = (auth.name, auth.value)
+        if auth.location == "query":
+            call.params = [p for p in call.params if p[0] != auth.name] + [pair]
         else:
             call.headers.append(pair)
-    elif kind == "bearer":
-        _keep_secret(call, auth["token"])
-        call.headers.append(("Authorization", f"Bearer {auth['token']}"))
-    elif kind == "basic":
-        _keep_secret(call, auth["password"])
-        credentials = f"{auth['username']}:{auth['password']}"
+    elif isinstance(auth, BearerAuth):
+        _keep_secret(call, auth.token)
+        call.headers.append(("Authorization", f"Bearer {auth.token}"))
+    elif isinstance(auth, BasicAuth):
+        _keep_secret(call, auth.password)
+        credentials = f"{auth.username}:{auth.password}"
         encoded = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
         call.headers.append(("Authorization", f"Basic {encoded.decode()}"))
     else:
-        if auth["flow"] != "clientCredentials":
-            return error_result(f"Unsupported OAuth2 flow: {auth['flow']}")
-        _keep_secret(call, auth["clientSecret"])
-        scopes = tuple(auth.get("scopes") or ())
-        call.oauth2 = OAuth2(
-            auth["tokenUrl"], auth["clientId"], auth["clientSecret"], scopes
-        )
+        if auth.flow != "clientCredentials":
+            return error_result(f"Unsupported OAuth2 flow: {auth.flow}")
+        _keep_secret(call, auth.client_secret)
+        scopes = tuple(auth.scopes or ())
+        call.oauth2 = OAuth2(auth.token_url, auth.client_id, auth.client_secret, scopes)
     return None
 
 

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 require_extra("mcp")
 
 __all__ = [
+    "McpCall",
     "McpConnectionError",
     "McpServerParams",
     "call_mcp_tool",
@@ -97,6 +98,14 @@ class McpServerParams:
     """Seconds a call, or a page of a listing, may wait for its answer once the
     session is open (its start has a bound of its own, STARTUP_TIMEOUT); not part
     of what makes two servers one."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpCall:
+    """A tool call ready to make: the server's settings and the tool's arguments."""
+
+    server: McpServerParams
+    arguments: dict[str, Any]
 
 
 class McpConnectionError(Exception):

@@ -1,4 +1,4 @@
-"""Files read by file tools at call time: opened once, checked on the descriptor,
+"""The file executor: files read by file tools at call time, opened once, checked on the descriptor,
 bounded in size, and, when templated, parsed and compiled to a Python function once
 per file version, then run.
 
@@ -27,12 +27,12 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..limits import DEFAULT, Limits, active
-from .lookup import TemplateRuntimeError
+from ..templating.lookup import TemplateRuntimeError
 
 if TYPE_CHECKING:
     from ..path_policy import CheckedPath
     from ..results import ToolResult
-    from .compiler import Renderer
+    from ..templating.compiler import Renderer
 
 _CACHE_LIMIT = 256
 _cache: dict[tuple[Any, ...], Renderer] = {}
@@ -51,6 +51,7 @@ class _MustRead(Exception):
 
 def file_contents(
     checked: CheckedPath,
+    *,
     context: dict[str, Any],
     limits: Limits,
     env_names: Collection[str],
@@ -61,7 +62,7 @@ def file_contents(
     with ``context`` whose ``env`` is cut down to ``env_names``.
 
     Every failure is a :class:`TemplateRuntimeError` (or the path's
-    :class:`~.paths.PathRefused`) whose message, naming the path as the schema's
+    :class:`~mcigen_runtime.path_policy.PathRefused`) whose message, naming the path as the schema's
     template produced it, is the tool's error result.
     """
     shown = checked.shown
@@ -188,9 +189,9 @@ def _renderer(opened: _Opened, whitespace: str) -> Renderer:
 
 
 def _compiled(text: str, path: str, whitespace: str) -> Renderer:
-    from .compiler import compile_renderer
-    from .parser import parse_template
-    from .syntax import TemplateSyntaxError
+    from ..templating.compiler import compile_renderer
+    from ..templating.parser import parse_template
+    from ..templating.syntax import TemplateSyntaxError
 
     try:
         template = parse_template(text, directives=True, whitespace=whitespace)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import ir
-from .pysource import Code, code, literal
+from ... import ir
+from ..pysource import Code, code, literal
 
-_RUNTIME = "mcigen_runtime.executors.cli.argv"
+_RUNTIME = "mcigen_runtime.executors.cli"
 
 
 @dataclass
@@ -59,17 +59,22 @@ class _Words:
             key = literal(execution.timeout_property)
             timeout_s = self.use("timeout_s")
             self.checks.append(
-                f"timeout = {timeout_s}(raw, {key}, {default_s}, {self.tool})"
+                f"timeout = {timeout_s}(raw, key={key}, default_s={default_s}, "
+                f"tool={self.tool})"
             )
             self.timeout = "timeout"
         if execution.extra_args is not None:
             key = literal(execution.extra_args)
             extra_args = self.use("extra_args")
-            self.checks.append(f"extra = {extra_args}(raw, {key}, {self.tool})")
+            self.checks.append(
+                f"extra = {extra_args}(raw, key={key}, tool={self.tool})"
+            )
         if execution.working_directory is not None:
             key = literal(execution.working_directory)
             working_root = self.use("working_root")
-            self.statements.append(f"root = {working_root}(raw, {key}, {self.tool})")
+            self.statements.append(
+                f"root = {working_root}(raw, key={key}, tool={self.tool})"
+            )
             self.root = "root"
         head = [execution.command, *execution.args]
         self.statements.append(f"argv: list[str] = {literal(head)}")
@@ -80,8 +85,8 @@ class _Words:
         if execution.script_from is not None:
             shell_script = self.use("shell_script")
             self.statements.append(
-                f"argv = {shell_script}(argv, {execution.script_from}, "
-                f"{literal(execution.script_suffix)})"
+                f"argv = {shell_script}(argv, start={execution.script_from}, "
+                f"suffix={literal(execution.script_suffix)})"
             )
         if self.root is not None:
             self.statements.append(f"cwd = {self.use('opened')}(root)")

@@ -1,4 +1,4 @@
-"""What the templates need for MCP tools and the servers they call.
+"""The MCP servers a group's tools call, as the group module resolves them.
 
 A server's settings stay templates in the generated code: each server becomes a
 function from the run-time environment to ``McpServerParams``, so nothing from the
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from mcigen_runtime.templating.compiler import CompiledText, compile_text
 from mcigen_runtime.templating.syntax import Template
 
-from .. import ir
-from ..planner.names import module_name, unique
-from ..setting_templates import setting_template
-from .pysource import Code, code, docstring, ident, literal
+from ... import ir
+from ...planner.names import module_name, unique
+from ...setting_templates import setting_template
+from ..pysource import Code, code, docstring, ident, literal
 
 ENV_ONLY = frozenset({"env"})
 
@@ -40,20 +40,6 @@ class McpServerView:
     def can_fail(self) -> bool:
         """Whether resolving may raise (a placeholder without a value)."""
         return bool(self.statements) or self.needs_context
-
-
-@dataclass(frozen=True)
-class McpToolView:
-    server: McpServerView
-    tool_name: Code
-    """The tool's name on the server, as a Python literal."""
-    timeout: Code
-    """The seconds a call waits: the caller's ``timeout``, else the tool's own
-    when it has one (None: the server's)."""
-    keywords: Code
-    """The keyword arguments of its runtime call: the package's limits, and
-    whether the tool may run twice (read-only or idempotent), so that a call whose
-    connection broke after it went out may be made again."""
 
 
 def server_functions(servers: Iterable[ir.McpServer]) -> dict[str, str]:
@@ -83,7 +69,7 @@ def server_view(server: ir.McpServer, function: str) -> McpServerView:
         ]
         return _tuple(items)
 
-    arguments = [literal(server.name)]
+    arguments = [code(f"name={literal(server.name)}")]
     if config.get("type") == "http":
         arguments += [
             code(f"url={value(config['url'], 'url')}"),
