@@ -133,6 +133,27 @@ def test_a_runtime_of_a_later_series_is_refused_with_both_remedies(
     )
 
 
+def test_a_package_generated_for_runtime_0_1_says_what_to_install(
+    package_dir: Path,
+) -> None:
+    # 0.2 moved the runtime's modules into subpackages: a 0.1 package's imports
+    # would fail deep inside; its version check speaks first
+    init = package_dir / "hello" / "__init__.py"
+    generated = f'require_runtime("{mcigen_runtime.__version__}", __name__)'
+    assert generated in init.read_text()
+    init.write_text(
+        init.read_text().replace(generated, 'require_runtime("0.1.0", __name__)')
+    )
+    result = _run(["-c", "import hello"], [package_dir], package_dir)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "mcigen_runtime.RuntimeVersionError: hello needs mcigen-runtime>=0.1.0,<0.2, "
+        f"but mcigen-runtime {mcigen_runtime.__version__} is installed: "
+        "pip install 'mcigen-runtime>=0.1.0,<0.2', or rebuild hello with mcigen "
+        f"{mcigen_runtime.__version__}"
+    )
+
+
 def test_a_newer_runtime_of_the_same_series_runs_the_package(
     package_dir: Path, tmp_path: Path
 ) -> None:
