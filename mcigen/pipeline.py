@@ -12,8 +12,8 @@ from . import ir
 from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
-from .frontend import load_schema
 from .frontend.broker import lower_broker
+from .frontend.mci import load_schema
 from .frontend.mtdf.lower import lower_mtdf
 from .frontend.source import read_source
 from .planner import McpAccess, McpMode, PlanOptions, plan
