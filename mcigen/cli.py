@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 from mcigen_runtime.app.table import format_table
@@ -13,7 +12,7 @@ from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
 from .frontend.broker import holds_broker
-from .frontend.mtdf import check_mtdf, holds_mtdf, mtdf_tools
+from .frontend.mtdf import holds_mtdf
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -43,8 +42,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"and {_ONE_FILE[source_format]} is one file"
             )
         args.source_format = source_format
-        if source_format == MTDF and args.command != "build":
-            return _run_mtdf(args, schema)
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
         if os.environ.get(DEBUG_VARIABLE):
@@ -66,15 +63,6 @@ def _recognise(schema: Path) -> str:
 def _usage_error(message: str) -> int:
     print(printable(f"mcigen: error: {message}"), file=sys.stderr)
     return EXIT_USAGE
-
-
-def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
-    """MTDF input checked or listed (a build lowers it like an MCI schema)."""
-    if args.command == "list":
-        return _list_mtdf(path)
-    diagnostics = check_mtdf(path)
-    _report(diagnostics)
-    return EXIT_ERRORS if diagnostics.has_errors else EXIT_OK
 
 
 def _report_internal_error(error: Exception) -> None:
@@ -259,7 +247,7 @@ def _list(args: argparse.Namespace, schema: Path) -> int:
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS
-    _print_tools(
+    rows = [
         (
             planned.tool.name,
             planned.python_name,
@@ -268,20 +256,6 @@ def _list(args: argparse.Namespace, schema: Path) -> int:
             ",".join(planned.tool.tags),
         )
         for planned in package.tools
-    )
-    return EXIT_OK
-
-
-def _list_mtdf(path: Path) -> int:
-    """An MTDF tool runs a command line: its type is ``cli``; it has no toolset
-    or tags."""
-    tools, diagnostics = mtdf_tools(path)
-    _report(diagnostics)
-    if diagnostics.has_errors:
-        return EXIT_ERRORS
-    _print_tools((tool.name, tool.python_name, "cli", "-", "") for tool in tools)
-    return EXIT_OK
-
-
-def _print_tools(rows: Iterable[tuple[str, str, str, str, str]]) -> None:
+    ]
     print(format_table([("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS"), *rows]))
+    return EXIT_OK
