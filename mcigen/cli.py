@@ -11,8 +11,7 @@ from mcigen_runtime.app.table import format_table
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
-from .frontend.broker import holds_broker
-from .frontend.mtdf import holds_mtdf
+from .frontend.formats import FORMATS, Format, format_named, recognise
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -20,7 +19,7 @@ from .output import (
     restore_interrupted_swap,
     write_package,
 )
-from .pipeline import BROKER, MCI, MTDF, compile_schema, plan_schema
+from .pipeline import compile_schema, plan_schema
 from .planner import McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
@@ -35,12 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     if not schema.exists():
         return _usage_error(f"no such schema file: {schema}")
     try:
-        source_format = args.source_format or _recognise(schema)
-        if source_format in (MCI, BROKER) and not schema.is_file():
-            return _usage_error(
-                f"{schema} is a folder holding no MTDF tool file, "
-                f"and {_ONE_FILE[source_format]} is one file"
-            )
+        source_format = _format_of(schema, args.source_format)
+        if source_format.folder_holds is None and not schema.is_file():
+            return _usage_error(_not_one_file(schema, source_format))
         args.source_format = source_format
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
@@ -51,13 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code
 
 
-_ONE_FILE = {MCI: "an MCI schema", BROKER: "a broker config"}
+def _format_of(schema: Path, named: str | None) -> Format:
+    """The format ``--from`` names, else the one that recognises ``schema``."""
+    return format_named(named) if named else recognise(schema)
 
 
-def _recognise(schema: Path) -> str:
-    if holds_mtdf(schema):
-        return MTDF
-    return BROKER if holds_broker(schema) else MCI
+def _not_one_file(schema: Path, source_format: Format) -> str:
+    holding = " or ".join(known.folder_holds for known in FORMATS if known.folder_holds)
+    return (
+        f"{schema} is a folder holding no {holding}, "
+        f"and {source_format.label} is one file"
+    )
 
 
 def _usage_error(message: str) -> int:
@@ -131,7 +131,7 @@ def _schema_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
         dest="source_format",
-        choices=(MCI, MTDF, BROKER),
+        choices=[known.name for known in FORMATS],
         help="the format SCHEMA is in (default: recognised: a JSON object with "
         "'command' and no 'schemaVersion' is MTDF, a folder holding one is too; "
         "an object with 'tree' and no 'schemaVersion' is a broker config)",

@@ -12,33 +12,20 @@ from . import ir
 from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
-from .frontend.broker import lower_broker
-from .frontend.mci import load_schema
-from .frontend.mtdf.lower import lower_mtdf
+from .frontend.formats import MCI, Format
 from .frontend.source import read_source
 from .planner import McpAccess, McpMode, PlanOptions, plan
-
-MCI, MTDF, BROKER = "mci", "mtdf", "broker"
-"""The source formats: an MCI schema, MTDF tool files (Ahma's), or a pyMCPBroker
-config."""
 
 
 def plan_schema(
     path: Path,
     whitespace: str = "compat",
     mcp_mode: McpMode = McpMode.CACHE,
-    source_format: str = MCI,
+    source_format: Format = MCI,
     mcp_environment: Mapping[str, str] | None = None,
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
-    if source_format == MTDF:
-        schema, diagnostics = lower_mtdf(path)
-    elif source_format == BROKER:
-        schema, diagnostics = lower_broker(path)
-    else:
-        schema, diagnostics = load_schema(
-            path, display_name=str(path), whitespace=whitespace
-        )
+    schema, diagnostics = source_format.lower(path, whitespace)
     if schema is None:
         return None, diagnostics
     options = PlanOptions(path, whitespace, McpAccess(mcp_mode, mcp_environment))
@@ -56,7 +43,7 @@ def compile_schema(
     policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
     vendor_runtime: bool = False,
     project: bool = False,
-    source_format: str = MCI,
+    source_format: Format = MCI,
     mcp_environment: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it.
@@ -78,7 +65,7 @@ def compile_schema(
             source_path=Path(
                 os.path.relpath(path.resolve(), package_dir.resolve())
             ).as_posix(),
-            source_format=source_format,
+            source_format=source_format.name,
             project=project,
         )
         wrapper = None

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from mcigen import ir
-from mcigen.pipeline import BROKER, plan_schema
+from mcigen.frontend.formats import BROKER
+from mcigen.pipeline import plan_schema
 from mcigen.planner import McpMode
 
 from ..conftest import leaves_a_trace, run_mcigen

@@ -18,8 +18,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from mcigen_runtime.registry import registry
 
+from mcigen.frontend.formats import MTDF
 from mcigen.output import write_package
-from mcigen.pipeline import MTDF, compile_schema
+from mcigen.pipeline import compile_schema
 
 from .support import BUILDS, every_module_imported, importable_from
 from .test_hostile_strings_property import hostile
