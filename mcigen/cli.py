@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -19,8 +20,8 @@ from .output import (
     restore_interrupted_swap,
     write_package,
 )
-from .pipeline import compile_schema, plan_schema
-from .planner import McpMode
+from .pipeline import CompileOptions, compile_schema, plan_schema
+from .planner import McpAccess, McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
 
@@ -117,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
     _mcp_options(listing, no_connect=True)
-    listing.set_defaults(run=_list)
+    listing.set_defaults(run=_list, whitespace="compat")
     return parser
 
 
@@ -196,17 +197,13 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         restore_interrupted_swap(out_dir, name)
     except OutputError as error:
         return _output_failure(error)
-    files, diagnostics = compile_schema(
-        schema,
-        out_dir,
-        name,
-        args.whitespace,
-        args.mcp_mode,
-        runtime_policy(args),
+    options = dataclasses.replace(
+        _reading(args),
+        policy=runtime_policy(args),
         vendor_runtime=args.vendor_runtime,
         project=args.project,
-        source_format=args.source_format,
     )
+    files, diagnostics = compile_schema(schema, out_dir, name, options)
     _report(diagnostics)
     if files is None:
         return EXIT_ERRORS
@@ -232,18 +229,23 @@ def _output_failure(error: OutputError) -> int:
     return EXIT_ERRORS
 
 
-def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(
-        schema, args.whitespace, args.mcp_mode, args.source_format
+def _reading(args: argparse.Namespace) -> CompileOptions:
+    """What every command reads the schema with."""
+    return CompileOptions(
+        source_format=args.source_format,
+        whitespace=args.whitespace,
+        mcp=McpAccess(args.mcp_mode),
     )
+
+
+def _check(args: argparse.Namespace, schema: Path) -> int:
+    package, diagnostics = plan_schema(schema, _reading(args))
     _report(diagnostics)
     return EXIT_OK if package is not None else EXIT_ERRORS
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(
-        schema, mcp_mode=args.mcp_mode, source_format=args.source_format
-    )
+    package, diagnostics = plan_schema(schema, _reading(args))
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS
