@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 from mcigen_runtime.app.table import format_table
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
-from .frontend.broker import holds_broker
-from .frontend.mtdf import check_mtdf, holds_mtdf, mtdf_tools
+from .frontend.formats import FORMATS, Format, format_named, recognise
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -21,8 +20,8 @@ from .output import (
     restore_interrupted_swap,
     write_package,
 )
-from .pipeline import BROKER, MCI, MTDF, compile_schema, plan_schema
-from .planner import McpMode
+from .pipeline import CompileOptions, compile_schema, plan_schema
+from .planner import McpAccess, McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
 
@@ -36,15 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     if not schema.exists():
         return _usage_error(f"no such schema file: {schema}")
     try:
-        source_format = args.source_format or _recognise(schema)
-        if source_format in (MCI, BROKER) and not schema.is_file():
-            return _usage_error(
-                f"{schema} is a folder holding no MTDF tool file, "
-                f"and {_ONE_FILE[source_format]} is one file"
-            )
+        source_format = _format_of(schema, args.source_format)
+        if source_format.folder_holds is None and not schema.is_file():
+            return _usage_error(_not_one_file(schema, source_format))
         args.source_format = source_format
-        if source_format == MTDF and args.command != "build":
-            return _run_mtdf(args, schema)
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
         if os.environ.get(DEBUG_VARIABLE):
@@ -54,27 +48,22 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code
 
 
-_ONE_FILE = {MCI: "an MCI schema", BROKER: "a broker config"}
+def _format_of(schema: Path, named: str | None) -> Format:
+    """The format ``--from`` names, else the one that recognises ``schema``."""
+    return format_named(named) if named else recognise(schema)
 
 
-def _recognise(schema: Path) -> str:
-    if holds_mtdf(schema):
-        return MTDF
-    return BROKER if holds_broker(schema) else MCI
+def _not_one_file(schema: Path, source_format: Format) -> str:
+    holding = " or ".join(known.folder_holds for known in FORMATS if known.folder_holds)
+    return (
+        f"{schema} is a folder holding no {holding}, "
+        f"and {source_format.label} is one file"
+    )
 
 
 def _usage_error(message: str) -> int:
     print(printable(f"mcigen: error: {message}"), file=sys.stderr)
     return EXIT_USAGE
-
-
-def _run_mtdf(args: argparse.Namespace, path: Path) -> int:
-    """MTDF input checked or listed (a build lowers it like an MCI schema)."""
-    if args.command == "list":
-        return _list_mtdf(path)
-    diagnostics = check_mtdf(path)
-    _report(diagnostics)
-    return EXIT_ERRORS if diagnostics.has_errors else EXIT_OK
 
 
 def _report_internal_error(error: Exception) -> None:
@@ -129,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
     _mcp_options(listing, no_connect=True)
-    listing.set_defaults(run=_list)
+    listing.set_defaults(run=_list, whitespace="compat")
     return parser
 
 
@@ -143,7 +132,7 @@ def _schema_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
         dest="source_format",
-        choices=(MCI, MTDF, BROKER),
+        choices=[known.name for known in FORMATS],
         help="the format SCHEMA is in (default: recognised: a JSON object with "
         "'command' and no 'schemaVersion' is MTDF, a folder holding one is too; "
         "an object with 'tree' and no 'schemaVersion' is a broker config)",
@@ -208,17 +197,13 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         restore_interrupted_swap(out_dir, name)
     except OutputError as error:
         return _output_failure(error)
-    files, diagnostics = compile_schema(
-        schema,
-        out_dir,
-        name,
-        args.whitespace,
-        args.mcp_mode,
-        runtime_policy(args),
+    options = dataclasses.replace(
+        _reading(args),
+        policy=runtime_policy(args),
         vendor_runtime=args.vendor_runtime,
         project=args.project,
-        source_format=args.source_format,
     )
+    files, diagnostics = compile_schema(schema, out_dir, name, options)
     _report(diagnostics)
     if files is None:
         return EXIT_ERRORS
@@ -244,22 +229,27 @@ def _output_failure(error: OutputError) -> int:
     return EXIT_ERRORS
 
 
-def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(
-        schema, args.whitespace, args.mcp_mode, args.source_format
+def _reading(args: argparse.Namespace) -> CompileOptions:
+    """What every command reads the schema with."""
+    return CompileOptions(
+        source_format=args.source_format,
+        whitespace=args.whitespace,
+        mcp=McpAccess(args.mcp_mode),
     )
+
+
+def _check(args: argparse.Namespace, schema: Path) -> int:
+    package, diagnostics = plan_schema(schema, _reading(args))
     _report(diagnostics)
     return EXIT_OK if package is not None else EXIT_ERRORS
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(
-        schema, mcp_mode=args.mcp_mode, source_format=args.source_format
-    )
+    package, diagnostics = plan_schema(schema, _reading(args))
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS
-    _print_tools(
+    rows = [
         (
             planned.tool.name,
             planned.python_name,
@@ -268,20 +258,6 @@ def _list(args: argparse.Namespace, schema: Path) -> int:
             ",".join(planned.tool.tags),
         )
         for planned in package.tools
-    )
-    return EXIT_OK
-
-
-def _list_mtdf(path: Path) -> int:
-    """An MTDF tool runs a command line: its type is ``cli``; it has no toolset
-    or tags."""
-    tools, diagnostics = mtdf_tools(path)
-    _report(diagnostics)
-    if diagnostics.has_errors:
-        return EXIT_ERRORS
-    _print_tools((tool.name, tool.python_name, "cli", "-", "") for tool in tools)
-    return EXIT_OK
-
-
-def _print_tools(rows: Iterable[tuple[str, str, str, str, str]]) -> None:
+    ]
     print(format_table([("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS"), *rows]))
+    return EXIT_OK

@@ -158,18 +158,14 @@ def _build(
 ) -> CachedPackage:
     """The package compiled into ``staging``, named after its inputs before the
     build (so that no two states of them share a module name in one process)."""
-    from .pipeline import compile_schema
-    from .planner import McpMode
+    from .pipeline import CompileOptions, compile_schema
+    from .planner import McpAccess, McpMode
 
     name = "mci_" + _digest(content, library)[:16]
     directory = staging / name
-    files, diagnostics = compile_schema(
-        schema,
-        directory,
-        name,
-        mcp_mode=McpMode.CACHE if connect else McpMode.NO_CONNECT,
-        mcp_environment=environment,
-    )
+    mode = McpMode.CACHE if connect else McpMode.NO_CONNECT
+    options = CompileOptions(mcp=McpAccess(mode=mode, environment=environment))
+    files, diagnostics = compile_schema(schema, directory, name, options)
     if files is None:
         raise BuildFailed(diagnostics)
     for relative, data in files.items():

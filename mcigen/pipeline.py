@@ -4,90 +4,81 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import ir
 from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
-from .frontend import load_schema
-from .frontend.broker import lower_broker
-from .frontend.mtdf.lower import lower_mtdf
+from .frontend.formats import MCI, Format
 from .frontend.source import read_source
-from .planner import McpAccess, McpMode, PlanOptions, plan
+from .planner import McpAccess, PlanOptions, plan
 
-MCI, MTDF, BROKER = "mci", "mtdf", "broker"
-"""The source formats: an MCI schema, MTDF tool files (Ahma's), or a pyMCPBroker
-config."""
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How an input is read, planned and emitted; ``check`` and ``list`` use the
+    first three."""
+
+    source_format: Format = MCI
+    whitespace: str = "compat"
+    """How directive templates treat whitespace: "compat" (mci-py's) or "trim"."""
+    mcp: McpAccess = McpAccess()
+    policy: ir.RuntimePolicy = ir.DEFAULT_POLICY
+    vendor_runtime: bool = False
+    """Copy the runtime into the package (``_runtime/``) instead of importing it."""
+    project: bool = False
+    """Emit a project holding the package as ``name/`` (``--project``)."""
 
 
 def plan_schema(
-    path: Path,
-    whitespace: str = "compat",
-    mcp_mode: McpMode = McpMode.CACHE,
-    source_format: str = MCI,
-    mcp_environment: Mapping[str, str] | None = None,
+    path: Path, options: CompileOptions = CompileOptions()
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
-    if source_format == MTDF:
-        schema, diagnostics = lower_mtdf(path)
-    elif source_format == BROKER:
-        schema, diagnostics = lower_broker(path)
-    else:
-        schema, diagnostics = load_schema(
-            path, display_name=str(path), whitespace=whitespace
-        )
+    schema, diagnostics = options.source_format.lower(path, options.whitespace)
     if schema is None:
         return None, diagnostics
-    options = PlanOptions(path, whitespace, McpAccess(mcp_mode, mcp_environment))
-    package, planning = plan(schema, options)
+    package, planning = plan(
+        schema,
+        PlanOptions(schema_path=path, whitespace=options.whitespace, mcp=options.mcp),
+    )
     diagnostics.extend(planning.items)
     return (None if diagnostics.has_errors else package), diagnostics
 
 
 def compile_schema(
-    path: Path,
-    out_dir: Path,
-    name: str,
-    whitespace: str = "compat",
-    mcp_mode: McpMode = McpMode.CACHE,
-    policy: ir.RuntimePolicy = ir.DEFAULT_POLICY,
-    vendor_runtime: bool = False,
-    project: bool = False,
-    source_format: str = MCI,
-    mcp_environment: Mapping[str, str] | None = None,
+    path: Path, out_dir: Path, name: str, options: CompileOptions = CompileOptions()
 ) -> tuple[dict[str, bytes] | None, Diagnostics]:
     """Every stage: the generated files, or None and the diagnostics that stopped it.
-    With ``project``, ``out_dir`` is a project holding the package as ``name/``."""
+    With ``options.project``, ``out_dir`` is a project holding the package as
+    ``name/``."""
     with _rare_collections():
-        package, diagnostics = plan_schema(
-            path, whitespace, mcp_mode, source_format, mcp_environment
-        )
+        package, diagnostics = plan_schema(path, options)
         if package is None:
             return None, diagnostics
-        package_dir = out_dir / name if project else out_dir
-        schema_dir = _way_to(path.resolve().parent, package_dir.resolve())
-        options = ir.BuildOptions(
-            name,
-            schema_dir,
-            whitespace,
-            policy,
-            vendor_runtime,
+        package_dir = out_dir / name if options.project else out_dir
+        build_options = ir.BuildOptions(
+            name=name,
+            schema_dir=_way_to(path.resolve().parent, package_dir.resolve()),
+            whitespace=options.whitespace,
+            policy=options.policy,
+            vendor_runtime=options.vendor_runtime,
             source_path=Path(
                 os.path.relpath(path.resolve(), package_dir.resolve())
             ).as_posix(),
-            source_format=source_format,
-            project=project,
+            source_format=options.source_format.name,
+            project=options.project,
         )
         wrapper = None
-        if project:
-            wrapper, projecting = plan_project(package, options, _locator(path))
+        if options.project:
+            wrapper, projecting = plan_project(package, build_options, _locator(path))
             diagnostics.extend(projecting.items)
             if wrapper is None:
                 return None, diagnostics
-        files, emitting = emit(package, options)
+        files, emitting = emit(package, build_options)
     diagnostics.extend(emitting.items)
     if diagnostics.has_errors:
         return None, diagnostics

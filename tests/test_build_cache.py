@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mcigen.backend import models
-from mcigen.pipeline import compile_schema
-from mcigen.planner import McpMode
+from mcigen.pipeline import CompileOptions, compile_schema
+from mcigen.planner import McpAccess, McpMode
 
 from .conftest import ROOT
 
@@ -17,7 +17,7 @@ EXAMPLE = ROOT / "examples" / "incident_digest.mci.yaml"
 
 def _build(tmp_path: Path) -> dict[str, bytes]:
     files, diagnostics = compile_schema(
-        EXAMPLE, tmp_path / "pkg", "pkg", mcp_mode=McpMode.OFFLINE
+        EXAMPLE, tmp_path / "pkg", "pkg", CompileOptions(mcp=McpAccess(McpMode.OFFLINE))
     )
     assert files is not None, diagnostics.render()
     return files

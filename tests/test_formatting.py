@@ -11,10 +11,12 @@ import pytest
 
 from mcigen import backend
 from mcigen.backend import formatting, workers
-from mcigen.pipeline import compile_schema
-from mcigen.planner import McpMode
+from mcigen.pipeline import CompileOptions, compile_schema
+from mcigen.planner import McpAccess, McpMode
 
 from .conftest import ROOT
+
+OFFLINE = CompileOptions(mcp=McpAccess(McpMode.OFFLINE))
 
 R = TypeVar("R")
 
@@ -60,11 +62,11 @@ def test_generated_packages_are_the_same_bytes(
     example: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     schema = ROOT / "examples" / example
-    pieces, _ = compile_schema(schema, tmp_path / "p", "p", mcp_mode=McpMode.OFFLINE)
+    pieces, _ = compile_schema(schema, tmp_path / "p", "p", OFFLINE)
     monkeypatch.setattr(
         backend, "format_modules", lambda sources, known: [_whole(s) for s in sources]
     )
-    whole, _ = compile_schema(schema, tmp_path / "p", "p", mcp_mode=McpMode.OFFLINE)
+    whole, _ = compile_schema(schema, tmp_path / "p", "p", OFFLINE)
     assert pieces is not None and pieces == whole
 
 

@@ -21,7 +21,7 @@ from packaging.requirements import Requirement
 
 from mcigen.backend.toml_text import toml_string
 from mcigen.diagnostics import printable
-from mcigen.pipeline import compile_schema
+from mcigen.pipeline import CompileOptions, compile_schema
 
 from .conftest import (
     ROOT,
@@ -380,7 +380,9 @@ def test_hostile_strings_stay_data_in_pyproject_and_readme(
     tmp_path: Path, document: dict[str, Any]
 ) -> None:
     schema = write_schema(tmp_path, document)
-    files, diagnostics = compile_schema(schema, tmp_path / "proj", "proj", project=True)
+    files, diagnostics = compile_schema(
+        schema, tmp_path / "proj", "proj", CompileOptions(project=True)
+    )
     assert files is not None, diagnostics.render()
 
     project = tomllib.loads(files["pyproject.toml"].decode())["project"]

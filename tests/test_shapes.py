@@ -14,8 +14,8 @@ import pytest
 
 from mcigen import backend
 from mcigen.backend import formatting, shapes
-from mcigen.pipeline import compile_schema
-from mcigen.planner import McpMode
+from mcigen.pipeline import CompileOptions, compile_schema
+from mcigen.planner import McpAccess, McpMode
 
 from .conftest import ROOT
 
@@ -49,7 +49,10 @@ def _pieces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         patched.setattr(backend, "format_modules", _keeping(sources))
         for example in ("runbooks.mci.json", "workspace.mci.yaml"):
             compile_schema(
-                ROOT / "examples" / example, tmp_path, "p", mcp_mode=McpMode.OFFLINE
+                ROOT / "examples" / example,
+                tmp_path,
+                "p",
+                CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
             )
     return [piece for source in sources for piece in formatting._pieces(source)]
 

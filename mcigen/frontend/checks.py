@@ -1,4 +1,5 @@
-"""Small composable checks from which the MCI field rules are declared.
+"""Small composable checks from which the field rules of MCI schemas and
+broker configs are declared.
 
 Each check validates one value, reports every problem it finds to the
 :class:`Context` and never stops at the first one. Messages name the field by its

@@ -31,7 +31,7 @@ from mcigen_runtime.templating.syntax import Template
 
 from .. import ir
 from ..diagnostics import Diagnostics, Level
-from ..frontend import load_schema
+from ..frontend.mci import load_schema
 from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
 from .filters import apply_filter

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import ir
 from ..diagnostics import Diagnostics, did_you_mean
-from ..frontend import load_schema
+from ..frontend.mci import load_schema
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
 

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from mcigen import ir
-from mcigen.pipeline import BROKER, plan_schema
-from mcigen.planner import McpMode
+from mcigen.frontend.formats import BROKER
+from mcigen.pipeline import CompileOptions, plan_schema
+from mcigen.planner import McpAccess, McpMode
 
 from ..conftest import leaves_a_trace, run_mcigen
 from ..mcp_servers import TOY_SERVER
@@ -96,7 +97,8 @@ def test_each_mount_lists_the_tools_its_filter_keeps_under_their_leaf_names(
 
 def test_the_tree_is_the_configs_with_a_leaf_per_tool(twice: Path) -> None:
     package, diagnostics = plan_schema(
-        twice / "broker.json", mcp_mode=McpMode.OFFLINE, source_format=BROKER
+        twice / "broker.json",
+        CompileOptions(source_format=BROKER, mcp=McpAccess(McpMode.OFFLINE)),
     )
     assert package is not None, diagnostics.render()
     assert package.tree == ir.Tree(
@@ -312,7 +314,9 @@ def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_co
             }
         ]
     }
-    package, _ = plan_schema(write_config(tmp_path, document), source_format=BROKER)
+    package, _ = plan_schema(
+        write_config(tmp_path, document), CompileOptions(source_format=BROKER)
+    )
     assert package is not None
     assert [p.tool.description for p in package.tools] == [""]
 

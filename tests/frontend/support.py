@@ -11,7 +11,7 @@ import yaml
 
 from mcigen import ir
 from mcigen.diagnostics import Diagnostics
-from mcigen.frontend import load_schema
+from mcigen.frontend.mci import load_schema
 
 FORMATS = ("json", "yaml")
 

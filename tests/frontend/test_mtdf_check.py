@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcigen.frontend.mtdf import check_mtdf
+from mcigen.frontend.mtdf.lower import lower_mtdf
 
 from ..conftest import run_mcigen
 from .test_robustness_property import _paths, _replace
@@ -43,7 +43,7 @@ TOOL: dict[str, Any] = {
 
 def _check(tmp_path: Path, document: Any, name: str = "tool.json") -> list[str]:
     (tmp_path / name).write_text(json.dumps(document, indent=2), encoding="utf-8")
-    return [str(d) for d in check_mtdf(tmp_path / name).items]
+    return [str(d) for d in lower_mtdf(tmp_path / name)[1].items]
 
 
 def _where(tmp_path: Path, name: str, marker: str) -> str:
@@ -84,7 +84,7 @@ def test_ahmas_folder_layouts_are_read(tmp_path: Path, layout: str) -> None:
     (tmp_path / ".ahma" / "tools").mkdir()
     (tmp_path / ".ahma" / "bad.json").write_text('{"command": ""}')
     for path in (tmp_path, tmp_path / layout):
-        diagnostics = check_mtdf(path)
+        _, diagnostics = lower_mtdf(path)
         assert (
             f"{tmp_path / '.ahma' / 'bad.json'}:1:13: error: 'command' cannot be empty"
             in [str(d) for d in diagnostics.items]
@@ -307,7 +307,7 @@ def test_a_repeated_key_is_located_at_its_second_spelling(tmp_path: Path) -> Non
         '"command"', '"name": "again",\n  "command"'
     )
     (tmp_path / "tool.json").write_text(text, encoding="utf-8")
-    lines = [str(d) for d in check_mtdf(tmp_path / "tool.json").items]
+    lines = [str(d) for d in lower_mtdf(tmp_path / "tool.json")[1].items]
     where = _where(tmp_path, "tool.json", '"name": "again"')
     assert lines == [f"{where}: error: duplicate field 'name'"]
 
@@ -347,6 +347,22 @@ def test_a_tool_name_defined_in_two_files_is_reported_at_both(tmp_path: Path) ->
         f"{first}: error: tool name 'lister' is also defined at {second}",
         f"{second}: error: tool name 'lister' is also defined at {first}",
         "2 errors, 0 warnings",
+    ]
+
+
+def test_two_names_with_one_python_name_warn_as_a_build_does(tmp_path: Path) -> None:
+    """``check`` runs the planner, as ``build`` does: ``a_b`` is ``a_b_2`` in Python."""
+    _check(tmp_path, _with({"name": "a-b"}), "a-b.json")
+    _check(tmp_path, _with({"name": "a_b"}), "a_b.json")
+    subcommand = '{\n      "name": "default"'  # a tool is where its leaf is
+    first = _where(tmp_path, "a-b.json", subcommand)
+    second = _where(tmp_path, "a_b.json", subcommand)
+    result = run_mcigen("check", tmp_path)
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        f"{second}: warning: tool 'a_b' would be the Python function 'a_b', like "
+        f"tool 'a-b' (at {first}); it is 'a_b_2' in Python, and 'a_b' everywhere else",
+        "0 errors, 1 warning",
     ]
 
 
@@ -459,7 +475,7 @@ def test_check_never_raises_on_a_hostile_tool_file(
     with tempfile.TemporaryDirectory() as directory:
         file = Path(directory) / "tool.json"
         file.write_text(json.dumps(_replace(GIT, path, new)), encoding="utf-8")
-        for diagnostic in check_mtdf(file).items:
+        for diagnostic in lower_mtdf(file)[1].items:
             assert diagnostic.location.line >= 1
 
 
@@ -469,4 +485,4 @@ def test_check_never_raises_on_any_text(text: str) -> None:
     with tempfile.TemporaryDirectory() as directory:
         file = Path(directory) / "tool.json"
         file.write_text(text, encoding="utf-8")
-        check_mtdf(file)
+        lower_mtdf(file)

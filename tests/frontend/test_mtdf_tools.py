@@ -109,7 +109,6 @@ def test_file_tools_ls_gets_the_guidance_block_first() -> None:
     assert ls.description == (
         f"{SYNC_BLOCK}\n\nList directory contents with various formatting options"
     )
-    assert ls.python_name == "file_tools_ls"
 
 
 def test_a_single_default_is_the_tool_and_a_nested_one_its_parent(
@@ -300,6 +299,21 @@ def test_mcigen_list_prints_the_tools() -> None:
     ]
     hyphen = run_mcigen("list", AHMA)
     assert "file-tools_ls  " in hyphen.stdout and " file_tools_ls " in hyphen.stdout
+
+
+def test_mcigen_list_gives_two_tools_their_python_names_as_a_build_does(
+    tmp_path: Path,
+) -> None:
+    for name in ("a-b", "a_b"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(_tool(None, name=name)))
+    result = run_mcigen("list", tmp_path)
+    assert result.returncode == 0
+    assert "it is 'a_b_2' in Python" in result.stderr
+    assert result.stdout.splitlines() == [
+        "NAME  PYTHON NAME  TYPE  TOOLSET  TAGS",
+        "a-b   a_b          cli   -",
+        "a_b   a_b_2        cli   -",
+    ]
 
 
 def test_mcigen_list_stops_at_an_error(tmp_path: Path) -> None:

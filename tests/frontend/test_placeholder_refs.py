@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcigen.frontend import load_schema
+from mcigen.frontend.mci import load_schema
 
 
 def _warnings(

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcigen.frontend.json_schema import DEFAULT_DRAFT, meta_schema_problems
-from mcigen.frontend.plain_schema import plainly_valid
+from mcigen.frontend.mci.json_schema import DEFAULT_DRAFT, meta_schema_problems
+from mcigen.frontend.mci.plain_schema import plainly_valid
 
 _KEYS = st.sampled_from(
     [

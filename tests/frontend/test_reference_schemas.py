@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcigen.frontend import load_schema
+from mcigen.frontend.mci import load_schema
 
 REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference"
 TOOLSET_DIRECTORIES = ("toolsets_library/", "tests/fixtures/toolsets/", "mci/mcp/")

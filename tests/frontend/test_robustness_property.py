@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcigen.frontend import load_schema
+from mcigen.frontend.mci import load_schema
 
 from .support import FORMATS, render
 from .test_lower import FULL_SCHEMA

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import mcigen.frontend.yaml_reader as yaml_reader
-from mcigen.frontend import load_schema
+from mcigen.frontend.mci import load_schema
 
 from .support import diagnostic_lines, load_text
 

@@ -18,8 +18,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from mcigen_runtime.registry import registry
 
+from mcigen.frontend.formats import MTDF
 from mcigen.output import write_package
-from mcigen.pipeline import MTDF, compile_schema
+from mcigen.pipeline import CompileOptions, compile_schema
 
 from .support import BUILDS, every_module_imported, importable_from
 from .test_hostile_strings_property import hostile
@@ -88,7 +89,7 @@ def test_hostile_tool_files_are_data(
     for index, tool in enumerate(tools):
         (folder / f"{index}.json").write_text(json.dumps(tool), encoding="utf-8")
     files, diagnostics = compile_schema(
-        folder, workspace / package, package, source_format=MTDF
+        folder, workspace / package, package, CompileOptions(source_format=MTDF)
     )
     event("refused" if files is None else "built")
     if files is None:

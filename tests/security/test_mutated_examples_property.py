@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcigen.output import write_package
-from mcigen.pipeline import compile_schema
-from mcigen.planner import McpMode
+from mcigen.pipeline import CompileOptions, compile_schema
+from mcigen.planner import McpAccess, McpMode
 
 from ..conftest import ROOT
 from .support import BUILDS, every_module_imported, importable_from
@@ -88,7 +88,10 @@ def test_mutated_examples_build_or_fail_located(
     schema = workspace / "examples" / f"{package}.mci.json"
     schema.write_text(json.dumps(document), encoding="utf-8")
     files, diagnostics = compile_schema(
-        schema, workspace / package, package, mcp_mode=McpMode.OFFLINE
+        schema,
+        workspace / package,
+        package,
+        CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
     )
     if files is None:
         assert diagnostics.has_errors

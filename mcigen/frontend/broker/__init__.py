@@ -13,9 +13,9 @@ from pathlib import Path
 from ... import ir
 from ...diagnostics import Diagnostics, Location
 from ..context import At, Context, type_name
+from ..document_checks import check_text
 from ..source import read_source
 from ..top_level import top_level_keys
-from ..validate import check_text
 from .command import warn_unsubstituted
 from .fields import CONFIG
 from .nodes import WalkedNode, walk_tree

@@ -1,6 +1,5 @@
 """The MTDF frontend: Ahma's tool files (MCP Tool Definition Format), read and checked.
 
-    diagnostics = check_mtdf(Path(".ahma"))
     tools, diagnostics = mtdf_tools(Path(".ahma"))  # the tools Ahma lists
 
 Every problem of every file comes back at once, in file order; none is raised.
@@ -21,11 +20,7 @@ from .sequences import resolve_sequences
 from .shape import check_shape
 from .tool_guidance import guidance_blocks
 
-__all__ = ["MtdfParameter", "MtdfTool", "check_mtdf", "holds_mtdf", "mtdf_tools"]
-
-
-def check_mtdf(path: Path) -> Diagnostics:
-    return mtdf_tools(path)[1]
+__all__ = ["MtdfParameter", "MtdfTool", "holds_mtdf", "mtdf_tools"]
 
 
 def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from ... import ir
 from ...diagnostics import Location
-from ...planner.names import function_name
 from .probes import tool_probes
 from .rules import synchronous_of
 
@@ -51,7 +50,6 @@ class MtdfTool:
     leaves or a single ``default`` one."""
 
     name: str
-    python_name: str
     description: str
     input_schema: Mapping[str, object]
     command_words: tuple[str, ...]
@@ -161,7 +159,6 @@ def _tool(
         timeout = tool.get("timeout_seconds")
     return MtdfTool(
         name=name,
-        python_name=function_name(name),
         description=f"{block}\n\n{base}" if block is not None else base,
         input_schema=_input_schema(str(tool["name"]), leaf_fields),
         command_words=(str(tool["command"]), *(leaf.words if leaf else ())),

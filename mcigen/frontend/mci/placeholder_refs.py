@@ -14,7 +14,7 @@ from typing import Any
 
 from mcigen_runtime.templating.syntax import PathRef, references
 
-from .context import Context
+from ..context import Context
 
 ROOTS = ("props", "input", "env")
 WARNINGS_PER_TEMPLATE = 20

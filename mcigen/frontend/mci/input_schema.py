@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import AnyJson, ObjectCheck
-from .context import At, Context, is_json_kind, show, type_name
+from ..checks import AnyJson, ObjectCheck
+from ..context import At, Context, is_json_kind, show, type_name
+from ..pointers import child_pointer
 from .json_schema import DEFAULT_DRAFT, draft_of, meta_schema_problems
 from .plain_schema import plainly_valid
-from .pointers import child_pointer
 
 _SIMPLE_TYPES = frozenset(
     {"string", "integer", "number", "boolean", "array", "object", "null"}

@@ -11,10 +11,10 @@ from typing import Any
 
 from mcigen_runtime.templating.syntax import Template
 
-from .. import ir
-from .pointers import child_pointer
+from ... import ir
+from ..pointers import child_pointer
+from ..source import SourceDocument
 from .rules import DEFAULT_RETRY_ATTEMPTS, DEFAULT_RETRY_BACKOFF_MS, DEFAULT_TIMEOUT_MS
-from .source import SourceDocument
 
 JsonObject = dict[str, Any]
 

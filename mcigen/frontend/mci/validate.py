@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostics
-from .context import At, Context, type_name
+from ...diagnostics import Diagnostics
+from ..context import At, Context, type_name
+from ..document_checks import check_text
+from ..source import SourceDocument
 from .placeholder_refs import check_placeholder_references
 from .rules import MAIN_SCHEMA, TOOLSET_FILE
-from .source import SourceDocument
-from .unicode_text import check_unicode_text
 
 
 def validate(
@@ -24,18 +24,6 @@ def validate(
         (TOOLSET_FILE if toolset_file else MAIN_SCHEMA).check(ctx, root, doc.data)
         check_placeholder_references(ctx)
     return ctx
-
-
-def check_text(ctx: Context) -> None:
-    """What every document must be, whatever its format: keys given once, strings
-    that are Unicode text."""
-    doc = ctx.doc
-    for duplicate in doc.duplicate_keys:
-        ctx.diagnostics.warning(
-            doc.index_location(duplicate.key, duplicate.pointer),
-            f"duplicate key '{duplicate.name}'; only the last value is used",
-        )
-    check_unicode_text(ctx, doc.data)
 
 
 def _declared_mcp_servers(data: object, toolset_file: bool) -> frozenset[str] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import (
+from ..checks import (
     AnyJson,
     ArrayOf,
     Bool,
@@ -20,7 +20,7 @@ from .checks import (
     Str,
     Tagged,
 )
-from .context import At, Context, TemplateMode, show, type_name
+from ..context import At, Context, TemplateMode, show, type_name
 from .input_schema import ObjectSchema
 
 SUPPORTED_SCHEMA_VERSIONS = ("1.0",)

@@ -1,0 +1,66 @@
+"""The input formats mcigen reads, in the one place that knows them: how each is
+recognised, lowered to the IR and named in messages. A new format is a folder
+beside ``mci/``, ``mtdf/`` and ``broker/`` and an entry in ``FORMATS``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import ir
+from ..diagnostics import Diagnostics
+from .broker import holds_broker, lower_broker
+from .mci import load_schema
+from .mtdf import holds_mtdf
+from .mtdf.lower import lower_mtdf
+
+Lowering = Callable[[Path, str], tuple[ir.Schema | None, Diagnostics]]
+"""The schema at a path, its templates parsed in a whitespace mode ("compat" or
+"trim"), and the diagnostics; no schema when one of them is an error."""
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    """What ``--from`` calls it, and what a built package records."""
+    label: str
+    """The format as messages name it: "an MCI schema"."""
+    recognise: Callable[[Path], bool]
+    lower: Lowering
+    folder_holds: str | None = None
+    """What a folder of this format holds ("MTDF tool file"); None when an input
+    of the format is one file."""
+
+
+MTDF = Format(
+    "mtdf",
+    "MTDF tool files",
+    holds_mtdf,
+    lambda path, _whitespace: lower_mtdf(path),
+    folder_holds="MTDF tool file",
+)
+BROKER = Format(
+    "broker",
+    "a broker config",
+    holds_broker,
+    lambda path, _whitespace: lower_broker(path),
+)
+MCI = Format(
+    "mci",
+    "an MCI schema",
+    lambda _path: True,
+    lambda path, whitespace: load_schema(path, whitespace=whitespace),
+)
+
+FORMATS = (MTDF, BROKER, MCI)
+"""In the order they are tried: the first that recognises an input reads it, and
+an MCI schema is whatever no other format recognises."""
+
+
+def recognise(path: Path) -> Format:
+    return next(known for known in FORMATS if known.recognise(path))
+
+
+def format_named(name: str) -> Format:
+    return next(known for known in FORMATS if known.name == name)
