@@ -25,7 +25,8 @@ from urllib.parse import unquote
 from mcigen_runtime import integers
 
 from .. import build_cache, ir
-from ..planner.names import class_name, unique
+from ..planner.names import class_name
+from ..unique_names import unique
 from . import enum_data
 
 _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")

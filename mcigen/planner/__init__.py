@@ -15,10 +15,11 @@ from typing import Any
 from .. import ir
 from ..diagnostics import Diagnostics
 from ..large_enums import large_enum_kind
+from ..unique_names import unique
 from .annotations import annotation, optional
 from .broker_sources import load_broker_tools
 from .mcp_servers import McpAccess, McpMode, load_mcp_tools
-from .names import class_name, function_name, module_name, parameter_name, unique
+from .names import class_name, function_name, module_name, parameter_name
 from .toolsets import library_path, load_toolsets
 from .tree import config_tree, schema_tree
 

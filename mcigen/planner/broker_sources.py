@@ -14,9 +14,9 @@ from mcigen_runtime.tree import join, segment
 
 from .. import ir
 from ..diagnostics import Diagnostics, Location, did_you_mean
+from ..unique_names import unique
 from .filters import glob_allows
 from .mcp_servers import McpAccess, server_tools
-from .names import unique
 
 
 def load_broker_tools(

@@ -139,13 +139,3 @@ def package_name_problem(name: str) -> str | None:
     if name in sys.stdlib_module_names:
         return f"'{name}' would shadow Python's own '{name}'"
     return None
-
-
-def unique(name: str, taken: set[str], separator: str = "_") -> str:
-    """``name``, or ``name_2``, ``name_3``... whichever is not in ``taken``; records it."""
-    candidate, counter = name, 1
-    while candidate in taken:
-        counter += 1
-        candidate = f"{name}{separator}{counter}"
-    taken.add(candidate)
-    return candidate

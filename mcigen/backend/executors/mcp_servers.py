@@ -14,8 +14,9 @@ from mcigen_runtime.templating.compiler import CompiledText, compile_text
 from mcigen_runtime.templating.syntax import Template
 
 from ... import ir
-from ...planner.names import module_name, unique
+from ...planner.names import module_name
 from ...setting_templates import setting_template
+from ...unique_names import unique
 from ..pysource import Code, code, docstring, ident, literal
 
 ENV_ONLY = frozenset({"env"})

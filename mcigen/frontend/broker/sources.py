@@ -10,7 +10,7 @@ from typing import Any
 from mcigen_runtime.tree import path_segments
 
 from ... import ir
-from ...planner.names import unique
+from ...unique_names import unique
 from ..context import At, Context
 from .command import command_words
 from .nodes import WalkedNode
