@@ -12,10 +12,10 @@ try:
     from mcigen_runtime import require_runtime
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
-        "incident_digest needs mcigen-runtime>=0.1.0,<0.2: pip install 'mcigen-runtime>=0.1.0,<0.2'"
+        "incident_digest needs mcigen-runtime>=0.2.0,<0.3: pip install 'mcigen-runtime>=0.2.0,<0.3'"
     ) from None
 
-require_runtime("0.1.0", __name__)
+require_runtime("0.2.0", __name__)
 
 if TYPE_CHECKING:
     from mcigen_runtime.errors import ToolInputError
