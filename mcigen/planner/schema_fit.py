@@ -8,19 +8,21 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 from jsonschema.validators import validator_for
+from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 """What a tool without an ``inputSchema`` takes, as the broker shows it."""
 
-_LOCAL_ONLY: Registry[Any] = Registry()
-"""No schema besides the one checked: a ``$ref`` elsewhere is never fetched."""
+_META_SCHEMAS: Registry[Any] = REGISTRY
+"""The drafts' meta-schemas, and no way to fetch any other document: the registry
+jsonschema's validators start from, which given as it is costs them nothing."""
 
 
 def misfit(value: Any, schema: dict[str, Any]) -> str | None:
     """What is wrong with ``value`` for ``schema`` (None: it fits)."""
-    validator = validator_for(schema)(schema, registry=_LOCAL_ONLY)
+    validator = validator_for(schema)(schema, registry=_META_SCHEMAS)
     try:
         problem = best_match(validator.iter_errors(value))
     except Unresolvable as error:
