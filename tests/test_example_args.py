@@ -2,7 +2,8 @@
 for every tool of the examples and of the reference schemas (their toolsets and MCP
 caches too), for generated schemas with bounds, lengths, patterns, formats, enums,
 arrays and nested objects, and through the generated models of a real package.
-Where no example can fit, there is none."""
+Where no example can fit, there is none. The compiler makes them
+(:mod:`mcigen.planner.example_args`) and keeps those a validator accepts."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.broker.example_args import example_args
 from mcigen_runtime.broker.meta_tools import Broker
 from mcigen_runtime.registry import registry
 
-from .conftest import ROOT, built_package
+from mcigen.planner.example_args import example_args
+from mcigen.planner.schema_fit import misfit
+
+from .conftest import ROOT, built_package, schema_of, text_tool, write_schema
 
 CORPUS = sorted(
     path
@@ -73,6 +76,42 @@ def test_the_issues_ticket_example_passes_the_generated_model(tmp_path: Path) ->
         for name, path in paths.items():
             answer = broker.call(path, broker.desc(path)["example_args"])
             assert answer["isError"] is False, (name, answer)
+
+
+def test_an_example_its_schema_refuses_is_not_stored(tmp_path: Path) -> None:
+    """A property's own ``examples[0]`` is taken as it is; one that breaks the
+    property's schema leaves the tool without example args, where it used to be
+    shown."""
+
+    def code_tool(name: str, code: dict[str, Any]) -> dict[str, Any]:
+        schema = {"type": "object", "properties": {"code": code}, "required": ["code"]}
+        return text_tool(name, "{{props.code}}", inputSchema=schema)
+
+    document = schema_of(
+        code_tool("refused", {"type": "string", "maxLength": 2, "examples": ["abc"]}),
+        code_tool("kept", {"type": "string", "maxLength": 2, "examples": ["ab"]}),
+    )
+    with built_package(write_schema(tmp_path, document), tmp_path / "pkg") as package:
+        broker = Broker(registry(package.__name__), env={})
+        assert "example_args" not in broker.desc("/refused")
+        assert broker.desc("/kept")["example_args"] == {"code": "ab"}
+
+
+def test_the_check_fetches_no_schema_from_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fetched: list[object] = []
+
+    def urlopen(request: object, *args: object, **kwargs: object) -> None:
+        fetched.append(request)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    schema = {"type": "object", "properties": {"a": {"$ref": "http://x.test/a.json"}}}
+    assert misfit({"a": 1}, schema) == (
+        "$ref 'http://x.test/a.json' is not a definition of the schema itself"
+    )
+    assert fetched == []
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The two back ends over one AST agree: compiled Python gives exactly what the
-runtime renderer gives, for generated templates in both whitespace modes."""
+template interpreter of the tests (``templating/interpreter.py``) gives, for generated templates in both whitespace modes.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from mcigen_runtime.templating import lookup
 from mcigen_runtime.templating.compiler import compile_text
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.parser import parse_template
-from mcigen_runtime.templating.render import render
+
+from .templating.interpreter import render
 
 PROPS = {
     "n": 3,
@@ -125,7 +127,7 @@ def _template(depth: int, loop_vars: tuple[str, ...]) -> st.SearchStrategy[str]:
 @given(
     _template(3, ()), st.sampled_from(["compat", "trim"]), st.booleans(), st.booleans()
 )
-def test_compiled_code_equals_runtime_render(
+def test_compiled_code_equals_the_interpreter(
     text: str, whitespace: str, direct: bool, inline: bool
 ) -> None:
     present = frozenset(PROPS) if direct else frozenset()

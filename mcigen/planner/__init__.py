@@ -2,7 +2,8 @@
 
 It pulls in the tools of toolsets and MCP servers, drops disabled tools, gives every
 tool its Python function, model and group names, derives keyword parameters from
-the input schema, and reports clashes.
+the input schema, lays out the broker's tree with the example arguments of its
+leaves, and reports clashes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..large_enums import large_enum_kind
 from ..unique_names import unique
 from .annotations import annotation, optional
 from .broker_sources import load_broker_tools
+from .leaf_examples import with_example_args
 from .mcp_servers import McpAccess, McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name
 from .toolsets import library_path, load_toolsets
@@ -86,6 +88,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
         tree = config_tree(schema.tree_nodes, leaves, enabled)
     else:
         tree = schema_tree(schema.metadata, enabled)
+    tree = with_example_args(tree, enabled)
     return ir.Package(schema, groups.sharded(planned), tree), diagnostics
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from jsonschema.exceptions import best_match
-from jsonschema.validators import validator_for
 from mcigen_runtime.tree import join, segment
 
 from .. import ir
@@ -17,6 +15,7 @@ from ..diagnostics import Diagnostics, Location, did_you_mean
 from ..unique_names import unique
 from .filters import glob_allows
 from .mcp_servers import McpAccess, server_tools
+from .schema_fit import EMPTY_SCHEMA, misfit
 
 
 def load_broker_tools(
@@ -114,15 +113,12 @@ def _check_example_args(
 ) -> None:
     if override.example_args is None:
         return
-    schema = tool.input_schema or {"type": "object"}
-    validator = validator_for(schema)(schema)
-    problem = best_match(validator.iter_errors(override.example_args))
+    problem = misfit(override.example_args, tool.input_schema or EMPTY_SCHEMA)
     if problem is not None:
-        where = "".join(f"[{part!r}]" for part in problem.absolute_path)
         diagnostics.error(
             override.location,
             f"'example_args' of tool '{tool.name}' do not fit its inputSchema: "
-            f"{f'at {where}: ' if where else ''}{problem.message}",
+            f"{problem}",
         )
 
 

@@ -25,8 +25,9 @@ from mcigen_runtime.executors.mcp.calls import (
     McpServerParams,
     list_mcp_tools,
 )
+from mcigen_runtime.limits import DEFAULT
+from mcigen_runtime.templating.compiler import compile_renderer
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
-from mcigen_runtime.templating.render import render
 from mcigen_runtime.templating.syntax import Template
 
 from .. import ir
@@ -254,13 +255,14 @@ def _build_time_params(
     server: ir.McpServer, environment: Mapping[str, str] | None
 ) -> McpServerParams:
     """The server's settings with ``{{env.X}}`` taken from ``environment``, the
-    build's own when None."""
+    build's own when None, rendered as the runtime renders a file's contents."""
     context: dict[str, Any] = {
         "env": dict(os.environ if environment is None else environment)
     }
 
     def resolve(text: str | Template) -> str:
-        return render(setting_template(text), context)
+        render = compile_renderer(setting_template(text))
+        return render(context, DEFAULT.text_output)
 
     config = server.config
     pairs = {

@@ -55,7 +55,8 @@ class TreeLeaf:
     max_output_chars: int | None = None
     """Wins over the broker's own limit."""
     example_args: dict[str, Any] | None = None
-    """None: made from the args schema."""
+    """What ``meta_desc`` shows to start from (None: nothing), settled at build
+    time."""
     render_mode: str = "json"
 
 

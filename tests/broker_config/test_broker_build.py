@@ -117,8 +117,11 @@ def test_the_tree_is_the_configs_with_a_leaf_per_tool(twice: Path) -> None:
                 {"text": "hello"},
                 "text",
             ),
-            ir.TreeLeaf("/toy/sums/plus", "toy.sums.plus"),
-            ir.TreeLeaf("/toy/sums/pid", "toy.sums.pid"),
+            # The config's example args above; the others made from the schema.
+            ir.TreeLeaf(
+                "/toy/sums/plus", "toy.sums.plus", example_args={"a": 0, "b": 0}
+            ),
+            ir.TreeLeaf("/toy/sums/pid", "toy.sums.pid", example_args={}),
         ),
     )
     say = package.tools[0].tool

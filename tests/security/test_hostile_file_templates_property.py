@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from mcigen_runtime.executors.file import render_file
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.parser import parse_template
-from mcigen_runtime.templating.render import render
 from mcigen_runtime.templating.syntax import TemplateSyntaxError
 
+from ..templating.interpreter import render
 from .support import CANARY, PAYLOADS
 from .test_hostile_strings_property import hostile
 

@@ -1,5 +1,6 @@
 """Differential: the hand-written template cases, compiled into text tools by one
-``mcigen build`` and rendered by the runtime renderer, against mci-py 1.2.
+``mcigen build`` and rendered by the tests' template interpreter (the oracle the
+compiler is held to, ``interpreter.py``), against mci-py 1.2.
 
 - COMPATIBLE cases give mci-py's result byte for byte (``model_dump(mode="json")``).
 - DEFECTS cases: mci-py still gives the outcome recorded beside each, and mcigen gives
@@ -18,12 +19,12 @@ from typing import Any
 import pytest
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.parser import parse_template
-from mcigen_runtime.templating.render import render
 from mcigen_runtime.templating.syntax import TemplateSyntaxError
 
 from ..conftest import run_mcigen, schema_of, text_tool, write_schema
 from ..oracle import OracleSession
 from .cases import COMPATIBLE, DEFECTS, TRIM, Outcome
+from .interpreter import render
 
 Invoker = Callable[[dict[str, Any], dict[str, str]], Any]
 
@@ -114,7 +115,7 @@ def _outcome(answer: dict[str, Any]) -> Outcome | str:
 
 
 def _render(text: str, props: dict[str, Any], env: dict[str, str], mode: str) -> Any:
-    """The runtime renderer's answer in the shape of a result (or an exception)."""
+    """The interpreter's answer in the shape of a result (or an exception)."""
     try:
         template = parse_template(text, directives=True, whitespace=mode)
         rendered = render(template, {"props": props, "env": env, "input": props})
@@ -195,10 +196,10 @@ def test_compiled_text_tools_match_mci_py(
     _report(failures, len(COMPATIBLE))
 
 
-def test_runtime_renderer_matches_mci_py(
+def test_the_interpreter_matches_mci_py(
     mci_py_compatible: list[dict[str, Any]],
 ) -> None:
-    """The renderer used for file contents gives the same results as compiled code."""
+    """The oracle of the template compiler gives mci-py's results."""
     failures = []
     for case, theirs in zip(COMPATIBLE, mci_py_compatible, strict=True):
         ours = _render(case.template, case.props, case.env, "compat")
@@ -249,7 +250,7 @@ def test_compiled_text_tools_give_the_intended_outcome(compat_package: Built) ->
     _report(failures, len(DEFECTS))
 
 
-def test_runtime_renderer_gives_the_intended_outcome() -> None:
+def test_the_interpreter_gives_the_intended_outcome() -> None:
     failures = []
     for defect in DEFECTS:
         got = _outcome(_render(defect.template, defect.props, defect.env, "compat"))
@@ -279,7 +280,7 @@ def test_trim_mode_gives_the_documented_output(trim_package: Built) -> None:
     _report(failures, len(TRIM))
 
 
-def test_trim_mode_runtime_renderer() -> None:
+def test_trim_mode_interpreter() -> None:
     failures = []
     for id, template, props, env, expected in TRIM:
         got = _outcome(_render(template, props, env, "trim"))

@@ -1,5 +1,6 @@
-"""Property: on generated templates within mci-py's correct subset, the runtime renderer
-(``compat`` whitespace) gives mci-py 1.2's text, or an error with its message."""
+"""Property: on generated templates within mci-py's correct subset, the tests' template
+interpreter (the oracle of the template compiler, ``compat`` whitespace) gives mci-py
+1.2's text, or an error with its message."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.parser import parse_template
-from mcigen_runtime.templating.render import render
 
 from ..oracle import OracleSession
+from .interpreter import render
 from .strategies import template_cases
 
 
@@ -47,7 +48,7 @@ def _ours(text: str, props: dict[str, Any], env: dict[str, str]) -> tuple[str, b
     )
 )
 @given(case=template_cases())
-def test_runtime_renderer_agrees_with_mci_py(
+def test_the_interpreter_agrees_with_mci_py(
     oracle: OracleSession, case: tuple[str, dict[str, Any], dict[str, str], str]
 ) -> None:
     text, props, env, failure = case

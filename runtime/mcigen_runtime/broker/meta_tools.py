@@ -31,13 +31,9 @@ Answers
 ``desc`` of a tool -> ``{"path", "type": "tool", "name", "summary", "description",
 "args_schema", "example_args"}`` plus ``annotations`` and ``tags`` when the tool has
 any. ``args_schema`` is the manifest's inputSchema as is (``{"type": "object",
-"properties": {}}`` for none). ``example_args`` are the tree's when it gives them; otherwise it holds each property's
-``examples[0]``, else its ``default``, else, if it is required, a value made to
-fit its schema (its ``const``, its first ``enum`` value, by type ``""``, ``0``,
-``false``, ``[]``, or what its bounds, length, pattern, format or ``minItems`` ask
-for, and for an object the example of its own properties, by the same rules); the
-schema's own ``examples[0]`` wins over all of that. A tool whose schema leaves no
-such example possible has no ``example_args``.
+"properties": {}}`` for none). ``example_args`` are the leaf's in the tree, as the
+compiler settled them: a broker config's own, else arguments made from the tool's
+schema that the schema accepts; a leaf without any has no ``example_args``.
 ``call`` -> ``{"path", "isError", "content": [content dicts], "metadata"}``; a
 metadata entry that repeats the content (a failed command's stderr, the stdout kept
 of a stopped one, an MCP tool's structuredContent when a text item is its JSON) is
@@ -50,7 +46,7 @@ reverse, args that do not match the schema) raises :class:`BrokerError`.
 A leaf whose ``render_mode`` is ``text`` answers with its text items joined into
 one (see :data:`.broker_tree.RENDER_MODES`). Long ``call`` answers are cut as
 :mod:`mcigen_runtime.broker.truncation` describes, at the leaf's ``max_output_chars`` or else the
-broker's; made ``example_args`` come from :mod:`mcigen_runtime.broker.example_args`.
+broker's.
 """
 
 from __future__ import annotations
@@ -67,7 +63,6 @@ from ..plain_json import plain_json
 from ..registry import Registry, ToolEntry
 from ..results import STRUCTURED_CONTENT, ToolResult
 from ..tree import ROOT, TreeLeaf, normalize, parent_of
-from .example_args import example_args
 from .truncation import json_text, truncate_answer
 
 __all__ = ["META_TOOLS", "Broker", "BrokerError"]
@@ -346,10 +341,8 @@ class Broker:
             "description": entry.description or "",
             "args_schema": schema,
         }
-        example = leaf.settings.example_args
-        example = example_args(schema) if example is None else copy.deepcopy(example)
-        if example is not None:
-            answer["example_args"] = example
+        if leaf.settings.example_args is not None:
+            answer["example_args"] = copy.deepcopy(leaf.settings.example_args)
         if entry.annotations:
             answer["annotations"] = copy.deepcopy(entry.annotations)
         if entry.tags:

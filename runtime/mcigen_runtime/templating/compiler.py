@@ -11,8 +11,8 @@ that is required or has a default) reads ``props["x"]`` directly; any other call
 runtime's ``first`` with its alternatives as constant tuples. Loop variables are
 bound in ``context`` so that every lookup sees them, innermost first.
 
-The generated code follows ``mcigen.runtime.template_render`` exactly; a test holds
-the two to the same output.
+The generated code follows the template interpreter of mcigen's tests exactly,
+which the tests hold to mci-py's output and this compiler to the same output.
 """
 
 from __future__ import annotations
@@ -123,10 +123,9 @@ Renderer = Callable[[dict[str, Any], int], str]
 
 
 def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
-    """A function ``(context, limit) -> text`` that renders ``template`` as the
-    runtime renderer would, compiled to Python, raising
-    :class:`~.output_budget.OutputLimitError` past ``limit`` characters or loop
-    turns; ``name`` is shown in tracebacks."""
+    """A function ``(context, limit) -> text`` that renders ``template``, compiled
+    to Python, raising :class:`~.output_budget.OutputLimitError` past ``limit``
+    characters or loop turns; ``name`` is shown in tracebacks."""
     code = compile_text(template, frozenset(), inline_members=True, limit="limit")
     lines = [
         "def render(context, limit):",

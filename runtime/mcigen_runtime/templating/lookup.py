@@ -1,9 +1,10 @@
 """Value lookup at call time, with mci-py's error messages.
 
-Compiled templates and the runtime renderer share these helpers: a path is a tuple
-of keys, a fallback literal a plain string. Loop variables live in the same context
-mapping as ``props``, ``env`` and ``input``; a variable iterating a dict is bound to
-an :class:`Entry`, whose ``key`` is the key and whose value stands for it elsewhere.
+Compiled templates (and the interpreter mcigen's tests hold them to) share these
+helpers: a path is a tuple of keys, a fallback literal a plain string. Loop variables
+live in the same context mapping as ``props``, ``env`` and ``input``; a variable
+iterating a dict is bound to an :class:`Entry`, whose ``key`` is the key and whose
+value stands for it elsewhere.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The syntax tree of MCI templates, shared by the build-time compiler and the runtime renderer."""
+"""The syntax tree of MCI templates, which the parser builds and the compiler turns
+into Python (at build time for a schema's templates, at call time for a file's)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Example arguments for a tool that its input schema accepts.
+"""Example arguments for a tool, made at build time from its input schema for the
+broker's ``meta_desc`` (:mod:`.leaf_examples` keeps those the schema accepts).
 
 Each property gets its ``examples[0]``, else its ``default``, else, if it is
 required, a value made to fit its schema:
@@ -26,8 +27,10 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, TypeGuard
+
+from .pattern_sample import pattern_sample
 
 _DEPTH = 8
 """How deep nested schemas and ``$ref`` chains are followed."""
@@ -369,7 +372,7 @@ def _string(node: Mapping[str, Any]) -> Any:
     if isinstance(form, str) and form in _FORMATS:
         candidates = [_FORMATS[form]]  # nothing else would be of its format
     else:
-        matching = None if pattern is None else _matching(pattern)
+        matching = None if pattern is None else pattern_sample(pattern)
         candidates = (
             [] if matching is None else [matching, matching.ljust(shortest, "a")]
         )
@@ -387,75 +390,3 @@ def _search(pattern: str, text: str) -> bool:
         return re.search(pattern, text) is not None
     except re.error:
         return False
-
-
-def _matching(pattern: str) -> str | None:
-    """A short string ``pattern`` matches, for patterns made of literals, classes,
-    groups, alternatives and repeats, read with Python's own (private) regular
-    expression parser; None for others. The caller checks the string."""
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        return _emit(_parser.parse(pattern))
-    except Exception:  # a pattern this cannot follow, or a Python without _parser
-        return None
-
-
-_CLASS_SAMPLES = "a0A_ -.~"
-"""Characters tried, in turn, for a character class."""
-
-
-def _emit(items: Any) -> str:
-    text = []
-    for op, arg in items:
-        name = str(op)
-        if name == "LITERAL":
-            text.append(chr(arg))
-        elif name == "NOT_LITERAL":
-            text.append("a" if arg != ord("a") else "b")
-        elif name == "ANY":
-            text.append("a")
-        elif name == "IN":
-            text.append(next(c for c in _CLASS_SAMPLES if _in_class(c, arg)))
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, _high, sub = arg
-            text.append(_emit(sub) * low)
-        elif name == "SUBPATTERN":
-            text.append(_emit(arg[-1]))
-        elif name == "ATOMIC_GROUP":
-            text.append(_emit(arg))
-        elif name == "BRANCH":
-            text.append(_emit(arg[1][0]))
-        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
-            continue  # an anchor or a lookaround: the final check decides
-        else:
-            raise ValueError(f"cannot follow {name}")
-    return "".join(text)
-
-
-_CATEGORIES: dict[str, Callable[[str], bool]] = {
-    "CATEGORY_DIGIT": str.isdigit,
-    "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
-    "CATEGORY_SPACE": str.isspace,
-    "CATEGORY_NOT_SPACE": lambda c: not c.isspace(),
-    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
-    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
-}
-
-
-def _in_class(char: str, members: Any) -> bool:
-    negated = bool(members) and str(members[0][0]) == "NEGATE"
-    found = False
-    for op, arg in members[1:] if negated else members:
-        name = str(op)
-        if name == "LITERAL":
-            found = char == chr(arg)
-        elif name == "RANGE":
-            found = arg[0] <= ord(char) <= arg[1]
-        elif name == "CATEGORY":
-            found = _CATEGORIES[str(arg)](char)
-        else:
-            raise ValueError(f"cannot follow {name} in a class")
-        if found:
-            break
-    return found != negated

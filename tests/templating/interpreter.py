@@ -1,14 +1,15 @@
-"""Render a template AST at call time: the interpreter for file contents.
-
-Templates known at build time are compiled instead (``template_compiler.py``);
-both follow the same semantics, and a test holds them to the same output.
+"""A template AST rendered by walking it: the differential oracle of the template
+compiler (``mcigen_runtime.templating.compiler``), which is what renders templates,
+at build time and for file contents at call time. Simple enough to read against
+MCI's rules, it is itself held to mci-py's output (``test_differential.py``,
+``test_hypothesis_oracle.py``), and the compiler to it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .lookup import (
+from mcigen_runtime.templating.lookup import (
     UNBOUND,
     Value,
     compare,
@@ -20,7 +21,7 @@ from .lookup import (
     strip_pieces,
     truthy,
 )
-from .syntax import (
+from mcigen_runtime.templating.syntax import (
     Condition,
     For,
     If,
@@ -37,7 +38,7 @@ from .syntax import (
 def render(template: Template, context: dict[str, Any]) -> str:
     """The text of ``template`` for ``context`` (``props``, ``env``, ``input``).
 
-    Raises :class:`~.lookup.TemplateRuntimeError` with mci-py's message when a value
+    Raises ``TemplateRuntimeError`` with mci-py's message when a value
     is missing or a comparison is impossible. ``context`` itself is not modified.
     """
     pieces: list[str] = []
