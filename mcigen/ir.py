@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcigen_runtime.registry import Probe as Probe
+from mcigen_runtime.manifest import Probe as Probe
 from mcigen_runtime.templating.syntax import Template
 from mcigen_runtime.tree import RENDER_MODES as RENDER_MODES
 from mcigen_runtime.tree import Tree as Tree  # what the manifest carries

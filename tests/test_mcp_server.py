@@ -24,7 +24,7 @@ from mcigen_runtime.edge.settings import (
     parse_address,
     select_tools,
 )
-from mcigen_runtime.registry import ToolEntry
+from mcigen_runtime.manifest import ToolEntry
 from mcigen_runtime.results import ImageContent, TextContent, ToolResult
 from mcigen_runtime.serve.server import (
     mcp_result,

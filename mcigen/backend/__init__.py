@@ -9,12 +9,17 @@ gives identical bytes.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 import mcigen_runtime
 from mcigen_runtime.limits import DEFAULT
-from mcigen_runtime.tree import tree_to_json
+from mcigen_runtime.manifest import (
+    MANIFEST,
+    Manifest,
+    RuntimeSettings,
+    ToolEntry,
+    manifest_json,
+)
 
 from .. import ir
 from ..diagnostics import Diagnostics
@@ -145,7 +150,7 @@ def _emit(
     paths = sorted(files)
     formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
-    output["manifest.json"] = _manifest(package, options)
+    output[MANIFEST] = _manifest(package, options)
     for group, members in batch.enums.items():
         output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
     output["py.typed"] = b""
@@ -262,51 +267,42 @@ def _package_doc(schema: ir.Schema) -> Code:
 
 
 def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
-    tools = [
-        {
-            "name": p.tool.name,
-            "python_name": p.python_name,
-            "type": ir.execution_kind(p.tool.execution),
-            "group": p.group,
-            "origin": p.tool.origin,
-            "toolset": p.tool.toolset,
-            "description": p.tool.description,
-            "annotations": p.tool.annotations,
-            "tags": list(p.tool.tags),
-            "inputSchema": p.tool.input_schema,
-            **({"outputSchema": p.tool.output_schema} if p.tool.output_schema else {}),
-            **(
-                {"server": p.tool.execution.server_name}
+    tools = tuple(
+        ToolEntry(
+            name=p.tool.name,
+            python_name=p.python_name,
+            type=ir.execution_kind(p.tool.execution),
+            group=p.group,
+            origin=p.tool.origin,
+            toolset=p.tool.toolset,
+            description=p.tool.description,
+            annotations=p.tool.annotations,
+            tags=p.tool.tags,
+            input_schema=p.tool.input_schema,
+            output_schema=p.tool.output_schema,
+            server=(
+                p.tool.execution.server_name
                 if isinstance(p.tool.execution, ir.McpExecution)
-                else {}
+                else None
             ),
-            **(
-                {"background": p.tool.background}
-                if p.tool.background != "never"
-                else {}
-            ),
-            **(
-                {"probes": [dataclasses.asdict(probe) for probe in p.tool.probes]}
-                if p.tool.probes
-                else {}
-            ),
-        }
+            background=p.tool.background,
+            probes=p.tool.probes,
+        )
         for p in package.tools
-    ]
+    )
     policy = options.policy
-    servers = server_entries(package)
-    document = {
-        "package": options.name,
-        "build": build_entry(options),
-        "source": _schema_label(package.schema.source),
-        "metadata": package.schema.metadata,
-        **({"servers": servers} if servers else {}),
-        "runtime": {
-            "limits": {**_DEFAULT_LIMITS, **dict(policy.limits)},
-            "file_env": list(policy.file_env),
-            "cli_env": policy.cli_env,
-        },
-        "tools": tools,
-        "tree": tree_to_json(package.tree),
-    }
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+    manifest = Manifest(
+        package=options.name,
+        build=build_entry(options),
+        source=_schema_label(package.schema.source),
+        metadata=package.schema.metadata,
+        runtime=RuntimeSettings(
+            limits={**_DEFAULT_LIMITS, **dict(policy.limits)},
+            file_env=policy.file_env,
+            cli_env=policy.cli_env,
+        ),
+        tools=tools,
+        tree=package.tree,
+        servers=server_entries(package),
+    )
+    return manifest_json(manifest)

@@ -5,31 +5,29 @@ variables its settings read, so that a server can be checked before it is starte
 
 from __future__ import annotations
 
-from typing import Any
-
+from mcigen_runtime.manifest import ServerEntry
 from mcigen_runtime.templating.syntax import Template, references
 
 from .. import ir
 from .executors.view import env_paths_of
 
 
-def server_entries(package: ir.Package) -> list[dict[str, Any]]:
-    """``{"name", "group", "variables"}`` for each server some enabled tool calls,
-    by name."""
+def server_entries(package: ir.Package) -> tuple[ServerEntry, ...]:
+    """Each server some enabled tool calls, by name."""
     groups = {
         planned.tool.execution.server_name: planned.group
         for planned in package.tools
         if isinstance(planned.tool.execution, ir.McpExecution)
     }
-    return [
-        {
-            "name": server.name,
-            "group": groups[server.name],
-            "variables": sorted(_variables(server.config)),
-        }
+    return tuple(
+        ServerEntry(
+            name=server.name,
+            group=groups[server.name],
+            variables=tuple(sorted(_variables(server.config))),
+        )
         for server in sorted(package.schema.mcp_servers, key=lambda s: s.name)
         if server.name in groups
-    ]
+    )
 
 
 def _variables(value: object) -> set[str]:

@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
 from .limits import check_sizes, limited
+from .manifest import ToolEntry
 from .path_policy import BASE_DIR_OVERRIDE
-from .registry import Registry, ToolEntry, UnknownToolError
+from .registry import Registry, UnknownToolError
 from .results import ToolResult
 from .tokens import TokenCache, tokens_of
 

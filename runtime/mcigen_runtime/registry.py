@@ -1,4 +1,4 @@
-"""The package's tools as data: what ``manifest.json`` says about each, and each
+"""The package's tools as its manifest describes them (:mod:`.manifest`), and each
 tool's entry point, imported on first use.
 
 Every surface that reaches tools by name (the package's command line, ``Client``,
@@ -8,7 +8,6 @@ the MCP server, the broker's meta-tools) goes through one :class:`Registry`.
 from __future__ import annotations
 
 import importlib
-import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .tree import Tree, first_line, tree_from_json
+from .manifest import MANIFEST, ServerEntry, ToolEntry, read_manifest
+from .tree import Tree
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
     from .results import ToolResult
@@ -31,63 +31,6 @@ class UnknownToolError(LookupError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"Tool not found: {name}")
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A command whose exit code tells whether a tool's program is installed
-    (what ``python -m pkg doctor`` runs)."""
-
-    subject: str
-    """What it probes, as the report names it (``git``, ``cargo::nextest``)."""
-    argv: tuple[str, ...]
-    success_exit_codes: tuple[int, ...]
-    working_directory: str | None
-    """None: the directory the doctor runs in."""
-    timeout_ms: int
-    install_instructions: str | None
-
-
-@dataclass(frozen=True)
-class ToolEntry:
-    """One tool as the manifest describes it."""
-
-    name: str
-    python_name: str
-    type: str
-    group: str
-    origin: str
-    """Where the tool was defined: "schema", "toolset" or "mcp"."""
-    toolset: str | None
-    """The toolset or MCP server it came from; None for the schema's own tools."""
-    description: str | None
-    annotations: dict[str, Any]
-    tags: tuple[str, ...]
-    input_schema: dict[str, Any] | None
-    output_schema: dict[str, Any] | None = None
-    """An MCP tool's ``outputSchema``, when its server declares one."""
-    server: str | None = None
-    """The MCP server an MCP tool calls (wherever the tool was defined)."""
-    background: str = "never"
-    """Served over MCP, whether a call may go on as an operation: ``never``,
-    ``always``, or ``unless_asked`` (unless ``execution_mode`` is ``Synchronous``)."""
-    probes: tuple[Probe, ...] = ()
-
-    @property
-    def summary(self) -> str:
-        """The first line of the description."""
-        return first_line(self.description)
-
-
-@dataclass(frozen=True)
-class ServerEntry:
-    """One MCP server the package's tools call, as the manifest describes it."""
-
-    name: str
-    group: str
-    """The group module whose ``SERVERS`` says how to reach it."""
-    variables: tuple[str, ...]
-    """The environment variables its settings read."""
 
 
 @dataclass
@@ -172,46 +115,12 @@ def registry(package: str) -> Registry:
 
 
 def _read(package: ModuleType) -> Registry:
-    manifest = Path(str(package.__file__)).parent / "manifest.json"
-    document = json.loads(manifest.read_text(encoding="utf-8"))
-    tools = tuple(
-        ToolEntry(
-            name=tool["name"],
-            python_name=tool["python_name"],
-            type=tool["type"],
-            group=tool["group"],
-            origin=tool["origin"],
-            toolset=tool.get("toolset"),
-            description=tool.get("description"),
-            annotations=tool.get("annotations") or {},
-            tags=tuple(tool.get("tags") or ()),
-            input_schema=tool.get("inputSchema"),
-            output_schema=tool.get("outputSchema"),
-            server=tool.get("server"),
-            background=tool.get("background", "never"),
-            probes=tuple(_probe(probe) for probe in tool.get("probes") or ()),
-        )
-        for tool in document["tools"]
-    )
-    servers = tuple(
-        ServerEntry(server["name"], server["group"], tuple(server["variables"]))
-        for server in document.get("servers") or ()
-    )
+    path = Path(str(package.__file__)).parent / MANIFEST
+    manifest = read_manifest(path.read_text(encoding="utf-8"))
     return Registry(
         package.__name__,
-        document.get("metadata") or {},
-        tools,
-        tree_from_json(document["tree"]),
-        servers=servers,
-    )
-
-
-def _probe(fields: dict[str, Any]) -> Probe:
-    return Probe(
-        subject=fields["subject"],
-        argv=tuple(fields["argv"]),
-        success_exit_codes=tuple(fields["success_exit_codes"]),
-        working_directory=fields.get("working_directory"),
-        timeout_ms=fields["timeout_ms"],
-        install_instructions=fields.get("install_instructions"),
+        manifest.metadata,
+        manifest.tools,
+        manifest.tree,
+        servers=manifest.servers,
     )

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
 from ..edge.settings import ENV_PREFIX
-from ..registry import Registry, ToolEntry, registry
+from ..manifest import ToolEntry
+from ..registry import Registry, registry
 from .startup import StartupError
 
 if TYPE_CHECKING:

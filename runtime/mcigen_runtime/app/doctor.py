@@ -21,8 +21,9 @@ from typing import TextIO
 
 from ..executors.cli.run import CliCall, run_cli_async
 from ..limits import Limits
+from ..manifest import Probe, ToolEntry
 from ..path_policy import WorkingDirectory, open_directory
-from ..registry import Probe, Registry, ToolEntry
+from ..registry import Registry
 
 PROBE_OUTPUT = 64 * 1024
 """Bytes kept of a probe's stdout, and of its stderr."""

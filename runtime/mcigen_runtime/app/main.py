@@ -25,7 +25,8 @@ from typing import Any
 from ..edge.settings import add_serve_arguments
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
-from ..registry import Registry, ToolEntry, UnknownToolError, registry
+from ..manifest import ToolEntry
+from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .table import format_table
 

@@ -59,8 +59,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ToolInputError
+from ..manifest import ToolEntry
 from ..plain_json import plain_json
-from ..registry import Registry, ToolEntry
+from ..registry import Registry
 from ..results import STRUCTURED_CONTENT, ToolResult
 from ..tree import ROOT, TreeLeaf, normalize, parent_of
 from .truncation import json_text, truncate_answer

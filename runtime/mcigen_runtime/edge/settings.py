@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..registry import ToolEntry
+from ..manifest import ToolEntry
 from .origin_policy import host_entry, origin_entry
 
 HTTP_PATH = "/mcp"

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..registry import ToolEntry
+from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
 from .operations import Operation, Operations
 

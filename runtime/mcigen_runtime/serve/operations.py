@@ -25,7 +25,8 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ToolInputError
-from ..registry import Registry, ToolEntry
+from ..manifest import ToolEntry
+from ..registry import Registry
 
 if TYPE_CHECKING:
     from ..results import ToolResult

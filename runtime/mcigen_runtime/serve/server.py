@@ -71,8 +71,9 @@ from ..edge.settings import (
 )
 from ..errors import ToolInputError
 from ..extras import require_extra
+from ..manifest import ToolEntry
 from ..plain_json import plain_json
-from ..registry import Registry, ToolEntry, registry
+from ..registry import Registry, registry
 from ..results import (
     STRUCTURED_CONTENT,
     AudioContent,

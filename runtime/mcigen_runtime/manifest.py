@@ -1,0 +1,211 @@
+"""``manifest.json``: what a package says about itself as data, written by the
+compiler and read by the runtime through this one module, so that both agree on
+every field.
+
+The JSON keeps the MCI spellings a reader of the file expects (``inputSchema``);
+each field is written only where it says something (a tool's ``background`` when
+it is not ``never``, its ``probes`` when it has some).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .tree import Tree, first_line, tree_from_json, tree_to_json
+
+MANIFEST = "manifest.json"
+"""Its name in the package directory."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A command whose exit code tells whether a tool's program is installed
+    (what ``python -m pkg doctor`` runs)."""
+
+    subject: str
+    """What it probes, as the report names it (``git``, ``cargo::nextest``)."""
+    argv: tuple[str, ...]
+    success_exit_codes: tuple[int, ...]
+    working_directory: str | None
+    """None: the directory the doctor runs in."""
+    timeout_ms: int
+    install_instructions: str | None
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    """One tool as the manifest describes it."""
+
+    name: str
+    python_name: str
+    type: str
+    group: str
+    origin: str
+    """Where the tool was defined: "schema", "toolset" or "mcp"."""
+    toolset: str | None
+    """The toolset or MCP server it came from; None for the schema's own tools."""
+    description: str | None
+    annotations: dict[str, Any]
+    tags: tuple[str, ...]
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None = None
+    """An MCP tool's ``outputSchema``, when its server declares one."""
+    server: str | None = None
+    """The MCP server an MCP tool calls (wherever the tool was defined)."""
+    background: str = "never"
+    """Served over MCP, whether a call may go on as an operation: ``never``,
+    ``always``, or ``unless_asked`` (unless ``execution_mode`` is ``Synchronous``)."""
+    probes: tuple[Probe, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        """The first line of the description."""
+        return first_line(self.description)
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """One MCP server the package's tools call, as the manifest describes it."""
+
+    name: str
+    group: str
+    """The group module whose ``SERVERS`` says how to reach it."""
+    variables: tuple[str, ...]
+    """The environment variables its settings read."""
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    """What the build set of the runtime's bounds and environments."""
+
+    limits: dict[str, int]
+    file_env: tuple[str, ...]
+    """The environment variables file templates may read beyond those named."""
+    cli_env: str
+    """What a command called with ``os.environ`` sees: ``inherit`` or ``minimal``."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    package: str
+    build: dict[str, Any]
+    """What the package was built from and how (``input``, ``format``, ``name``,
+    ``flags``), so that it can be built again the same way."""
+    source: str
+    """The input's name without extensions."""
+    metadata: dict[str, Any]
+    runtime: RuntimeSettings
+    tools: tuple[ToolEntry, ...]
+    tree: Tree
+    """What the broker's meta-tools serve."""
+    servers: tuple[ServerEntry, ...] = ()
+
+
+def manifest_json(manifest: Manifest) -> bytes:
+    """The manifest as its file holds it: indented, keys in a fixed order."""
+    document = {
+        "package": manifest.package,
+        "build": manifest.build,
+        "source": manifest.source,
+        "metadata": manifest.metadata,
+        **(
+            {"servers": [_server_json(s) for s in manifest.servers]}
+            if manifest.servers
+            else {}
+        ),
+        "runtime": {
+            "limits": manifest.runtime.limits,
+            "file_env": list(manifest.runtime.file_env),
+            "cli_env": manifest.runtime.cli_env,
+        },
+        "tools": [_tool_json(tool) for tool in manifest.tools],
+        "tree": tree_to_json(manifest.tree),
+    }
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def read_manifest(text: str) -> Manifest:
+    """The manifest a package's ``manifest.json`` holds."""
+    document = json.loads(text)
+    runtime = document.get("runtime") or {}
+    return Manifest(
+        package=document["package"],
+        build=document.get("build") or {},
+        source=document.get("source", ""),
+        metadata=document.get("metadata") or {},
+        runtime=RuntimeSettings(
+            limits=runtime.get("limits") or {},
+            file_env=tuple(runtime.get("file_env") or ()),
+            cli_env=runtime.get("cli_env", "inherit"),
+        ),
+        tools=tuple(_tool(tool) for tool in document["tools"]),
+        tree=tree_from_json(document["tree"]),
+        servers=tuple(
+            ServerEntry(server["name"], server["group"], tuple(server["variables"]))
+            for server in document.get("servers") or ()
+        ),
+    )
+
+
+def _tool_json(tool: ToolEntry) -> dict[str, Any]:
+    written: dict[str, Any] = {
+        "name": tool.name,
+        "python_name": tool.python_name,
+        "type": tool.type,
+        "group": tool.group,
+        "origin": tool.origin,
+        "toolset": tool.toolset,
+        "description": tool.description,
+        "annotations": tool.annotations,
+        "tags": list(tool.tags),
+        "inputSchema": tool.input_schema,
+    }
+    if tool.output_schema:
+        written["outputSchema"] = tool.output_schema
+    if tool.server is not None:
+        written["server"] = tool.server
+    if tool.background != "never":
+        written["background"] = tool.background
+    if tool.probes:
+        written["probes"] = [asdict(probe) for probe in tool.probes]
+    return written
+
+
+def _tool(fields: dict[str, Any]) -> ToolEntry:
+    return ToolEntry(
+        name=fields["name"],
+        python_name=fields["python_name"],
+        type=fields["type"],
+        group=fields["group"],
+        origin=fields["origin"],
+        toolset=fields.get("toolset"),
+        description=fields.get("description"),
+        annotations=fields.get("annotations") or {},
+        tags=tuple(fields.get("tags") or ()),
+        input_schema=fields.get("inputSchema"),
+        output_schema=fields.get("outputSchema"),
+        server=fields.get("server"),
+        background=fields.get("background", "never"),
+        probes=tuple(_probe(probe) for probe in fields.get("probes") or ()),
+    )
+
+
+def _server_json(server: ServerEntry) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "group": server.group,
+        "variables": list(server.variables),
+    }
+
+
+def _probe(fields: dict[str, Any]) -> Probe:
+    return Probe(
+        subject=fields["subject"],
+        argv=tuple(fields["argv"]),
+        success_exit_codes=tuple(fields["success_exit_codes"]),
+        working_directory=fields.get("working_directory"),
+        timeout_ms=fields["timeout_ms"],
+        install_instructions=fields.get("install_instructions"),
+    )
