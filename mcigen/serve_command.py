@@ -28,6 +28,7 @@ Build = Callable[[argparse.Namespace, Path], int]
 """``mcigen build``'s work: ``(args, SCHEMA)`` to an exit status, diagnostics printed."""
 
 USAGE_ERROR = 2
+"""The exit status of a usage error, as everywhere in mcigen's command line."""
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser, build: Build) -> None:
@@ -56,6 +57,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser, build: Build) -> None:
 
 
 def serve(args: argparse.Namespace, schema: Path, build: Build) -> int:
+    """Build, run the server until it ends (rebuilding it on change with
+    ``--reload``); the build's exit status if it failed, else the server's."""
     output = Path(args.output)
     supervisor = Supervisor(lambda: _start(output, args))
     try:

@@ -37,15 +37,13 @@ class Supervisor:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
-    def restart(self) -> ServerProcess | None:
-        """Stop the server, wait for it, and start a new one; None (nothing
-        started) when a stop signal came first."""
+    def restart(self) -> None:
+        """Stop the server, wait for it, and start a new one (unless a stop signal
+        came meanwhile)."""
         assert self.server is not None, "restart() inside running()"
         self.server.stop()
-        if self.stopping.is_set():
-            return None
-        self.server = self._start()
-        return self.server
+        if not self.stopping.is_set():
+            self.server = self._start()
 
     def exit_status(self) -> int | None:
         return None if self.server is None else self.server.exit_status()

@@ -189,19 +189,18 @@ def test_reload_restarts_an_mcp_server_over_http_and_ctrl_c_stops_both(
     assert gone(second)
 
 
-def test_without_reload_mcigen_ends_with_the_command_and_its_status(
-    tmp_path: Path,
-) -> None:
+def test_mcigen_ends_with_the_command_and_its_status(tmp_path: Path) -> None:
     schema = write_schema(tmp_path, schema_of(HELLO))
-    listed = run_mcigen(
-        "serve", schema, "-o", tmp_path / "once", "--", "list", cwd=tmp_path
-    )
-    assert listed.returncode == 0, listed.stderr
-    assert "hello" in listed.stdout
-    assert listed.stderr.startswith("mcigen: started python -m once list (pid ")
-    described = run_mcigen("serve", schema, "-o", tmp_path / "once", "describe", "nope")
-    assert described.returncode != 0
-    assert "nope" in described.stderr
+    for reload in ((), ("--reload",)):
+        listed = run_mcigen(
+            "serve", schema, "-o", tmp_path / "once", *reload, "--", "list"
+        )
+        assert listed.returncode == 0, listed.stderr
+        assert "hello" in listed.stdout
+        assert listed.stderr.startswith("mcigen: started python -m once list (pid ")
+    described = run_mcigen("serve", schema, "-o", tmp_path / "once", "describe", "no")
+    assert described.returncode == 2, described.stderr
+    assert described.stderr.endswith("error: Tool not found: no\n")
 
 
 def test_a_schema_with_errors_starts_nothing(
