@@ -1,4 +1,4 @@
-"""``mcigen build | check | list``: the compiler's command line."""
+"""``mcigen build | serve | check | list``: the compiler's command line."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from .pipeline import CompileOptions, compile_schema, plan_schema
 from .planner import McpAccess, McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
+from .serve_command import add_serve_arguments
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
@@ -82,15 +83,38 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="write the package for SCHEMA to DIR")
-    _schema_argument(build)
-    build.add_argument("-o", "--output", required=True, metavar="DIR")
-    build.add_argument(
-        "--name", help="import name of the package (default: DIR's basename)"
-    )
+    _build_options(build)
     build.add_argument(
         "--check",
         action="store_true",
         help="compare with DIR instead of writing; exit 1 if different",
+    )
+    build.set_defaults(run=_build)
+    serve = commands.add_parser(
+        "serve",
+        help="build SCHEMA to DIR and run the package's server (with --reload, "
+        "rebuilt and restarted when SCHEMA changes)",
+    )
+    _build_options(serve)
+    add_serve_arguments(serve, build=_build)
+    check = commands.add_parser("check", help="report every problem in SCHEMA")
+    _schema_argument(check)
+    _whitespace_option(check)
+    _mcp_options(check, no_connect=True)
+    check.set_defaults(run=_check)
+    listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
+    _schema_argument(listing)
+    _mcp_options(listing, no_connect=True)
+    listing.set_defaults(run=_list, whitespace="compat")
+    return parser
+
+
+def _build_options(build: argparse.ArgumentParser) -> None:
+    """What ``build`` and ``serve`` take to write a package."""
+    _schema_argument(build)
+    build.add_argument("-o", "--output", required=True, metavar="DIR")
+    build.add_argument(
+        "--name", help="import name of the package (default: DIR's basename)"
     )
     build.add_argument(
         "--vendor-runtime",
@@ -109,17 +133,6 @@ def _parser() -> argparse.ArgumentParser:
     _whitespace_option(build)
     _mcp_options(build)
     add_policy_options(build)
-    build.set_defaults(run=_build)
-    check = commands.add_parser("check", help="report every problem in SCHEMA")
-    _schema_argument(check)
-    _whitespace_option(check)
-    _mcp_options(check, no_connect=True)
-    check.set_defaults(run=_check)
-    listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
-    _schema_argument(listing)
-    _mcp_options(listing, no_connect=True)
-    listing.set_defaults(run=_list, whitespace="compat")
-    return parser
 
 
 def _schema_argument(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from mcigen_runtime.manifest import MANIFEST, manifest_json, read_manifest
 
 from .conftest import ROOT

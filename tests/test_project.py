@@ -184,7 +184,7 @@ def test_the_package_is_the_one_a_plain_build_writes(tmp_path: Path) -> None:
         json.loads((package / "manifest.json").read_text())["build"]["flags"]
         for package in (plain, wrapped)
     ]
-    assert flags == [[], ["--project"]]  # what a rebuild (broker --reload) passes
+    assert flags == [[], ["--project"]]
     assert set(_files(project)) - {f"proj/{name}" for name in _files(wrapped)} == {
         ".mcigen",
         "pyproject.toml",

@@ -133,6 +133,16 @@ def test_an_unknown_log_level_is_a_usage_error(package: ModuleType) -> None:
     )
 
 
+def test_reload_is_not_the_packages_but_the_compilers(package: ModuleType) -> None:
+    done = broker_command(package, "--reload")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(
+        "error: --reload is the compiler's: mcigen serve SCHEMA -o DIR --reload -- "
+        "broker [ADDR] ..."
+    )
+    assert "--reload" not in broker_command(package, "--help").stdout
+
+
 def test_the_manifest_says_what_to_rebuild_from_without_absolute_paths(
     package: ModuleType,
 ) -> None:

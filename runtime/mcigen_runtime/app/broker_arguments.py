@@ -53,12 +53,18 @@ def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out, with a warning, the tools of an MCP server that fails to "
         "start, instead of not starting",
     )
-    parser.add_argument(
-        "--reload",
-        action="store_true",
-        help="watch the input the package was built from; on a change, rebuild "
-        "the package and restart (needs mcigen)",
-    )
+    parser.add_argument("--reload", nargs=0, action=_Moved, help=argparse.SUPPRESS)
+
+
+class _Moved(argparse.Action):
+    """An option that is the compiler's now: a pointer to it, not "unrecognized
+    arguments"."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        parser.error(
+            "--reload is the compiler's: mcigen serve SCHEMA -o DIR --reload -- "
+            "broker [ADDR] ..."
+        )
 
 
 def _log_level(text: str) -> str:

@@ -1,6 +1,6 @@
 """``python -m PKG broker [ADDR] [SECRET] [--dump-tree] [--log-level LEVEL]
-[--ignore-broken-tool] [--reload]``: the package's broker over pyMCPBroker's HTTP
-API (``broker_http``).
+[--ignore-broken-tool]``: the package's broker over pyMCPBroker's HTTP API
+(``broker_http``).
 
 Start-up, before the server listens:
 
@@ -10,8 +10,7 @@ Start-up, before the server listens:
    fails stops start-up (exit 2), unless ``--ignore-broken-tool``, which leaves its
    tools out of the tree with a warning saying why.
 
-``--dump-tree`` prints the tree and exits, starting nothing; ``--reload`` is
-``broker_reload``'s.
+``--dump-tree`` prints the tree and exits, starting nothing.
 """
 
 from __future__ import annotations
@@ -29,16 +28,17 @@ from ..broker.meta_tools import Broker
 from ..edge.settings import ENV_PREFIX
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
-from .startup import StartupError
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from .broker_reload import Watcher
-
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 logger = logging.getLogger(__name__)
+
+
+class StartupError(Exception):
+    """Why the server cannot start: one line per problem."""
 
 
 def run_broker(package: str, args: argparse.Namespace) -> int:
@@ -51,7 +51,6 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     _log_to_stderr(args.log_level)
     secret: str | None = args.secret or os.environ.get(ENV_PREFIX + "SECRET") or None
     try:
-        watcher = _reload_watcher(package) if args.reload else None
         kept = start_servers(tools, args.ignore_broken_tool)
         broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
         app = _app(broker, secret)
@@ -59,10 +58,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
         return 2
-    code = _listen(app, args.address, secret, args.log_level, len(kept), watcher)
-    if watcher is not None and watcher.rebuilt:
-        watcher.restart()
-    return code
+    return _listen(app, args.address, secret, args.log_level, len(kept))
 
 
 def tree_lines(broker: Broker) -> Iterator[str]:
@@ -142,12 +138,6 @@ def _log_to_stderr(level: str) -> None:
     ours.propagate = False
 
 
-def _reload_watcher(package: str) -> Watcher:
-    from .broker_reload import Watcher
-
-    return Watcher.for_package(package)
-
-
 def _app(broker: Broker, secret: str | None) -> Starlette:
     from ..broker.http_api import broker_app
     from ..edge.origin_policy import HostOriginPolicy
@@ -168,7 +158,6 @@ def _listen(
     secret: str | None,
     level: str,
     tool_count: int,
-    watcher: Watcher | None,
 ) -> int:
     import uvicorn
 
@@ -196,4 +185,4 @@ def _listen(
         log_level=level.lower(),
         access_log=False,  # RequestLog writes the line of each request
     )
-    return run_uvicorn(config, None if watcher is None else watcher.watch)
+    return run_uvicorn(config)

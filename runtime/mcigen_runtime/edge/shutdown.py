@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from ..executors.running import stop_all, stop_all_soon
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from types import FrameType
 
     import uvicorn
@@ -57,11 +56,8 @@ def _exit_by(sig: int) -> None:
     os.kill(os.getpid(), sig)
 
 
-def run_uvicorn(
-    config: uvicorn.Config, watch: Callable[[uvicorn.Server], None] | None = None
-) -> int:
-    """Serve ``config`` with uvicorn until a signal ends it (or ``watch``, given
-    the server before it starts, sets its ``should_exit``); every command still
+def run_uvicorn(config: uvicorn.Config) -> int:
+    """Serve ``config`` with uvicorn until a signal ends it; every command still
     running is stopped as shutdown starts. The exit status: 130 after SIGINT
     (uvicorn raises it again once it has shut down), else 0."""
     import uvicorn
@@ -73,8 +69,6 @@ def run_uvicorn(
 
     server = Server(config)
     signal.signal(signal.SIGHUP, server.handle_exit)  # a closed terminal, too
-    if watch is not None:
-        watch(server)
     try:
         server.run()
     except KeyboardInterrupt:

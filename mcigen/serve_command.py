@@ -1,0 +1,114 @@
+"""``mcigen serve SCHEMA -o DIR [BUILD OPTIONS] [--reload] -- COMMAND [ARG ...]``:
+build the package as ``mcigen build`` does, then run its server, ``python -m PKG
+COMMAND ARG...`` (``serve`` or ``broker``), as a child process.
+
+With ``--reload``, every change of SCHEMA rebuilds the package; after a build that
+succeeds the server is stopped as SIGTERM stops it (calls in flight are answered
+first), waited for, and started again on the new package; a build that fails
+prints its diagnostics and leaves the server running the package as it was.
+
+mcigen ends when the server ends, with its exit status; SIGTERM, SIGINT (Ctrl-C)
+and SIGHUP stop the server first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+
+from .diagnostics import printable
+from .input_watch import WatchUnavailable, input_changes
+from .server_process import BuiltPackage, ServerProcess
+from .supervisor import Supervisor
+
+Build = Callable[[argparse.Namespace, Path], int]
+"""``mcigen build``'s work: ``(args, SCHEMA)`` to an exit status, diagnostics printed."""
+
+USAGE_ERROR = 2
+"""The exit status of a usage error, as everywhere in mcigen's command line."""
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser, build: Build) -> None:
+    """``serve``'s own arguments (the build's are ``build``'s)."""
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="watch SCHEMA (a file, or every file of an MTDF folder); on a change, "
+        "rebuild, and restart the server when the build succeeds (needs the "
+        "extra mcigen[watch])",
+    )
+    parser.add_argument(
+        "package_command",
+        metavar="COMMAND",
+        help="after '--', the package's command: serve or broker",
+    )
+    parser.add_argument(
+        "package_args",
+        nargs="*",
+        default=[],
+        metavar="ARG",
+        help="its arguments: serve's (--http ADDR, --broker, ...) or broker's (ADDR, "
+        "--log-level LEVEL, ...)",
+    )
+    parser.set_defaults(run=partial(serve, build=build), check=False)
+
+
+def serve(args: argparse.Namespace, schema: Path, build: Build) -> int:
+    """Build, run the server until it ends (rebuilding it on change with
+    ``--reload``); the build's exit status if it failed, else the server's."""
+    output = Path(args.output)
+    supervisor = Supervisor(lambda: _start(output, args))
+    try:
+        changes = (
+            input_changes(schema, output, supervisor.stopping) if args.reload else None
+        )
+    except WatchUnavailable as error:
+        _say(f"error: {error}")
+        return USAGE_ERROR
+    status = build(args, schema)
+    if status != 0:
+        return status
+    with supervisor.running() as server:
+        if changes is None:
+            server.process.wait()
+        else:
+            _rebuild_on_change(
+                changes, partial(build, args, schema), supervisor, schema
+            )
+    return supervisor.exit_status() or 0
+
+
+def _start(output: Path, args: argparse.Namespace) -> ServerProcess:
+    package = BuiltPackage.at(output, args.project)
+    command = args.package_command
+    server = ServerProcess(package, [command, *args.package_args])
+    # the command only: its arguments may hold the broker's secret
+    _say(f"started python -m {package.name} {command} (pid {server.pid})")
+    return server
+
+
+def _rebuild_on_change(
+    changes: Iterator[bool],
+    rebuild: Callable[[], int],
+    supervisor: Supervisor,
+    schema: Path,
+) -> None:
+    """Until a stop signal, or the server's own end."""
+    for changed in changes:
+        if supervisor.exit_status() is not None:
+            return
+        if not changed:
+            continue
+        _say(f"{schema} changed: rebuilding")
+        if rebuild() != 0:
+            _say("the build failed: still serving the package as it was")
+            continue
+        _say("rebuilt: restarting the server")
+        supervisor.restart()
+
+
+def _say(message: str) -> None:
+    print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)

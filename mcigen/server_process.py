@@ -1,0 +1,71 @@
+"""A built package's server, ``python -m PKG COMMAND ARG...``, as a child process of
+``mcigen serve``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .backend.marker import MARKER, marked_package
+
+
+@dataclass(frozen=True)
+class BuiltPackage:
+    """Where ``python -m`` finds a package a build wrote."""
+
+    name: str
+    parent: Path
+    """The directory that holds the package (what goes on ``PYTHONPATH``)."""
+
+    @classmethod
+    def at(cls, output: Path, project: bool) -> BuiltPackage:
+        """The package a build to ``output`` wrote: ``output`` itself, or the one
+        a project's marker names inside it."""
+        output = output.resolve()
+        if not project:
+            return cls(output.name, output.parent)
+        name = marked_package((output / MARKER).read_bytes())
+        if name is None:
+            raise ValueError(f"{output / MARKER} names no package")
+        return cls(name, output)
+
+
+class ServerProcess:
+    """``python -m PKG COMMAND ARG...`` with this Python, the package importable,
+    and mcigen's standard streams (so a stdio server talks to mcigen's client)."""
+
+    def __init__(self, package: BuiltPackage, command: Sequence[str]) -> None:
+        paths = [str(package.parent), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", package.name, *command], env=env
+        )
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def exit_status(self) -> int | None:
+        """How it ended (None while it runs), as a shell reports it: its exit code,
+        or 128 + the signal that ended it."""
+        code = self.process.poll()
+        return None if code is None else _shell_status(code)
+
+    def terminate(self) -> None:
+        """Send SIGTERM (safe in a signal handler: it never waits)."""
+        self.process.send_signal(signal.SIGTERM)
+
+    def stop(self) -> int:
+        """SIGTERM, then wait until it has exited: the server answers the calls in
+        flight as on any SIGTERM. Its exit status."""
+        self.terminate()
+        return _shell_status(self.process.wait())
+
+
+def _shell_status(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode

@@ -1,0 +1,247 @@
+"""``mcigen serve SCHEMA -o DIR [--reload] -- COMMAND ...``, as real processes over
+real HTTP: a changed schema is rebuilt and served by a new server, a broken one
+leaves the server that was running; mcigen and its server end together."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mcigen.cli import main
+
+from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .mcp_servers import free_port, wait_until_listening
+
+PATIENCE = 120.0
+"""How long a build or a restart may take before a test gives up on it (not a
+timing assertion: a slow machine only waits longer)."""
+
+HELLO = text_tool("hello", "Hello {{props.who}}!")
+BYE = text_tool("bye", "Bye!")
+BROKEN = '{"schemaVersion": "1.0", "tools": [{"name": 1}]}'
+
+
+class McigenServe:
+    """``mcigen serve ARGS`` in a session of its own; what it and its server write
+    to stderr, read line by line as it comes."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcigen", "serve", *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self._arrived:
+                self.lines.append(line.rstrip("\n"))
+                self._arrived.notify_all()
+
+    def line(self, pattern: str, after: int = 0) -> tuple[int, re.Match[str]]:
+        """The first line from index ``after`` on that ``pattern`` matches (waiting
+        for it): its index and the match."""
+
+        def found() -> tuple[int, re.Match[str]] | None:
+            for index in range(after, len(self.lines)):
+                match = re.search(pattern, self.lines[index])
+                if match:
+                    return index, match
+            return None
+
+        with self._arrived:
+            hit = self._arrived.wait_for(
+                lambda: found() or self.process.poll() is not None, PATIENCE
+            )
+            result = found()
+        assert result, f"no line matching {pattern!r} (exit: {hit}):\n" + self.log
+        return result
+
+    def started(self, after: int = 0) -> tuple[int, int]:
+        """The index of the next line saying a server started, and its pid."""
+        index, match = self.line(
+            r"^mcigen: started python -m \w+ \w+ \(pid (\d+)\)$", after
+        )
+        return index, int(match[1])
+
+    @property
+    def log(self) -> str:
+        return "\n".join(self.lines)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Send ``sig`` to mcigen alone; its exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            return self.process.wait(PATIENCE)
+        finally:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def post(url: str, body: Any) -> Any:
+    return httpx.post(url, json=body, timeout=60).json()
+
+
+def tree_paths(url: str) -> list[str]:
+    return [child["path"] for child in post(f"{url}/meta_tree", {})["children"]]
+
+
+def test_reload_restarts_the_broker_on_the_rebuilt_package_and_keeps_it_when_a_build_fails(
+    tmp_path: Path,
+) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    serving = McigenServe(
+        tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
+    )
+    try:
+        index, first = serving.started()
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        assert tree_paths(url) == ["/hello"]
+
+        write_schema(tmp_path, schema_of(HELLO, BYE), schema.name)
+        index, second = serving.started(after=index + 1)
+        assert second != first and gone(first)  # stopped and waited for
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        assert tree_paths(url) == ["/bye", "/hello"]
+        answer = post(f"{url}/meta_call", {"path": "/bye"})
+        assert answer["content"] == [{"type": "text", "text": "Bye!"}]
+
+        schema.write_text(BROKEN)
+        failed, _ = serving.line("^mcigen: the build failed", after=index + 1)
+        assert any("live.mci.json:1:" in line for line in serving.lines[index:failed])
+        assert not gone(second)
+        assert tree_paths(url) == ["/bye", "/hello"]
+        greeting = post(f"{url}/meta_call", {"path": "/hello", "args": {"who": "Bo"}})
+        assert greeting["content"][0]["text"] == "Hello Bo!"
+        assert "started" not in " ".join(serving.lines[failed:])
+    finally:
+        serving.stop()
+    assert gone(second)
+
+
+def test_reload_restarts_an_mcp_server_over_http_and_ctrl_c_stops_both(
+    tmp_path: Path,
+) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    serving = McigenServe(
+        tmp_path,
+        schema.name,
+        "-o",
+        "mcppkg",
+        "--reload",
+        "--",
+        "serve",
+        "--http",
+        str(port),
+    )
+
+    def tool_names() -> list[str]:
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        answer = httpx.post(
+            url,
+            json=listing,
+            headers={"Accept": "application/json, text/event-stream"},
+            timeout=60,
+        ).json()
+        return [tool["name"] for tool in answer["result"]["tools"]]
+
+    try:
+        index, first = serving.started()
+        assert tool_names() == ["hello"]
+        write_schema(tmp_path, schema_of(HELLO, BYE), schema.name)
+        _, second = serving.started(after=index + 1)
+        assert gone(first)
+        assert tool_names() == ["hello", "bye"]
+        os.killpg(serving.process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        serving.process.wait(PATIENCE)
+    finally:
+        serving.stop()
+    assert gone(second)
+
+
+def test_mcigen_ends_with_the_command_and_its_status(tmp_path: Path) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO))
+    for reload in ((), ("--reload",)):
+        listed = run_mcigen(
+            "serve", schema, "-o", tmp_path / "once", *reload, "--", "list"
+        )
+        assert listed.returncode == 0, listed.stderr
+        assert "hello" in listed.stdout
+        assert listed.stderr.startswith("mcigen: started python -m once list (pid ")
+    described = run_mcigen("serve", schema, "-o", tmp_path / "once", "describe", "no")
+    assert described.returncode == 2, described.stderr
+    assert described.stderr.endswith("error: Tool not found: no\n")
+
+
+def test_a_schema_with_errors_starts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = tmp_path / "broken.mci.json"
+    schema.write_text(BROKEN)
+    assert (
+        main(["serve", str(schema), "-o", str(tmp_path / "pkg"), "--", "broker"]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "broken.mci.json:1:" in err and "started" not in err
+    assert not (tmp_path / "pkg").exists()
+
+
+def test_reload_without_watchfiles_is_one_line_naming_the_extra(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "watchfiles", None)  # import fails
+    schema = write_schema(tmp_path, schema_of(HELLO))
+    argv = [
+        "serve",
+        str(schema),
+        "-o",
+        str(tmp_path / "pkg"),
+        "--reload",
+        "--",
+        "broker",
+    ]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "mcigen: error: --reload needs watchfiles, which is not installed: "
+        "pip install 'mcigen[watch]'\n"
+    )
+    assert not (tmp_path / "pkg").exists()
+
+
+def test_the_package_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "tools.mci.json", "-o", "pkg"])
+    assert exit_.value.code == 2
+    assert "the following arguments are required: COMMAND" in capsys.readouterr().err
