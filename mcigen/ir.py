@@ -344,8 +344,8 @@ class BuildOptions:
     """Whether the package carries the runtime (``_runtime/``) instead of importing
     the ``mcigen-runtime`` library."""
     source_path: str = ""
-    """The input's path relative to the package directory (what ``--reload``
-    rebuilds from); empty when the package was not built from a file."""
+    """The input's path relative to the package directory (the manifest's
+    ``"build"`` entry names it); empty when the package was not built from a file."""
     source_format: str = "mci"
     project: bool = False
     """Whether the package lies in a project (``--project``) whose directory is its

@@ -1,5 +1,6 @@
-"""The manifest's ``"build"`` entry: what the package was built from and how, so
-that ``python -m PKG broker --reload`` can build it again the same way.
+"""The manifest's ``"build"`` entry: what the package was built from and how (the
+``mcigen build`` input, format, name and flags), so that whoever holds the package
+can tell how to build it again the same way.
 
 Paths are relative to the package directory and flags are listed in one order, so
 the entry is the same for the same build wherever it runs.
