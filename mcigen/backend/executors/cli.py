@@ -23,6 +23,7 @@ from .view import (
     TEMPLATING,
     Build,
     ExecutorView,
+    Parts,
     declared,
     path_policy,
     present,
@@ -72,12 +73,10 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
             }
         )
         return view
-    tool_present = present(build.planned.tool)
+    parts = Parts(view, present(build.planned.tool))
 
     def compiled(text: str, prefix: str) -> Code:
-        made = compile_text(parse_template(text), tool_present, prefix)
-        view.statements.extend(code(s) for s in made.statements)
-        return view.compile(made)
+        return parts.add(compile_text(parse_template(text), parts.present, prefix))
 
     view.argv = [compiled(execution.command, "command")]
     view.argv += [compiled(arg, f"arg_{i}") for i, arg in enumerate(execution.args)]
@@ -110,6 +109,7 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
             + ")"
         )
         view.imports.add((CLI, "Operand as _Operand"))
+    view.statements = parts.statements
     view.imports.update(PATH_FAILURES)
     return view
 
