@@ -23,7 +23,6 @@ from .view import (
     TEMPLATING,
     Build,
     ExecutorView,
-    Parts,
     declared,
     path_policy,
     present,
@@ -41,7 +40,6 @@ class CliFlagView:
 
 @dataclass
 class CliView(ExecutorView):
-    statements: list[Code] = field(default_factory=list)
     argv: list[Code] = field(default_factory=list)
     flags: list[CliFlagView] = field(default_factory=list)
     cwd: Code | None = None
@@ -73,10 +71,10 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
             }
         )
         return view
-    parts = Parts(view, present(build.planned.tool))
+    tool_present = present(build.planned.tool)
 
     def compiled(text: str, prefix: str) -> Code:
-        return parts.add(compile_text(parse_template(text), parts.present, prefix))
+        return view.compile(compile_text(parse_template(text), tool_present, prefix))
 
     view.argv = [compiled(execution.command, "command")]
     view.argv += [compiled(arg, f"arg_{i}") for i, arg in enumerate(execution.args)]
@@ -109,7 +107,6 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
             + ")"
         )
         view.imports.add((CLI, "Operand as _Operand"))
-    view.statements = parts.statements
     view.imports.update(PATH_FAILURES)
     return view
 

@@ -4,7 +4,7 @@ the path policy it is checked under, and how the file is rendered
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mcigen_runtime.templating.compiler import compile_text
 
@@ -25,7 +25,6 @@ FILE = "mcigen_runtime.executors.file"
 
 @dataclass
 class FileView(ExecutorView):
-    statements: list[Code] = field(default_factory=list)
     path: Code = code('""')
     policy: Code = code("")
     """The keywords of ``checked_path``."""
@@ -36,7 +35,6 @@ class FileView(ExecutorView):
 def file_view(build: Build, execution: ir.FileExecution) -> FileView:
     made = compile_text(execution.path.template, present(build.planned.tool))
     view = FileView(
-        statements=[code(s) for s in made.statements],
         policy=path_policy(build.planned),
         templating=literal(execution.enable_templating),
         whitespace=literal(build.whitespace),

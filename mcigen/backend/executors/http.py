@@ -38,7 +38,6 @@ _AUTH_FIELDS = {
 
 @dataclass
 class HttpView(ExecutorView):
-    statements: list[Code] = field(default_factory=list)
     arguments: list[Code] = field(default_factory=list)
     """The keyword arguments of ``http_call`` (``name=expression``)."""
 
@@ -72,7 +71,6 @@ def http_view(build: Build, execution: ir.HttpExecution) -> HttpView:
     if parts.env_paths or url_env_paths:
         view.imports.add((TEMPLATING, "value_or_none as _value_or_none"))
     arguments["limits"] = code("_LIMITS")
-    view.statements = parts.statements
     view.arguments = [code(f"{name}={value}") for name, value in arguments.items()]
     view.imports.update(TEMPLATE_FAILURES)
     view.imports.update(

@@ -56,10 +56,7 @@ def mcp_view(build: Build, execution: ir.McpExecution) -> McpView:
             (MCP, "call_mcp_tool_async as _call_mcp_tool_async"),
         }
     )
-    view.imports.update(
-        ("mcigen_runtime.templating", f"{helper} as _{helper}")
-        for helper in server.helpers
-    )
+    view.use_helpers(server.helpers)
     if server.can_fail:
         view.imports.update(TEMPLATE_FAILURES)
     return view

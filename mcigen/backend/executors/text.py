@@ -3,7 +3,7 @@ into the statements and the expression of its text."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mcigen_runtime.templating.compiler import compile_text
 
@@ -17,7 +17,6 @@ TEXT_OUTPUT_LIMIT = "_active(_LIMITS).text_output"
 
 @dataclass
 class TextView(ExecutorView):
-    statements: list[Code] = field(default_factory=list)
     expression: Code = code('""')
     may_fail: bool = False
 
@@ -26,7 +25,7 @@ def text_view(build: Build, execution: ir.TextExecution) -> TextView:
     made = compile_text(
         execution.text.template, present(build.planned.tool), limit=TEXT_OUTPUT_LIMIT
     )
-    view = TextView(statements=[code(s) for s in made.statements])
+    view = TextView()
     view.expression = view.compile(made)
     view.may_fail = made.may_fail
     view.imports.add((RESULTS, "text_result as _text_result"))

@@ -64,6 +64,8 @@ class ExecutorView:
     imports: set[tuple[str, str]] = field(default_factory=set)
     compiled: list[CompiledText] = field(default_factory=list)
     """The templates compiled into the tool's code."""
+    statements: list[Code] = field(default_factory=list)
+    """What computes their values, in the order they were compiled."""
     awaits: bool = False
     """Whether the async twin awaits ``_invoke_<name>_async`` (real async I/O)."""
     needs_context: bool = False
@@ -84,26 +86,26 @@ class ExecutorView:
     def compile(self, made: CompiledText) -> Code:
         """``made``'s expression; its statements go to ``statements``."""
         self.compiled.append(made)
-        self.imports.update(
-            (TEMPLATING, f"{helper} as _{helper}") for helper in made.helpers
-        )
+        self.statements.extend(code(s) for s in made.statements)
+        self.use_helpers(made.helpers)
         return code(made.expression)
+
+    def use_helpers(self, helpers: Iterable[str]) -> None:
+        """Import the runtime helpers compiled template code calls."""
+        self.imports.update(
+            (TEMPLATING, f"{helper} as _{helper}") for helper in helpers
+        )
 
 
 class Parts:
-    """The templated parts of one executor compiled in turn, their statements in
-    order (each part's locals named from its own prefix)."""
+    """The JSON values of one executor compiled in turn (each part's locals named
+    from its own prefix), and the env values the secret ones read."""
 
     def __init__(self, view: ExecutorView, present: frozenset[str]) -> None:
         self.view = view
         self.present = present
-        self.statements: list[Code] = []
         self.env_paths: list[tuple[str, ...]] = []
         """The env values the parts marked secret read."""
-
-    def add(self, made: CompiledText) -> Code:
-        self.statements.extend(code(s) for s in made.statements)
-        return self.view.compile(made)
 
     def structure(self, value: object, prefix: str, secret_env: bool = False) -> Code:
         """A JSON value whose strings take placeholders. ``secret_env``: the env
@@ -111,7 +113,7 @@ class Parts:
         kept out of every message."""
         if secret_env:
             self.env_paths.extend(env_paths_of(value))
-        return self.add(compile_structure(value, self.present, prefix))
+        return self.view.compile(compile_structure(value, self.present, prefix))
 
 
 def env_paths_of(value: object) -> list[tuple[str, ...]]:

@@ -63,7 +63,8 @@ class _KeyRead(str):
 @dataclass
 class CompiledText:
     """Statements computing the text, the expression of the text, and the runtime
-    helpers the statements call (by their names in ``mcigen.runtime.lookup``)."""
+    helpers the statements call (by their names on the ``mcigen_runtime.templating``
+    face)."""
 
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
