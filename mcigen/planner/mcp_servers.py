@@ -4,13 +4,23 @@ or expired.
 
 The cache is a toolset file with an ``expiresAt`` date; it is written in mci-py's
 format, byte for byte, so that both tools share one cache, except that it keeps a
-tool's ``outputSchema`` (mci-py's reader ignores it). Server settings may use
-``{{env.VAR}}``: they are resolved from the build environment for fetching only.
+tool's ``outputSchema`` and that its metadata holds ``mcigenServer``, a hash of the
+settings the tools were fetched from (mci-py's reader ignores both). Server
+settings may use ``{{env.VAR}}``: they are resolved from the build environment for
+fetching only.
+
+A cache is used only for the settings it was fetched from: one whose
+``mcigenServer`` names other settings (the server's command changed, or a broker
+config's nodes were renamed) is fetched again, or refused when nothing may
+connect. A cache without it was written by mci-py, and is trusted as mci-py
+trusts it, by its server's name; but not for a broker config, whose caches only
+mcigen writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import tempfile
@@ -28,7 +38,7 @@ from mcigen_runtime.executors.mcp.calls import (
 from mcigen_runtime.limits import DEFAULT
 from mcigen_runtime.templating.compiler import compile_renderer
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
-from mcigen_runtime.templating.syntax import Template
+from mcigen_runtime.templating.syntax import Placeholder, Template, Text
 
 from .. import ir
 from ..diagnostics import Diagnostics, Level
@@ -38,6 +48,8 @@ from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
 DEFAULT_EXPIRY_DAYS = 30
+FINGERPRINT = "mcigenServer"
+"""The cache's metadata key holding :func:`settings_fingerprint`."""
 _UNKNOWN_IS_NO_PROBLEM = (Level.NOTE, Level.NOTE)
 
 _HINT_TAGS = (
@@ -116,16 +128,51 @@ def server_tools(
     schema_version: str,
     whitespace: str,
     diagnostics: Diagnostics,
+    *,
+    unbound_is_mcigens: bool = False,
 ) -> list[ir.Tool] | None:
     """The tools of ``server``, from its cache or from the server itself; None
-    (and an error) when they cannot be known."""
+    (and an error) when they cannot be known. ``unbound_is_mcigens``: a cache
+    without a fingerprint is not mci-py's, and so not to be trusted."""
     try:
         cache = cache_path(library, server.name)
     except UnusableName as problem:
         diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
         return None
-    fetcher = _ServerTools(server, cache, whitespace, access.environment)
+    fetcher = _ServerTools(
+        server, cache, whitespace, access.environment, unbound_is_mcigens
+    )
     return fetcher.tools(access.mode, schema_version, diagnostics)
+
+
+def settings_fingerprint(server: ir.McpServer) -> str:
+    """A hash of what decides which server answers: its type, command, args and
+    URL as written (``{{env.X}}``, ``${X}`` unresolved), and the names of its
+    ``env`` and ``headers`` (not their values: a written secret is no part of a
+    cache)."""
+    config = server.config
+    settings = {
+        "type": config.get("type", "stdio"),
+        "command": _as_written(config.get("command")),
+        "args": [_as_written(arg) for arg in config.get("args") or ()],
+        "url": _as_written(config.get("url")),
+        "env": sorted(config.get("env") or {}),
+        "headers": sorted(config.get("headers") or {}),
+    }
+    text = json.dumps(settings, sort_keys=True, ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _as_written(value: object) -> object:
+    """A setting as JSON: a broker command's word (a template of text and
+    ``env.NAME`` placeholders) as its parts."""
+    if isinstance(value, Template):
+        return [
+            ["text", node.value] if isinstance(node, Text) else ["var", node.source]
+            for node in value.nodes
+            if isinstance(node, Text | Placeholder)
+        ]
+    return value
 
 
 @dataclasses.dataclass
@@ -134,12 +181,17 @@ class _ServerTools:
     cache: Path
     whitespace: str
     environment: Mapping[str, str] | None
+    unbound_is_mcigens: bool
 
     def tools(
         self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
     ) -> list[ir.Tool] | None:
         name = self.server.name
         cached = None if mode is McpMode.REFRESH else self._cached(mode, diagnostics)
+        if cached is not None and not self._bound(cached):
+            if not self._fetch_unbound(mode, diagnostics):
+                return None
+            return self._fetched(schema_version, None, diagnostics)
         if cached is not None and _fresh(cached):
             return list(cached.tools)
         if mode is McpMode.OFFLINE:
@@ -161,6 +213,14 @@ class _ServerTools:
                 "its tools are not checked (--no-connect)",
                 levels=_UNKNOWN_IS_NO_PROBLEM,
             )
+        return self._fetched(schema_version, cached, diagnostics)
+
+    def _fetched(
+        self, schema_version: str, cached: ir.Schema | None, diagnostics: Diagnostics
+    ) -> list[ir.Tool] | None:
+        """The tools the server lists now, written to the cache; ``cached`` when it
+        cannot be reached."""
+        name = self.server.name
         try:
             document = self._fetch(schema_version)
         except (McpConnectionError, TemplateRuntimeError) as error:
@@ -177,6 +237,41 @@ class _ServerTools:
         )
         diagnostics.extend(found.items)
         return None if written is None else list(written.tools)
+
+    def _bound(self, cached: ir.Schema) -> bool:
+        """Whether ``cached`` was fetched from this server's settings as they are."""
+        fingerprint = cached.metadata.get(FINGERPRINT)
+        if fingerprint is None:
+            return not self.unbound_is_mcigens
+        return bool(fingerprint == settings_fingerprint(self.server))
+
+    def _fetch_unbound(self, mode: McpMode, diagnostics: Diagnostics) -> bool:
+        """Whether to fetch the tools of a cache fetched from other settings,
+        having said so: not offline (an error) nor without connecting (a note:
+        its tools are unknown); otherwise yes (a note)."""
+        name = self.server.name
+        other = (
+            f"the cache {self.cache} of MCP server '{name}' was fetched from other "
+            "settings (its command, args, url, or names of env or headers differ, "
+            "or it belongs to another node)"
+        )
+        if mode is McpMode.OFFLINE:
+            diagnostics.error(
+                self.server.location,
+                f"{other}; build once without --offline to fetch its tools again",
+            )
+            return False
+        if mode is McpMode.NO_CONNECT:
+            diagnostics.add(
+                Level.NOTE,
+                self.server.location,
+                f"{other}; its tools are not checked (--no-connect)",
+            )
+            return False
+        diagnostics.add(
+            Level.NOTE, self.server.location, f"{other}; fetching its tools again"
+        )
+        return True
 
     def _stale(
         self,
@@ -220,7 +315,11 @@ class _ServerTools:
         name = self.server.name
         return {
             "schemaVersion": schema_version,
-            "metadata": {"name": name, "description": f"MCP server: {name}"},
+            "metadata": {
+                "name": name,
+                "description": f"MCP server: {name}",
+                FINGERPRINT: settings_fingerprint(self.server),
+            },
             "tools": [_cache_entry(name, tool) for tool in listed],
             "expiresAt": expires.isoformat(),
         }

@@ -180,10 +180,7 @@ def test_no_connect_without_a_cache_is_a_note_and_starts_nothing(
 def test_a_committed_cache_builds_offline_and_refresh_rewrites_it(
     twice: Path, tmp_path: Path
 ) -> None:
-    unreachable = json.loads(json.dumps(TWICE))
-    for node in unreachable["tree"][1:]:
-        node["source"]["command"] = "no-such-program-anywhere"
-    config = write_config(tmp_path, unreachable)
+    config = write_config(tmp_path, TWICE)
     caches = tmp_path / "mci" / "mcp"
     shutil.copytree(twice / "mci" / "mcp", caches)
     result = run_mcigen("build", config, "-o", tmp_path / "pkg", "--offline")
@@ -194,7 +191,6 @@ def test_a_committed_cache_builds_offline_and_refresh_rewrites_it(
     cached = json.loads(cache.read_text())
     cached["tools"] = [t for t in cached["tools"] if t["name"] != "pid"]
     cache.write_text(json.dumps(cached))
-    config = write_config(tmp_path, TWICE)
     result = run_mcigen("build", config, "-o", tmp_path / "pkg", "--refresh")
     assert result.returncode == 0, result.stderr
     refreshed = [t["name"] for t in json.loads(cache.read_text())["tools"]]
