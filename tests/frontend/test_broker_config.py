@@ -111,7 +111,7 @@ def test_a_source_is_lowered_with_its_filter_aliases_and_overrides(
     )
     assert schema is not None, diagnostics.render()
     (source,) = schema.broker_sources
-    assert source.server.name == "root"
+    assert source.server.name == "%2F"
     config = source.server.config
     assert config["command"].nodes == (Text("npx"),)
     assert [word.nodes for word in config["args"]] == [
@@ -162,7 +162,7 @@ def test_every_mistake_is_reported_at_once_where_it_was_written(
         "MCP servers only (an MCI schema's 'mcp_servers' reaches HTTP servers)",
         "broker.json:6:42: error: 'command' cannot be split into words: No closing quotation",
         "broker.json:8:27: error: 'max_output_chars' must be an integer >= 1, got 0",
-        "broker.json:8:41: error: 'timeout' must be a number of seconds > 0, got -1",
+        "broker.json:8:41: error: 'timeout' must be a number of seconds > 0 and <= 86400, got -1",
         "broker.json:8:60: error: 'render_mode' must be one of 'json', 'text', got 'html'",
         "broker.json:9:23: error: 'example_args' must be an object, got array",
         "broker.json:9:27: error: unknown field 'colour' in tool override",
@@ -218,3 +218,43 @@ def test_recognition_reads_only_the_top_level_keys_of_yaml(
 ) -> None:
     (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
     assert holds_broker(tmp_path / "c.yaml") is recognised
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [("1e999", "inf"), ("-1e999", "-inf"), ("1e300", "1e+300"), ("86401", "86401")],
+)
+def test_a_timeout_past_a_day_or_infinite_is_located_in_json(
+    tmp_path: Path, written: str, shown: str
+) -> None:
+    text = (
+        '{"tree": [{"path": "/x", "source": {"command": "x",\n'
+        f'  "tool_overrides": {{"t": {{"timeout": {written}}}}}}}}}]}}\n'
+    )
+    assert messages(tmp_path, text) == [
+        f"broker.json:2:39: error: 'timeout' must be a number of seconds > 0 and "
+        f"<= 86400, got {shown}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"), [(".inf", "inf"), ("-.inf", "-inf"), (".nan", "nan")]
+)
+def test_a_timeout_that_is_no_number_of_seconds_is_located_in_yaml(
+    tmp_path: Path, written: str, shown: str
+) -> None:
+    path = tmp_path / "broker.yaml"
+    path.write_text(
+        "tree:\n"
+        "  - path: /x\n"
+        "    source:\n"
+        "      command: x\n"
+        "      tool_overrides:\n"
+        f"        t: {{timeout: {written}}}\n",
+        encoding="utf-8",
+    )
+    _, diagnostics = lower_broker(path)
+    assert [str(item) for item in diagnostics.sorted()] == [
+        f"{path}:6:22: error: 'timeout' must be a number of seconds > 0 and "
+        f"<= 86400, got {shown}"
+    ]

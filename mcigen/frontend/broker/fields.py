@@ -4,7 +4,9 @@ nothing)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from mcigen_runtime.tree import RENDER_MODES
 
@@ -13,20 +15,30 @@ from ..context import At, Context, type_name
 
 STDIO = "stdio"
 TEXT = Str()
+MAX_SECONDS = 86_400
+"""A day: no call waits longer (``1e999``, YAML's ``.inf``, would be for ever)."""
+
+
+def is_seconds(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number of seconds a call may wait: finite, greater
+    than zero, at most :data:`MAX_SECONDS`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and 0 < value <= MAX_SECONDS
 
 
 @dataclass(frozen=True)
 class Seconds(Check):
-    """A number of seconds greater than zero."""
+    """A number of seconds greater than zero, at most a day."""
 
     @property
     def expected(self) -> str:
-        return "a number of seconds > 0"
+        return f"a number of seconds > 0 and <= {MAX_SECONDS}"
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             ctx.type_error(at, self.expected, value)
-        elif not value > 0:
+        elif not is_seconds(value):
             ctx.value_error(at, self.expected, value)
 
 

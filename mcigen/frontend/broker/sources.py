@@ -14,6 +14,7 @@ from mcigen_runtime.tree import path_segments
 from ... import ir
 from ..context import At, Context
 from .command import command_words
+from .fields import is_seconds
 from .nodes import WalkedNode
 
 ROOT_SERVER = "%2F"
@@ -97,14 +98,14 @@ def _source(
 
 
 def _override(ctx: Context, at: At, written: dict[str, Any]) -> ir.ToolOverride:
-    """``written`` has passed OVERRIDE's checks."""
+    """``written`` has been checked by OVERRIDE (its errors, if any, are told)."""
     timeout = written.get("timeout")
     return ir.ToolOverride(
         location=ctx.doc.key_location(at.pointer),
         summary=written.get("summary"),
         description=written.get("description"),
         max_output_chars=written.get("max_output_chars"),
-        timeout_ms=None if timeout is None else _milliseconds(timeout),
+        timeout_ms=_milliseconds(timeout) if is_seconds(timeout) else None,
         example_args=written.get("example_args"),
         render_mode=written.get("render_mode", "json"),
     )
