@@ -369,15 +369,21 @@ def _build_time_params(
         for key in ("env", "headers")
     }
     if config.get("type") == "http":
-        return McpServerParams(
+        params = McpServerParams(
             server.name, url=resolve(config["url"]), headers=pairs["headers"]
         )
-    return McpServerParams(
-        server.name,
-        command=resolve(config["command"]),
-        args=tuple(resolve(arg) for arg in config.get("args") or ()),
-        env=pairs["env"],
-    )
+    else:
+        params = McpServerParams(
+            server.name,
+            command=resolve(config["command"]),
+            args=tuple(resolve(arg) for arg in config.get("args") or ()),
+            env=pairs["env"],
+        )
+    # the listing, every page of it, waits as long as a call of the package would
+    timeout_ms = (config.get("config") or {}).get("timeout_ms")
+    if isinstance(timeout_ms, int):
+        return dataclasses.replace(params, call_timeout=timeout_ms / 1000)
+    return params
 
 
 def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
