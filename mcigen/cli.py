@@ -97,7 +97,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _build_options(serve)
     add_serve_arguments(serve, build=_build)
-    check = commands.add_parser("check", help="report every problem in SCHEMA")
+    check = commands.add_parser(
+        "check",
+        help="report every problem in SCHEMA; like build, it starts the MCP servers "
+        "whose tools are not cached (saying so on stderr), unless --offline or "
+        "--no-connect",
+    )
     _schema_argument(check)
     _whitespace_option(check)
     _mcp_options(check, no_connect=True)
@@ -247,8 +252,12 @@ def _reading(args: argparse.Namespace) -> CompileOptions:
     return CompileOptions(
         source_format=args.source_format,
         whitespace=args.whitespace,
-        mcp=McpAccess(args.mcp_mode),
+        mcp=McpAccess(args.mcp_mode, announce=_say_started),
     )
+
+
+def _say_started(message: str) -> None:
+    print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)
 
 
 def _check(args: argparse.Namespace, schema: Path) -> int:

@@ -26,7 +26,7 @@ def test_build_of_a_broker_config_stops_after_so_many_pages(tmp_path: Path) -> N
     )
     result = run_mcigen("build", config, "-o", tmp_path / "pkg")
     assert result.returncode == 1
-    assert result.stderr.splitlines()[0] == (
+    assert result.stderr.splitlines()[1] == (
         f"{config}:5:17: error: cannot fetch the tools of MCP server 'pages': MCP "
         f"server 'pages' did not list its tools: it lists more than {LIST_PAGES} "
         "pages, each with a new nextCursor"

@@ -325,7 +325,10 @@ def test_an_unreachable_server_is_an_error_at_its_definition(tmp_path: Path) -> 
     schema = mcp_schema(tmp_path, {"toy": {"command": str(tmp_path / "no-server")}})
     result = run_mcigen("check", schema)
     assert result.returncode == 1
-    first = result.stderr.splitlines()[0]
+    started, first = result.stderr.splitlines()[:2]
+    assert started == (
+        f"mcigen: starting MCP server 'toy' to list its tools: {tmp_path}/no-server"
+    )
     assert first.startswith(
         f"{schema}:5:12: error: cannot fetch the tools of MCP server 'toy': "
     )

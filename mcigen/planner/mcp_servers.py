@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -83,6 +83,10 @@ class McpAccess:
 
     mode: McpMode = McpMode.CACHE
     environment: Mapping[str, str] | None = None
+    announce: Callable[[str], None] | None = None
+    """Told, before a server is started (or an HTTP server reached) to list its
+    tools, which one and how, its settings as written: the command line says so
+    on stderr, since starting a program is not what one expects of ``check``."""
 
 
 def cache_path(library: Path, server: str) -> Path:
@@ -139,9 +143,7 @@ def server_tools(
     except UnusableName as problem:
         diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
         return None
-    fetcher = _ServerTools(
-        server, cache, whitespace, access.environment, unbound_is_mcigens
-    )
+    fetcher = _ServerTools(server, cache, whitespace, access, unbound_is_mcigens)
     return fetcher.tools(access.mode, schema_version, diagnostics)
 
 
@@ -180,7 +182,7 @@ class _ServerTools:
     server: ir.McpServer
     cache: Path
     whitespace: str
-    environment: Mapping[str, str] | None
+    access: McpAccess
     unbound_is_mcigens: bool
 
     def tools(
@@ -221,6 +223,8 @@ class _ServerTools:
         """The tools the server lists now, written to the cache; ``cached`` when it
         cannot be reached."""
         name = self.server.name
+        if self.access.announce is not None:
+            self.access.announce(_started(self.server))
         try:
             document = self._fetch(schema_version)
         except (McpConnectionError, TemplateRuntimeError) as error:
@@ -310,7 +314,8 @@ class _ServerTools:
         return cached
 
     def _fetch(self, schema_version: str) -> dict[str, Any]:
-        listed = list_mcp_tools(_build_time_params(self.server, self.environment))
+        params = _build_time_params(self.server, self.access.environment)
+        listed = list_mcp_tools(params)
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
         name = self.server.name
         return {
@@ -323,6 +328,31 @@ class _ServerTools:
             "tools": [_cache_entry(name, tool) for tool in listed],
             "expiresAt": expires.isoformat(),
         }
+
+
+def _started(server: ir.McpServer) -> str:
+    """Which server is reached to list its tools, and how, as written (a
+    ``{{env.X}}`` or ``${X}`` unresolved: its value may be a secret)."""
+    config = server.config
+    if config.get("type") == "http":
+        return f"reaching MCP server '{server.name}' at {config.get('url')} to list its tools"
+    words = [config.get("command"), *(config.get("args") or ())]
+    command = " ".join(_word_as_written(word) for word in words)
+    return f"starting MCP server '{server.name}' to list its tools: {command}"
+
+
+def _word_as_written(word: object) -> str:
+    if isinstance(word, Template):
+        return "".join(
+            (
+                node.value
+                if isinstance(node, Text)
+                else f"${{{node.source.removeprefix('env.')}}}"
+            )
+            for node in word.nodes
+            if isinstance(node, Text | Placeholder)
+        )
+    return str(word)
 
 
 def _fresh(cached: ir.Schema) -> bool:

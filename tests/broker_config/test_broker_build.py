@@ -333,3 +333,30 @@ def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_co
         "Python function 't_a_b', like tool 't.a-b' (at broker.json:5:17); it is "
         "'t_a_b_2' in Python, and 't.a_b' everywhere else"
     )
+
+
+def test_check_says_which_command_it_starts_before_starting_it(tmp_path: Path) -> None:
+    """``check`` fetches what ``build`` would (so it checks the same tools), but a
+    program started is never a surprise: its command line, as written (the
+    variable, not its value), comes first on stderr; --offline starts none."""
+    command, trace = leaves_a_trace(tmp_path)
+    source = {"command": f"{command} --root ${{SECRET_ROOT}}"}
+    config = write_config(tmp_path, {"tree": [{"path": "/files", "source": source}]})
+    offline = run_mcigen("check", config, "--offline")
+    assert offline.returncode == 1
+    assert "starting" not in offline.stderr
+    assert not trace.exists()
+    result = subprocess.run(
+        [sys.executable, "-m", "mcigen", "check", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "SECRET_ROOT": "hunter2"},
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        f"mcigen: starting MCP server 'files' to list its tools: {command} --root "
+        "${SECRET_ROOT}"
+    )
+    assert "hunter2" not in result.stderr
+    assert trace.exists()
