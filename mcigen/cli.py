@@ -13,6 +13,7 @@ from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
 from .frontend.formats import FORMATS, Format, format_named, recognise
+from .input_file import not_regular
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -55,6 +56,8 @@ def _format_of(schema: Path, named: str | None) -> Format:
 
 
 def _not_one_file(schema: Path, source_format: Format) -> str:
+    if not schema.is_dir():
+        return f"cannot read {schema}: {not_regular(schema)}"
     holding = " or ".join(known.folder_holds for known in FORMATS if known.folder_holds)
     return (
         f"{schema} is a folder holding no {holding}, "

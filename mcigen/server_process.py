@@ -40,10 +40,8 @@ class ServerProcess:
     and mcigen's standard streams (so a stdio server talks to mcigen's client)."""
 
     def __init__(self, package: BuiltPackage, command: Sequence[str]) -> None:
-        paths = [str(package.parent), os.environ.get("PYTHONPATH", "")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", package.name, *command], env=env
+            [sys.executable, "-m", package.name, *command], env=_importable(package)
         )
 
     @property
@@ -65,6 +63,27 @@ class ServerProcess:
         flight as on any SIGTERM. Its exit status."""
         self.terminate()
         return _shell_status(self.process.wait())
+
+
+def check_start(package: BuiltPackage, command: Sequence[str]) -> int:
+    """``python -m PKG COMMAND ARG... --check-start``: how the server's start-up
+    went (its exit status), without serving; stdin closed, so a server cannot
+    read mcigen's. Its stderr is mcigen's: what failed is said there."""
+    done = subprocess.run(
+        # -P: not the current directory first, where DIR's old package may be
+        [sys.executable, "-P", "-m", package.name, *command, "--check-start"],
+        env=_importable(package),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    return _shell_status(done.returncode)
+
+
+def _importable(package: BuiltPackage) -> dict[str, str]:
+    """mcigen's environment, with the package importable."""
+    paths = [str(package.parent), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
 def _shell_status(returncode: int) -> int:
