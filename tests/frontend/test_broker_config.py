@@ -258,3 +258,23 @@ def test_a_timeout_that_is_no_number_of_seconds_is_located_in_yaml(
         f"{path}:6:22: error: 'timeout' must be a number of seconds > 0 and "
         f"<= 86400, got {shown}"
     ]
+
+
+def test_server_names_are_one_per_path_and_fit_a_file_name() -> None:
+    """A server's name names its cache file: two paths never share one."""
+    from mcigen_runtime.tree import normalize
+
+    from mcigen.frontend.broker.sources import server_name
+
+    assert server_name("/repo/read") == "repo.read"
+    assert server_name("/a/b") == "a.b"
+    assert server_name("/a.b") == "a%2Eb"
+    assert server_name("/") == "%2F"
+    written = ["/a%2Eb", "/a%252Eb", "/%2F", "/%252F", "/a%2Fb", "/a/b/", "/a.b"]
+    assert len({server_name(normalize(path)) for path in written}) == len(
+        {normalize(path) for path in written}
+    )
+    assert server_name("/ü ~") == "%C3%BC%20%7E"
+    long_a, long_b = "/" + "x" * 300 + "a", "/" + "x" * 300 + "b"
+    assert server_name(long_a) != server_name(long_b)
+    assert len(server_name(long_a)) == 120 and "~" in server_name(long_a)
