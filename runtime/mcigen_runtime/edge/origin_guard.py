@@ -33,9 +33,9 @@ ORIGIN_REFUSED = (
     "ORIGIN call it"
 )
 HOST_REFUSED = (
-    "this server answers requests for an IP address or localhost only: start it "
-    "with --allow-host NAME (or set MCIGEN_ALLOWED_HOSTS) to serve the host name "
-    "NAME, or with a secret"
+    "this server answers requests for an IP address, localhost or a listed host "
+    "name only: add --allow-host NAME (or NAME to MCIGEN_ALLOWED_HOSTS) to serve "
+    "the host name NAME"
 )
 
 

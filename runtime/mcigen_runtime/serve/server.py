@@ -65,6 +65,7 @@ from ..edge.settings import (
     allowed_from_environment,
     mcp_tool_names,
     options_from_environment,
+    secret_from,
     select_tools,
     split_list,
     unknown_names,
@@ -509,10 +510,8 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
-    policy = HostOriginPolicy(
-        hosts=options.allowed_hosts,
-        origins=options.allowed_origins,
-        check_host=not options.secret,
+    policy = HostOriginPolicy.of_server(
+        options.allowed_hosts, options.allowed_origins, options.secret
     )
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
@@ -533,13 +532,12 @@ def app_from_environment(package: str) -> Starlette:
 def serve(package: str, args: argparse.Namespace) -> int:
     """Run ``serve`` with the options of :func:`add_serve_arguments`."""
     address: tuple[str, int] | None = args.http
-    secret: str | None = args.secret
-    if secret is None and address is not None:
-        secret = os.environ.get(ENV_PREFIX + "SECRET") or None
-    if secret is not None and address is None:
+    if args.secret is not None and address is None:
         return _usage(package, "--secret needs --http (stdio has no requests to check)")
-    if secret == "":
-        return _usage(package, "--secret must not be empty")
+    try:
+        secret = secret_from(args.secret, "--secret", os.environ if address else {})
+    except ValueError as error:
+        return _usage(package, str(error))
     if args.max_output_chars is not None and not args.broker:
         return _usage(package, "--max-output-chars only applies with --broker")
     for flag, given in (
