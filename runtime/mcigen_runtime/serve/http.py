@@ -6,7 +6,8 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   ``Allow: POST`` (the transport spec lets a server refuse the ``GET`` stream),
   rather than a stream held open for ever.
 - The body is read whole, up to :data:`MAX_BODY_BYTES` (``413`` beyond).
-- A body that is not JSON gets ``-32700``; a batch, or anything but one JSON-RPC
+- A body that is not JSON, or whose strings hold a lone surrogate, gets
+  ``-32700``; a batch, or anything but one JSON-RPC
   2.0 message (``"jsonrpc": "2.0"`` missing, say), gets ``-32600 Invalid Request``
   with a one-line message (HTTP 400).
 - ``initialize`` params are read leniently (see ``initialize_params``); params that
@@ -35,6 +36,7 @@ from pydantic import ValidationError
 
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
+from ..edge.json_text import lone_surrogate
 from .initialize import InitializeParamsError, lenient_initialize
 
 if TYPE_CHECKING:
@@ -108,6 +110,14 @@ def _normalised(body: bytes) -> bytes:
         message = json.loads(body)
     except (ValueError, RecursionError):
         raise _Refusal(400, None, PARSE_ERROR, "Parse error") from None
+    surrogate = lone_surrogate(message)
+    if surrogate is not None:
+        raise _Refusal(
+            400,
+            None,
+            PARSE_ERROR,
+            f"Parse error: a lone surrogate ({surrogate}) is not Unicode text",
+        )
     if isinstance(message, list):
         raise _Refusal(
             400, None, INVALID_REQUEST, "Invalid Request: batches are not supported"

@@ -1,11 +1,14 @@
-"""A secret no client could send is refused at start, by ``serve --http``, ``broker``
-and the ASGI app; a listed host name is enforced with a secret too (issue 29)."""
+"""Hostile input at the HTTP edge (issue 29), against real processes: a secret no
+client could send is refused at start, by ``serve --http``, ``broker`` and the ASGI
+app; a listed host name is enforced with a secret too; a lone surrogate anywhere
+in a request gets a JSON error, never a traceback."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,7 +33,12 @@ BAD_SECRETS = {
 @pytest.fixture(scope="module")
 def pkg_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("secret")
-    document = {"schemaVersion": "1.0", "tools": [text_tool("greet", "Hello!")]}
+    greet = text_tool(
+        "greet",
+        "Hello, {{props.name}}!",
+        inputSchema={"type": "object", "properties": {"name": {"type": "string"}}},
+    )
+    document = {"schemaVersion": "1.0", "tools": [greet]}
     schema = write_schema(directory, document, "s.mci.json")
     result = run_mcigen("build", schema, "-o", directory / "pkg")
     assert result.returncode == 0, result.stderr
@@ -118,3 +126,77 @@ def test_the_broker_enforces_a_listed_host_name_with_a_secret(pkg_dir: Path) -> 
         refused = post(url, "evil.example", body={})
         assert refused.status_code == 421
         assert refused.json()["error"] == "misdirected_request"
+
+
+# --------------------------------------------------------------------- lone surrogates
+
+LONE = "\\ud800"
+"""A lone surrogate as a JSON escape (the body's text holds a backslash)."""
+
+
+def call(name: str, arguments: str) -> bytes:
+    return (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": '
+        f'{{"name": "{name}", "arguments": {arguments}}}}}'
+    ).encode()
+
+
+def assert_json_error(answer: httpx.Response, status: int) -> Any:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert "Traceback" not in answer.text
+    return answer.json()
+
+
+@pytest.mark.parametrize("broker", [False, True], ids=["tools", "broker"])
+def test_a_lone_surrogate_in_an_mcp_request_is_a_parse_error(
+    pkg_dir: Path, broker: bool
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    bodies = [
+        call("greet", f'{{"name": "{LONE}"}}'),
+        call("greet", f'{{"na{LONE}me": "Ada"}}'),
+        call(f"gr{LONE}eet", "{}"),
+        f'{{"jsonrpc": "2.0", "id": "{LONE}", "method": "ping"}}'.encode(),
+    ]
+    if broker:
+        argv.append("--broker")
+        bodies += [
+            call("meta_call", f'{{"path": "/greet", "args": {{"name": "{LONE}"}}}}'),
+            call("meta_call", f'{{"path": "/gr{LONE}eet", "args": {{}}}}'),
+            call("meta_desc", f'{{"path": "/{LONE}"}}'),
+        ]
+    with http_server(pkg_dir, argv, port) as url:
+        for body in bodies:
+            answer = httpx.post(
+                url, content=body, headers={**JSON, "content-type": "application/json"}
+            )
+            error = assert_json_error(answer, 400)["error"]
+            assert error["code"] == -32700, body
+            assert "lone surrogate (\\ud800)" in error["message"], body
+
+
+def test_a_lone_surrogate_in_a_broker_api_request_is_invalid_json(
+    pkg_dir: Path,
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "broker", f"127.0.0.1:{port}"]
+    with http_server(pkg_dir, argv, port) as mcp_url:
+        base = mcp_url.removesuffix("/mcp")
+        for endpoint, body in (
+            ("meta_call", f'{{"path": "/greet", "args": {{"name": "{LONE}"}}}}'),
+            ("meta_call", f'{{"path": "/greet", "args": {{"n{LONE}": "Ada"}}}}'),
+            ("meta_call", f'{{"path": "/gr{LONE}eet", "args": {{}}}}'),
+            ("meta_desc", f'{{"path": "/{LONE}"}}'),
+            ("meta_tree", f'{{"pa{LONE}th": "/"}}'),
+        ):
+            answer = httpx.post(f"{base}/{endpoint}", content=body.encode())
+            refusal = assert_json_error(answer, 400)
+            assert refusal["error"] == "invalid_json", body
+            assert "lone surrogate (\\ud800)" in refusal["error_description"]
+        # The server is still there, and still answers.
+        greeted = httpx.post(
+            f"{base}/meta_call", json={"path": "/greet", "args": {"name": "Ada"}}
+        )
+        assert greeted.json()["content"][0]["text"] == "Hello, Ada!"
