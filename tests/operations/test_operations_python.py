@@ -4,6 +4,7 @@ real processes. A Python call of the tool itself still returns its result."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -46,12 +47,13 @@ def test_cancel_stops_the_process(pkg: ModuleType, tmp_path: Path) -> None:
     assert handle.cancel() is False
 
 
-def test_ids_count_up_and_failures_are_results_or_refusals(
+def test_ids_cannot_be_guessed_and_failures_are_results_or_refusals(
     pkg: ModuleType, tmp_path: Path
 ) -> None:
     first = pkg.operations.start("quick")
     second = pkg.operations.start("plain")  # any tool, not only background ones
-    assert int(second.id[3:]) == int(first.id[3:]) + 1
+    assert re.fullmatch(r"op_[A-Za-z0-9_-]{16}", first.id)
+    assert first.id != second.id
     assert first.wait(10).text == "quick\n"
     assert second.wait(10).text == "plain\n"
     pidfile = str(tmp_path / "pid")
@@ -68,15 +70,15 @@ def test_row_95_only_the_newest_finished_operations_are_kept(
     pkg: ModuleType,
 ) -> None:
     from mcigen_runtime.registry import registry
-    from mcigen_runtime.serve.operations import KEEP_FINISHED, Operations
+    from mcigen_runtime.serve.operations import KEEP_FINISHED, PROCESS, Operations
 
     table = Operations(registry("pkg"))
     handles = [table.start("plain", {}) for _ in range(KEEP_FINISHED + 1)]
     for handle in handles:
         handle.wait(10)
-    kept = [operation.id for operation in table.listed()]
+    kept = [operation.id for operation in table.listed(PROCESS)]
     assert kept == [handle.id for handle in handles[1:]]
-    assert table.find(handles[0].id) is None
+    assert table.find(handles[0].id, PROCESS) is None
 
 
 def test_a_direct_call_still_returns_the_finished_result(

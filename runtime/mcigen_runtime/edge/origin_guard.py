@@ -82,6 +82,7 @@ class HostOriginGuard:
 def _cors_headers(origin: str) -> list[tuple[bytes, bytes]]:
     return [
         (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", b"mcp-session-id"),
         (b"vary", b"Origin"),
     ]
 

@@ -34,8 +34,9 @@ What the server exposes:
   gives such a package).
 
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
-exchange, no session is kept, so any worker of a multi-worker server can answer
-any request. In front of the SDK's transport sits the edge, outermost first:
+exchange, no session state is kept, so any worker of a multi-worker server can
+answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
@@ -84,6 +85,7 @@ from ..results import (
     text_content,
     tool_result,
 )
+from .operations import PROCESS
 
 if TYPE_CHECKING:
     import mcp_types
@@ -93,7 +95,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
-    from .operations import Operation, Operations
+    from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
 
@@ -274,14 +276,17 @@ class ToolSurface:
         name: str,
         arguments: Mapping[str, Any],
         progress: Progress | None = None,
+        caller: Caller = PROCESS,
     ) -> mcp_types.CallToolResult:
-        """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
+        """``tools/call`` by ``caller`` (whose background operations it may see;
+        the default is the process's one client). Raises the SDK's ``MCPError``
+        for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
         if self.operations is not None and name in self._operation_tools:
             from .operation_tools import call_operation_tool
 
-            answer = await call_operation_tool(self.operations, name, arguments)
+            answer = await call_operation_tool(self.operations, name, arguments, caller)
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -291,7 +296,7 @@ class ToolSurface:
 
             if runs_in_background(entry, arguments):
                 return await self._call_in_background(
-                    self.operations, entry, arguments, progress or Progress()
+                    self.operations, entry, arguments, progress or Progress(), caller
                 )
         try:
             result = await self.registry.call_async(entry.name, arguments, self.env)
@@ -311,14 +316,15 @@ class ToolSurface:
         entry: ToolEntry,
         arguments: Mapping[str, Any],
         progress: Progress,
+        caller: Caller,
     ) -> mcp_types.CallToolResult:
-        """Start the call as an operation; its result if it ends within the window
-        (the operation is cancelled with the call meanwhile), else at once the
-        operation's id and how to await it."""
+        """Start the call as ``caller``'s operation; its result if it ends within
+        the window (the operation is cancelled with the call meanwhile), else at
+        once the operation's id and how to await it."""
         from .operation_tools import background_hint, progress_message
 
         try:
-            operation = await operations.start_async(entry, arguments)
+            operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
         await progress.send(0, None, f"{entry.name}: started as {operation.id}")
@@ -447,7 +453,13 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     ) -> mcp_types.CallToolResult:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
-        return await surface.call(params.name, params.arguments or {}, progress)
+        caller = PROCESS  # stdio
+        if ctx.request is not None:
+            from .http import session_of
+
+            caller = session_of(ctx.request.headers)
+        arguments = params.arguments or {}
+        return await surface.call(params.name, arguments, progress, caller)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
