@@ -49,8 +49,11 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
             print(line)
         return 0
     _log_to_stderr(args.log_level)
+    from ..edge.connections import process_limits
+
     try:
         secret = secret_from(args.secret, "SECRET", os.environ)
+        process_limits()
     except ValueError as error:
         print(f"python -m {package} broker: error: {error}", file=sys.stderr)
         return 2
@@ -166,6 +169,7 @@ def _listen(
     import uvicorn
 
     from ..broker.http_api import ENDPOINTS
+    from ..edge.connections import GuardedH11Protocol, process_limits
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
@@ -188,5 +192,7 @@ def _listen(
         port=port,
         log_level=level.lower(),
         access_log=False,  # RequestLog writes the line of each request
+        http=GuardedH11Protocol,
+        backlog=process_limits().backlog,
     )
     return run_uvicorn(config)

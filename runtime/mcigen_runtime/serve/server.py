@@ -535,10 +535,19 @@ def app_from_environment(package: str) -> Starlette:
     (see :func:`options_from_environment`). Building it starts nothing: the
     session manager runs in the app's lifespan, in each worker."""
     options = options_from_environment(os.environ)
+    connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
+
+
+def connection_limits() -> None:
+    """Check ``MCIGEN_HEADER_TIMEOUT`` and ``MCIGEN_MAX_CONNECTIONS``; raises
+    ``ValueError`` naming a bad one."""
+    from ..edge.connections import process_limits
+
+    process_limits()
 
 
 def serve(package: str, args: argparse.Namespace) -> int:
@@ -560,6 +569,8 @@ def serve(package: str, args: argparse.Namespace) -> int:
             return _usage(package, f"{flag} needs --http")
     try:
         hosts, origins = allowed_from_environment(os.environ if address else {})
+        if address is not None:
+            connection_limits()
     except ValueError as error:
         return _usage(package, str(error))
     options = ServeOptions(
@@ -612,6 +623,7 @@ def _serve_http(
 ) -> int:
     import uvicorn
 
+    from ..edge.connections import GuardedH11Protocol, process_limits
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
@@ -628,7 +640,14 @@ def _serve_http(
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        http=GuardedH11Protocol,
+        backlog=process_limits().backlog,
+    )
     return run_uvicorn(config)
 
 
