@@ -3,6 +3,7 @@ real processes. A Python call of the tool itself still returns its result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from types import ModuleType
 import pytest
 from mcigen_runtime.errors import ToolInputError
 from mcigen_runtime.registry import UnknownToolError
+from mcigen_runtime.serve.operations import Operation
 
 from ..conftest import imported_package
 from ..test_serve_lifecycle import gone_within, leader
@@ -98,3 +100,28 @@ def test_the_manifest_names_background_modes_only_where_not_never(
         "quick": "always",
         "plain": None,
     }
+
+
+def test_one_callers_finished_operations_do_not_push_out_anothers(
+    pkg: ModuleType,
+) -> None:
+    from mcigen_runtime.registry import registry
+    from mcigen_runtime.serve.operations import KEEP_FINISHED, Operations
+
+    tools = registry("pkg")
+    table = Operations(tools)
+    plain = tools.find("plain")
+
+    async def start(caller: str, count: int) -> list[Operation]:
+        return [await table.start_async(plain, {}, caller) for _ in range(count)]
+
+    [theirs] = asyncio.run(start("session b", 1))
+    theirs.wait(10)
+    mine = asyncio.run(start("session a", KEEP_FINISHED + 1))
+    for handle in mine:
+        handle.wait(10)
+    assert [op.id for op in table.listed("session b")] == [theirs.id]
+    assert len(table.listed("session a")) == KEEP_FINISHED
+    assert table.find(theirs.id, "session a") is None
+    assert table.find(theirs.id, None) is None
+    assert table.listed(None) == []

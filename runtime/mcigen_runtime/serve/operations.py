@@ -12,8 +12,9 @@ guess another's. Every operation belongs to the :data:`Caller` that started it:
 a table (one per MCP server process, one per package for ``pkg.operations``) lists
 to a caller only its own operations and finds only those by id, so another
 caller's id reads as an unknown one. A table keeps every running operation and,
-of each caller's finished ones, the newest :data:`KEEP_FINISHED` for at most
-:data:`KEEP_FOR_S` seconds: what a client has not collected by then is gone.
+of each caller's finished ones, the newest :data:`KEEP_FINISHED` (and of all
+callers', :data:`KEEP_FINISHED_IN_ALL`) for at most :data:`KEEP_FOR_S` seconds:
+what a client has not collected by then is gone.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ PROCESS: Caller = ""
 
 KEEP_FINISHED = 100
 """How many finished operations of each caller a table remembers (the newest)."""
+
+KEEP_FINISHED_IN_ALL = 10 * KEEP_FINISHED
+"""How many finished operations a table remembers in all, whatever their callers
+(so that many callers cannot grow it without bound)."""
 
 KEEP_FOR_S = 3600.0
 """How long a table remembers a finished operation."""
@@ -224,16 +229,23 @@ class Operations:
 
     def _forget_old(self) -> None:
         """Drop each caller's finished operations beyond its newest
-        :data:`KEEP_FINISHED` and those finished over :data:`KEEP_FOR_S` ago (the
-        lock is held)."""
+        :data:`KEEP_FINISHED`, any beyond the newest :data:`KEEP_FINISHED_IN_ALL`,
+        and those finished over :data:`KEEP_FOR_S` ago (the lock is held)."""
         now = time.monotonic()
         newer: dict[Caller, int] = {}
+        kept = 0
         for op in reversed(list(self._table.values())):
             if op.ended is None:
                 continue
             newer[op.caller] = newer.get(op.caller, 0) + 1
-            if newer[op.caller] > KEEP_FINISHED or now - op.ended > KEEP_FOR_S:
+            if (
+                newer[op.caller] > KEEP_FINISHED
+                or kept >= KEEP_FINISHED_IN_ALL
+                or now - op.ended > KEEP_FOR_S
+            ):
                 del self._table[op.id]
+            else:
+                kept += 1
 
 
 def new_id() -> str:
