@@ -13,7 +13,9 @@ Host/Origin guard of ``serve --http`` (``http_origin``), the bearer secret
 (``http_secret``: 401 with ``WWW-Authenticate: Bearer``), and the call lifecycle
 (``http_lifecycle``: a call whose client disconnects is cancelled, commands still
 running at shutdown are stopped). A call is bounded in time by its tool's own
-bounds, as over MCP; bodies by :data:`MAX_BODY_BYTES`.
+bounds, as over MCP; bodies by :data:`MAX_BODY_BYTES`; header time and open
+connections by ``edge.connections`` (``broker`` serves with its protocol). A string
+holding a lone surrogate is ``invalid_json``.
 """
 
 from __future__ import annotations
