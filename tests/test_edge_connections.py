@@ -28,7 +28,7 @@ SLOW = 80
 """Connections that send a request head without its end: more than the cap, and
 more than the descriptors."""
 
-HEADER_TIMEOUT = 2.0
+HEADER_TIMEOUT = 3.0
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 JSON = {"Accept": "application/json, text/event-stream"}
