@@ -136,7 +136,7 @@ FACES: dict[str, dict[str, str]] = {
     },
     "mcigen_runtime.serve.server": {"app_from_environment": "(package)"},
     "mcigen_runtime.serve.operations": {
-        "Operation": "(op_id, tool)",
+        "Operation": "(op_id, tool, caller)",
         "Operations": "(registry, env=)",
     },
 }
