@@ -70,6 +70,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         "name": "plain",
         "description": "A leaf with no schema",
         "command": "echo-args",
+        "allow_raw_args": True,
         "subcommand": [_sub("hello"), _sub("other")],
     },
     "seed": {
@@ -92,7 +93,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         "command": "spawner",
         "timeout_seconds": 1,
     },
-    "bare": {"name": "bare", "description": "No subcommands", "command": "echo-args"},
+    "bare": {
+        "name": "bare",
+        "description": "No subcommands",
+        "command": "echo-args",
+        "allow_raw_args": True,
+    },
     "files": {
         "name": "files",
         "description": "A file argument after a path",

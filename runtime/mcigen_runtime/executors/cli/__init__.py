@@ -10,8 +10,6 @@ from .args import Operand
 from .argv import (
     TempFiles,
     extra_args,
-    inside,
-    opened,
     shell_script,
     timeout_s,
     word,
@@ -25,8 +23,6 @@ __all__ = [
     "Operand",
     "TempFiles",
     "extra_args",
-    "inside",
-    "opened",
     "run_cli",
     "run_cli_async",
     "shell_script",
