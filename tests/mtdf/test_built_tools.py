@@ -186,6 +186,16 @@ def test_row_88_only_declared_inputs_reach_the_command_line(
     assert raised.value.field == "args"
 
 
+def test_row_102_args_are_refused_unless_the_tool_file_allows_them(
+    own: str, workspace: Path
+) -> None:
+    for words in (["--output=/elsewhere"], ["a"], [""]):
+        with pytest.raises(ToolInputError) as raised:
+            call(own, "nest_parent", own=True, args=words)
+        assert raised.value.field == "args"
+    assert printed(call(own, "nest_parent", args=[]))["argv"] == ["echo-args", "parent"]
+
+
 def test_paths_escaping_the_working_directory_are_refused(
     own: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
