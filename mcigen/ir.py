@@ -95,8 +95,9 @@ class CliExecution:
     extra_args: str | None = None
     """A property whose array is appended to argv, one item per element."""
     extra_args_allowed: bool = False
-    """Whether ``extra_args`` may hold anything: refused (``ToolInputError``)
-    unless the tool allows them."""
+    """Whether ``extra_args`` may hold anything, and an operand (not a path) a
+    value starting with ``-``: both refused (``ToolInputError``) unless the tool
+    allows them."""
     working_directory: str | None = None
     """A property naming the working directory, taken against the sandbox root
     (which is the default) and refused outside it; path flags must lie inside it."""

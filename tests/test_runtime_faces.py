@@ -94,6 +94,7 @@ FACES: dict[str, dict[str, str]] = {
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",
         "extra_args": "(raw, key, tool, allowed)",
+        "plain_operands": "(raw, keys, tool)",
         "run_cli": "(call)",
         "run_cli_async": "(call)",
         "shell_script": "(argv, start, suffix)",

@@ -237,3 +237,18 @@ def test_row_85_subcommand_names_with_underscores_are_callable(
     ahma: str, workspace: Path
 ) -> None:
     assert argv(ahma, "gh_pr_create", title="t") == ["gh", "pr_create", "--title", "t"]
+
+
+def test_row_102_an_operand_that_looks_like_an_option_is_refused(
+    ahma: str, ahma_raw: str, workspace: Path
+) -> None:
+    """``git log --output=FILE`` writes a file: as ``rev_range`` it would be read as
+    the option, not as a revision range."""
+    with pytest.raises(ToolInputError) as raised:
+        call(ahma, "git_log", rev_range="--output=/tmp/elsewhere")
+    assert raised.value.field == "rev_range"
+    assert argv(ahma_raw, "git_log", rev_range="--output=x") == [
+        "git",
+        "log",
+        "--output=x",
+    ]

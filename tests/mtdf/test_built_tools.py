@@ -194,6 +194,9 @@ def test_row_102_args_are_refused_unless_the_tool_file_allows_them(
             call(own, "nest_parent", own=True, args=words)
         assert raised.value.field == "args"
     assert printed(call(own, "nest_parent", args=[]))["argv"] == ["echo-args", "parent"]
+    with pytest.raises(ToolInputError) as raised:
+        call(own, "nest_parent_child", x="--output=/elsewhere")
+    assert raised.value.field == "x"
 
 
 def test_paths_escaping_the_working_directory_are_refused(

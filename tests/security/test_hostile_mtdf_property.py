@@ -146,6 +146,19 @@ _ARGS_TOOLS: dict[str, dict[str, Any]] = {
         "command": "touch strict-ran",
         "synchronous": True,
     },
+    "operand": {
+        "name": "operand",
+        "description": "Prints its operand",
+        "command": "printf %s\\n",
+        "synchronous": True,
+        "subcommand": [
+            {
+                "name": "default",
+                "description": "Print text",
+                "positional_args": [{"name": "text", "type": "string"}],
+            }
+        ],
+    },
     "raw": {
         "name": "raw",
         "description": "Prints its words",
@@ -188,7 +201,8 @@ def test_hostile_args_never_become_options_or_commands(
 ) -> None:
     """A call's ``args`` never reach a tool whose file does not allow them (refused
     naming ``args``, nothing run); where allowed, each is exactly one argv word,
-    and nothing it holds runs, through a shell either."""
+    and nothing it holds runs, through a shell either. As an operand's value, a
+    string is refused when it starts with ``-`` and is one word otherwise."""
     monkeypatch.chdir(workspace)
     tools = registry(args_package)
     with pytest.raises(ToolInputError) as raised:
@@ -200,4 +214,13 @@ def test_hostile_args_never_become_options_or_commands(
     for name in ("raw", "raw_shell"):
         result = tools.call(name, {"args": words}, os.environ)
         assert (result.isError, result.text) == (False, universal), name
+    for word in words:  # an operand: a value, or refused when it reads as an option
+        if word.startswith("-"):
+            with pytest.raises(ToolInputError) as raised:
+                tools.call("operand", {"text": word}, os.environ)
+            assert raised.value.field == "text"
+        elif word:
+            result = tools.call("operand", {"text": word}, os.environ)
+            universal = f"{word}\n".replace("\r\n", "\n").replace("\r", "\n")
+            assert (result.isError, result.text) == (False, universal)
     assert not any(p.name == "PWNED" for p in workspace.iterdir())

@@ -77,6 +77,16 @@ class _Words:
                 f"extra = {extra_args}(raw, key={key}, tool={self.tool}, "
                 f"allowed={allowed})"
             )
+        plain = tuple(
+            flag.source
+            for flag in execution.flags
+            if flag.operand and not flag.path and not flag.file_flag
+        )
+        if plain and not execution.extra_args_allowed:
+            self.checks.append(
+                f"{self.use('plain_operands')}(raw, keys={literal(plain)}, "
+                f"tool={self.tool})"
+            )
         if execution.working_directory is not None:
             key = literal(execution.working_directory)
             working_root = self.use("working_root")

@@ -10,6 +10,7 @@ from .args import Operand
 from .argv import (
     TempFiles,
     extra_args,
+    plain_operands,
     shell_script,
     timeout_s,
     word,
@@ -23,6 +24,7 @@ __all__ = [
     "Operand",
     "TempFiles",
     "extra_args",
+    "plain_operands",
     "run_cli",
     "run_cli_async",
     "shell_script",

@@ -89,6 +89,28 @@ def extra_args(raw: Mapping[str, Any], key: str, tool: str, allowed: bool) -> li
     ]
 
 
+def plain_operands(raw: Mapping[str, Any], keys: tuple[str, ...], tool: str) -> None:
+    """:class:`ToolInputError` naming the first of ``keys`` (operands: no flag
+    before them) whose value, or an element of it, is a string starting with
+    ``-``, which the command would read as an option (``--output=…``)."""
+    for key in keys:
+        value = raw.get(key)
+        for element in value if isinstance(value, list) else [value]:
+            if isinstance(element, str) and element.startswith("-"):
+                shown = element if len(element) <= 80 else element[:80] + "…"
+                raise ToolInputError(
+                    tool,
+                    [
+                        (
+                            key,
+                            f"{shown!r} starts with '-': the command would read it "
+                            "as an option, not as a value (its tool file allows that with "
+                            '"allow_raw_args": true)',
+                        )
+                    ],
+                )
+
+
 _NO_EXTRA_ARGS = (
     "this tool takes no extra command-line words: nothing checks them, so they "
     "could be options or paths outside the working directory (its tool file "
