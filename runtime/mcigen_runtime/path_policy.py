@@ -14,6 +14,11 @@ directory opened and checked, not in whatever its name designates by then. The
 name is checked instead (mci-py's check, with its messages) when opening fails, as
 mci-py refuses a path outside the policy before it looks for the file, and on
 systems without ``/proc``.
+
+An MTDF tool's working directory must lie in the sandbox scopes (today one: the
+base directory, else the current directory), checked on the descriptor the command
+starts in; its ``format: path`` values are opened beneath that directory, checked
+on their descriptors, and given to the command as those descriptors.
 """
 
 from __future__ import annotations
@@ -161,10 +166,6 @@ class WorkingDirectory(os.PathLike[str]):
 
     def __fspath__(self) -> str:
         return self._spawn_path
-
-    @property
-    def descriptor(self) -> int:
-        return self._descriptor
 
     def hold(self, path: str) -> str:
         """``path`` (relative to this directory) opened beneath it and held for the

@@ -47,8 +47,9 @@ def words(value: Any) -> list[str]:
 
 def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirectory:
     """The call's working directory, opened: ``raw[key]`` taken against the sandbox
-    root (``MCIGEN_BASE_DIR``, else the current directory), which is the default,
-    and refused (:class:`ToolInputError` naming ``key``) outside it."""
+    root (``Client(base_dir=...)`` or ``MCIGEN_BASE_DIR``, else the current
+    directory), which is the default, and refused (:class:`ToolInputError` naming
+    ``key``) outside it."""
     value = raw.get(key)
     if value is None:
         value = os.curdir
@@ -97,18 +98,15 @@ def plain_operands(raw: Mapping[str, Any], keys: tuple[str, ...], tool: str) -> 
         value = raw.get(key)
         for element in value if isinstance(value, list) else [value]:
             if isinstance(element, str) and element.startswith("-"):
-                shown = element if len(element) <= 80 else element[:80] + "…"
-                raise ToolInputError(
-                    tool,
-                    [
-                        (
-                            key,
-                            f"{shown!r} starts with '-': the command would read it "
-                            "as an option, not as a value (its tool file allows that with "
-                            '"allow_raw_args": true)',
-                        )
-                    ],
-                )
+                raise ToolInputError(tool, [(key, _option_like(element))])
+
+
+def _option_like(value: str) -> str:
+    shown = value if len(value) <= 80 else value[:80] + "…"
+    return (
+        f"{shown!r} starts with '-': the command would read it as an option, not "
+        'as a value (its tool file allows that with "allow_raw_args": true)'
+    )
 
 
 _NO_EXTRA_ARGS = (
