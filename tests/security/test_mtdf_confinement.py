@@ -203,6 +203,9 @@ def test_a_path_not_there_yet_is_created_in_its_opened_folder(
     copied = call(own, "copy", source="x.txt", target="y.txt")
     assert not copied.isError, copied.text
     assert (root / "y.txt").read_text() == "x\n"
+    (root / "w.txt").write_text("w\n")
+    assert not call(own, "copy", source="w.txt", target="y.txt").isError  # overwritten
+    assert (root / "y.txt").read_text() == "w\n"
     (root / "d").mkdir()
     assert not call(own, "copy", source="x.txt", target="d/new/../z.txt").isError
     assert (root / "d" / "z.txt").read_text() == "x\n"
