@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcigen.frontend.mtdf.lower import lower_mtdf
+from mcigen.ir import CliExecution
 
 from ..conftest import run_mcigen
 from .test_robustness_property import _paths, _replace
@@ -192,6 +193,24 @@ CASES: list[tuple[str, Any, str, str]] = [
         "error: 'tool_type' must be 'command' or 'livelog', got 'daemon'",
     ),
     (
+        "allow_raw_args given a string",
+        _with({"allow_raw_args": "yes"}),
+        '"yes"',
+        "error: 'allow_raw_args' must be true or false, got 'yes'",
+    ),
+    (
+        "paths_by_name given a number",
+        _with({"paths_by_name": 1}),
+        "1",
+        "error: 'paths_by_name' must be true or false, got 1",
+    ),
+    (
+        "allow_raw_args on a subcommand (a tool's field)",
+        _with({}, {"allow_raw_args": True}),
+        '"allow_raw_args"',
+        "error: unknown field 'allow_raw_args' in subcommand[0]",
+    ),
+    (
         "both spellings of synchronous",
         _with({"synchronous": True, "force_synchronous": True}),
         '"force_synchronous"',
@@ -300,6 +319,21 @@ def test_each_rule_gives_one_located_message(
 ) -> None:
     lines = _check(tmp_path, document)
     assert lines == [f"{_where(tmp_path, 'tool.json', marker)}: {message}"]
+
+
+def test_allow_raw_args_and_paths_by_name_reach_the_ir(tmp_path: Path) -> None:
+    """mcigen's own tool fields, off by default."""
+    documents = {"plain.json": TOOL, "raw.json": TOOL | {"name": "raw"}}
+    documents["raw.json"] |= {"allow_raw_args": True, "paths_by_name": True}
+    for name, document in documents.items():
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    schema, diagnostics = lower_mtdf(tmp_path)
+    assert schema is not None and not diagnostics.items
+    plans = {tool.name: tool.execution for tool in schema.tools}
+    for name, raw in (("lister", False), ("raw", True)):
+        execution = plans[name]
+        assert isinstance(execution, CliExecution)
+        assert (execution.extra_args_allowed, execution.paths_by_name) == (raw, raw)
 
 
 def test_a_repeated_key_is_located_at_its_second_spelling(tmp_path: Path) -> None:

@@ -39,7 +39,8 @@ have closed."""
 class CliCall:
     argv: list[str]
     cwd: WorkingDirectory | None
-    """Opened and checked: the command starts in it; closed once it has started."""
+    """Opened and checked: the command starts in it, given the descriptors it
+    holds (its path operands); closed once it has started."""
     timeout_s: float
     limits: Limits
     """The package's limits; the call's own are resolved when it starts."""
@@ -69,7 +70,11 @@ def _start(call: CliCall) -> Running | ToolResult:
         if refused is not None:
             return error_result(refused)
         process = subprocess.Popen(
-            call.argv, cwd=call.cwd, env=child_env(call.env, call.env_mode), **_SPAWN
+            call.argv,
+            cwd=call.cwd,
+            env=child_env(call.env, call.env_mode),
+            pass_fds=call.cwd.held if call.cwd is not None else (),
+            **_SPAWN,
         )
     except OSError as error:
         return error_result(str(error))
