@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 
+from ..deadline import allowed
 from ..running import end, forget, track
 from .output import Tail
 from .survivors import group_alive, kill_holders, pipe_names
@@ -38,7 +39,10 @@ class Running:
     ) -> None:
         assert process.stdout is not None and process.stderr is not None
         self.process = process
-        self.deadline = time.monotonic() + timeout_s
+        self.timeout_s = allowed(timeout_s)
+        """The timeout the command got: its own, cut to the maximum and to what is
+        left of an enclosing deadline (a sequence's)."""
+        self.deadline = time.monotonic() + self.timeout_s
         self.stdout = Tail(limit)
         self.stderr = Tail(limit)
         self._tails = {

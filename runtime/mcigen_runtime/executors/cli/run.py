@@ -194,7 +194,7 @@ def _outcome(
     if run.over_limit:
         return _over_limit(run)
     if killed is not None:  # the deadline came first
-        return _timed_out(call, code, killed)
+        return _timed_out(call, run, code, killed)
     assert code is not None
     return _finish(run, code)
 
@@ -207,8 +207,12 @@ def _stopped(call: CliCall, run: Running) -> ToolResult:
     )
 
 
-def _timed_out(call: CliCall, code: int | None, survivors: list[int]) -> ToolResult:
-    message = f"Command '{call.argv}' timed out after {call.timeout_s:g} seconds"
+def _timed_out(
+    call: CliCall, run: Running, code: int | None, survivors: list[int]
+) -> ToolResult:
+    message = (
+        f"Command '{call.argv}' timed out after {round(run.timeout_s, 3):g} seconds"
+    )
     if code is not None:
         message += (
             f": it exited with code {code}, but processes it started kept its "
