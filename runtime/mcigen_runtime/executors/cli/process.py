@@ -13,9 +13,11 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from ..deadline import allowed
-from ..running import end, forget, track
+from ..running import child_setup, disown, end, forget, reap_adopted, spawning, track
 from .output import Tail
 from .survivors import group_alive, kill_holders, pipe_names
 
@@ -29,6 +31,28 @@ pipe holds 64 KiB unless its writer made it larger)."""
 _REAP_S = 0.5
 """How long a killed command may take to be reaped before it is left to
 ``subprocess``'s own clean-up (only a process stuck in the kernel takes that long)."""
+
+
+_SPAWN: dict[str, Any] = {
+    "stdin": subprocess.DEVNULL,
+    "stdout": subprocess.PIPE,
+    "stderr": subprocess.PIPE,
+    "start_new_session": True,  # its own process group, so a timeout kills children too
+}
+"""How both runners start a command: no input, output captured, in a new session."""
+
+
+def spawn(
+    argv: list[str], cwd: os.PathLike[str] | None, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    """Start a command as both runners do, in a server so that it dies with it
+    (see :func:`mcigen_runtime.executors.running.contain`)."""
+    with spawning() as started:
+        process = subprocess.Popen(
+            argv, cwd=cwd, env=env, preexec_fn=child_setup(), **_SPAWN
+        )
+        started(process.pid)
+    return process
 
 
 class Running:
@@ -129,7 +153,9 @@ class Running:
         try:
             self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            pass
+            return
+        disown(self.process.pid)
+        reap_adopted()
 
     def _drain(self, fd: int) -> None:
         """Read what is in the pipe ``fd`` now, without waiting for more."""

@@ -13,7 +13,6 @@ message and metadata.
 from __future__ import annotations
 
 import select
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
 from .args import Operand, refusal
 from .argv import remove_files
-from .process import Running
+from .process import Running, spawn
 
 if TYPE_CHECKING:
     import asyncio
@@ -54,23 +53,12 @@ class CliCall:
     it ends."""
 
 
-_SPAWN: dict[str, Any] = {
-    "stdin": subprocess.DEVNULL,
-    "stdout": subprocess.PIPE,
-    "stderr": subprocess.PIPE,
-    "start_new_session": True,  # its own process group, so a timeout kills children too
-}
-"""How both runners start a command: no input, output captured, in a new session."""
-
-
 def _start(call: CliCall) -> Running | ToolResult:
     try:
         refused = refusal(call.argv, call.operands)
         if refused is not None:
             return error_result(refused)
-        process = subprocess.Popen(
-            call.argv, cwd=call.cwd, env=child_env(call.env, call.env_mode), **_SPAWN
-        )
+        process = spawn(call.argv, call.cwd, child_env(call.env, call.env_mode))
     except OSError as error:
         return error_result(str(error))
     except ValueError as error:  # a NUL byte or an '=' in the environment
