@@ -102,9 +102,12 @@ def test_a_terminated_server_takes_what_its_commands_left_along(
     stdio: StdioClient, pidfile: Path, tool: str
 ) -> None:
     sleep = detach(stdio, tool, pidfile)
+    group = _cgroup(sleep)
     stdio.process.send_signal(signal.SIGTERM)
     assert exited_within(5, stdio.process) == -signal.SIGTERM
     assert gone_within(2, sleep)
+    if group.name.startswith("mcigen-serve-"):  # its warden removes it
+        assert _removed_within(2, group)
 
 
 def test_a_terminated_http_server_takes_what_its_commands_left_along(
@@ -137,6 +140,23 @@ def test_what_a_command_left_is_reaped_when_it_exits(
     os.kill(leader(tmp_path / "second"), signal.SIGKILL)
 
 
+@pytest.mark.parametrize("tool", DETACHED)
+def test_a_killed_server_takes_what_its_commands_left_along_in_its_cgroup(
+    stdio: StdioClient, pidfile: Path, tool: str
+) -> None:
+    """Where the server may make a cgroup v2 (root here), its commands run in it,
+    and its warden empties and removes it once the server is gone."""
+    if not _may_make_cgroup():
+        pytest.skip("no cgroup v2 that this user may create here")
+    sleep = detach(stdio, tool, pidfile)
+    group = _cgroup(sleep)
+    assert group.name == f"mcigen-serve-{stdio.process.pid}"
+    stdio.process.send_signal(signal.SIGKILL)
+    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    assert gone_within(2, sleep)
+    assert _removed_within(2, group)
+
+
 def test_a_killed_server_takes_its_running_commands_along(
     stdio: StdioClient, pidfile: Path
 ) -> None:
@@ -150,3 +170,31 @@ def test_a_killed_server_takes_its_running_commands_along(
 def _parent(pid: int) -> int:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         return int(stat.read().rpartition(b")")[2].split()[1])
+
+
+def _cgroup(pid: int) -> Path:
+    """The directory of ``pid``'s cgroup v2 (of its hierarchy's mount)."""
+    groups = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    path = next(line[3:] for line in groups if line.startswith("0::"))
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        mount, _, kind = line.partition(" - ")
+        if kind.split()[0] == "cgroup2":
+            return Path(mount.split()[4], path.lstrip("/"))
+    return Path("/nonexistent")
+
+
+def _may_make_cgroup() -> bool:
+    own = _cgroup(os.getpid())
+    try:
+        (own / f"mcigen-probe-{os.getpid()}").mkdir()
+        (own / f"mcigen-probe-{os.getpid()}").rmdir()
+    except OSError:
+        return False
+    return os.access(own / "cgroup.procs", os.W_OK)
+
+
+def _removed_within(seconds: float, directory: Path) -> bool:
+    deadline = time.monotonic() + seconds
+    while directory.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not directory.exists()

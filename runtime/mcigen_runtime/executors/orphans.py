@@ -7,9 +7,10 @@
   an orphan among its children, stop it as it shuts down, and reap it.
 - A parent-death signal (``PR_SET_PDEATHSIG``) set in a command before it starts
   kills the command when the thread that started it dies, the server killed by
-  SIGKILL included. It kills that one process: what the command started is
-  reparented to init and lives on, as only a PID namespace or a cgroup would
-  take it along.
+  SIGKILL included (a server starts commands from its event loops' threads,
+  which live as long as it does). It kills that one process: what the command started is
+  reparented to init and lives on, unless the server's cgroup takes it along
+  (:mod:`mcigen_runtime.executors.warden`).
 
 Children are read from ``/proc/self/task/*/children``; a kernel without it
 (``CONFIG_PROC_CHILDREN``) gets no subreaper, so no orphan is kept unreaped.
@@ -45,19 +46,14 @@ def become_subreaper() -> bool:
     return True
 
 
-def die_with_parent(parent: int) -> Callable[[], None] | None:
-    """What a command runs before it starts (``preexec_fn``) so that it dies with
-    the server ``parent``; None before :func:`become_subreaper` succeeded."""
-    prctl = _prctl
-    if prctl is None:
-        return None
-
-    def in_the_child() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:  # the server died before the signal was set
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    return in_the_child
+def die_with_parent(parent: int) -> None:
+    """In a command, before it starts: die when the server ``parent`` does (once
+    :func:`become_subreaper` has succeeded)."""
+    if _prctl is None:
+        return
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the server died before the signal was set
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def children() -> list[int]:

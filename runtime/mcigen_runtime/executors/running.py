@@ -10,8 +10,8 @@ The same sequence ends a command at its deadline, at its output limit, when its
 call is cancelled, and when the process stops every command at once
 (:func:`stop_all`): a server does that as it shuts down, and it runs at
 interpreter exit, so no command outlives the process that started it (a process
-killed by SIGKILL cannot do anything itself: in a server the kernel then kills
-each command's own process, and nothing more, see below).
+killed by SIGKILL cannot do anything itself: see below for what a server's
+commands do then).
 
 A command's leader is reaped only after it is forgotten here, under the lock, and
 :func:`stop_all` signals only the commands still here, under the lock: it never
@@ -23,8 +23,9 @@ started and that lost its parent, reaps those that exit as each command ends,
 and as it stops every command it stops them too (SIGTERM to each and its group,
 the grace, SIGKILL), until none is left. The processes the runtime started itself
 (:func:`own`) are never taken for adopted ones. Each command of a server is
-started so that the kernel kills it when the server dies, SIGKILL included
-(:func:`child_setup`).
+started so that the kernel kills it when the server dies, SIGKILL included, and
+where the system allows, in a cgroup that a warden empties then
+(:func:`child_setup`, :mod:`mcigen_runtime.executors.warden`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Protocol
 
-from . import orphans
+from . import orphans, warden
 
 
 class Running(Protocol):
@@ -76,18 +77,34 @@ _own: set[int] = set()
 """The processes this runtime started itself, until they are reaped: every other
 child of this process is an orphan it adopted."""
 _adopting = False
+_guarded = False
 
 
 def contain() -> None:
     """For a server, where the system allows it (Linux): adopt what commands leave
-    behind, and start every command so that it dies with the server."""
-    global _adopting
+    behind, start every command so that it dies with the server, and, where a
+    cgroup may be made, in a cgroup that a warden empties once the server is gone."""
+    global _adopting, _guarded
+    if _adopting or _guarded:  # contained already
+        return
     _adopting = orphans.become_subreaper()
+    with spawning() as started:
+        guard = warden.guard()
+        if guard is not None:
+            started(guard)  # to live on until this process ends
+    _guarded = guard is not None
 
 
 def child_setup() -> Callable[[], None] | None:
     """What a command runs before it starts (``preexec_fn``), if anything."""
-    return orphans.die_with_parent(os.getpid()) if _adopting else None
+    if not (_adopting or _guarded):
+        return None
+    return partial(_in_the_child, os.getpid())
+
+
+def _in_the_child(server: int) -> None:
+    orphans.die_with_parent(server)
+    warden.join()
 
 
 @contextmanager
