@@ -92,7 +92,9 @@ class _Clock:
 
     def __init__(self, sequence: Sequence, raw: Mapping[str, Any]) -> None:
         self.delay_s = min(sequence.delay_s, MAX_TIMEOUT_S)
-        timeout = raw.get(TIMEOUT, sequence.defaults.get(TIMEOUT))
+        timeout = raw.get(TIMEOUT)
+        if timeout is None:
+            timeout = sequence.defaults.get(TIMEOUT)
         self.timeout_s: float | None = None
         """None where the timeout is missing, or not one its steps take (the first
         step then says why)."""
