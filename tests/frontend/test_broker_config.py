@@ -147,7 +147,8 @@ def test_every_mistake_is_reported_at_once_where_it_was_written(
     {"path": "/d", "source": {"command": "run 'unbalanced"}},
     {"path": "/e", "source": {"command": "x", "tool_overrides": {"t": {
       "max_output_chars": 0, "timeout": -1, "render_mode": "html",
-      "example_args": [], "colour": 1}}, "path_aliases": {"t": "a/b"}}},
+      "example_args": [], "colour": 1}, "u": {"timeout": 1e300}},
+      "path_aliases": {"t": "a/b"}}},
     {"path": "/a", "summary": "${HOME}",
      "children": [{"path": "/elsewhere"}]}
   ],
@@ -166,12 +167,14 @@ def test_every_mistake_is_reported_at_once_where_it_was_written(
         "broker.json:8:60: error: 'render_mode' must be one of 'json', 'text', got 'html'",
         "broker.json:9:23: error: 'example_args' must be an object, got array",
         "broker.json:9:27: error: unknown field 'colour' in tool override",
-        "broker.json:9:64: error: 'path_aliases.t' must be a non-empty name without '/', got 'a/b'",
-        "broker.json:10:14: error: node '/a' is also defined at broker.json:3:14",
-        "broker.json:10:31: warning: '${...}' is substituted only in a source's "
+        "broker.json:9:58: error: 'timeout' must be at most 86400 seconds (a day), "
+        "got 1e+300",
+        "broker.json:10:29: error: 'path_aliases.t' must be a non-empty name without '/', got 'a/b'",
+        "broker.json:11:14: error: node '/a' is also defined at broker.json:3:14",
+        "broker.json:11:31: warning: '${...}' is substituted only in a source's "
         "'command'; here it stays text",
-        "broker.json:11:28: error: node '/elsewhere' does not lie under its parent '/a'",
-        "broker.json:13:3: error: unknown field 'extra' in broker config",
+        "broker.json:12:28: error: node '/elsewhere' does not lie under its parent '/a'",
+        "broker.json:14:3: error: unknown field 'extra' in broker config",
     ]
 
 

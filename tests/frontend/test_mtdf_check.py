@@ -262,6 +262,33 @@ CASES: list[tuple[str, Any, str, str]] = [
         "error: timeout should be at least 1 second",
     ),
     (
+        "pause over a day",
+        _with({"step_delay_ms": 86_400_001}),
+        "86400001",
+        "error: 'step_delay_ms' must be at most 86400000 milliseconds (a day), "
+        "got 86400001",
+    ),
+    (
+        "subcommand timeout over a day",
+        _with({}, {"timeout_seconds": 10**19}),
+        str(10**19),
+        "error: 'subcommand[0].timeout_seconds' must be at most 86400 seconds "
+        f"(a day), got {10**19}",
+    ),
+    (
+        "sequence step timeout over a day",
+        _with(
+            {
+                "sequence": [
+                    {"tool": "t", "subcommand": "s", "args": {"timeout_seconds": 86401}}
+                ]
+            }
+        ),
+        "86401",
+        "error: 'sequence[0].args.timeout_seconds' must be at most 86400 seconds "
+        "(a day), got 86401",
+    ),
+    (
         "empty subcommand name",
         _with({}, {"name": ""}),
         '""',
@@ -358,13 +385,14 @@ def test_reserved_tool_names_are_errors(tmp_path: Path, name: str) -> None:
 
 
 def test_rules_the_validator_leaves_alone_pass(tmp_path: Path) -> None:
-    """Positional types, sub timeouts, 'asynchronous' without -ly: not checked (§9.2)."""
+    """Positional types, sub timeouts (up to mcigen's day), 'asynchronous' without
+    -ly: not checked (§9.2)."""
     document = _with(
         {"synchronous": True},
         {
             "description": "Not asynchronous at all",
             "positional_args": [{"name": "p", "type": "bool"}],
-            "timeout_seconds": 99999,
+            "timeout_seconds": 86400,
         },
     )
     assert _check(tmp_path, document) == []

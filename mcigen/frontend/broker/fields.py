@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcigen_runtime.limits import MAX_TIMEOUT_S
 from mcigen_runtime.tree import RENDER_MODES
 
 from ..checks import AnyJson, ArrayOf, Check, Int, MapOf, Obj, ObjectCheck, Str
@@ -17,7 +18,7 @@ TEXT = Str()
 
 @dataclass(frozen=True)
 class Seconds(Check):
-    """A number of seconds greater than zero."""
+    """A number of seconds greater than zero, at most a day."""
 
     @property
     def expected(self) -> str:
@@ -28,6 +29,8 @@ class Seconds(Check):
             ctx.type_error(at, self.expected, value)
         elif not value > 0:
             ctx.value_error(at, self.expected, value)
+        elif value > MAX_TIMEOUT_S:
+            ctx.value_error(at, f"at most {MAX_TIMEOUT_S} seconds (a day)", value)
 
 
 @dataclass(frozen=True)

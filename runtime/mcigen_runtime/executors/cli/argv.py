@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ToolInputError
+from ...limits import MAX_TIMEOUT_S
 from ...path_policy import (
     OutsideScopes,
     PathRefused,
@@ -117,7 +118,7 @@ _NO_EXTRA_ARGS = (
 
 
 def timeout_s(raw: Mapping[str, Any], key: str, default_s: float, tool: str) -> float:
-    """``raw[key]`` whole seconds, else ``default_s``."""
+    """``raw[key]`` whole seconds (at most the maximum), else ``default_s``."""
     value = raw.get(key)
     if value is None:
         return default_s
@@ -125,7 +126,7 @@ def timeout_s(raw: Mapping[str, Any], key: str, default_s: float, tool: str) -> 
         raise ToolInputError(
             tool, [(key, "must be a whole number of seconds, 0 or more")]
         )
-    return float(value)
+    return float(min(value, MAX_TIMEOUT_S))
 
 
 def shell_script(argv: list[str], start: int, suffix: str) -> list[str]:
