@@ -68,6 +68,12 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield sys.modules[name]
 
 
+@pytest.fixture(autouse=True)
+def _sandbox_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calls' working directory is the sandbox root (the current directory)."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _within(seconds: float, call: Callable[[], ToolResult]) -> tuple[ToolResult, float]:
     """The call's result and how long it took; fails if it takes longer than
     ``seconds`` (the call is left to its daemon thread)."""
