@@ -118,7 +118,7 @@ def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     made: dict[str, GroupModels] | None = {}  # no schema, no models to make
     if roots:
         cached = build_cache.read(_cache(), key)
-        made = None if cached is None else _loaded(cached)
+        made = _loaded(cached)
     return ModelBatch(roots, document, key, made, enums)
 
 
@@ -148,14 +148,21 @@ def _dumped(split: dict[str, GroupModels]) -> str:
     )
 
 
-def _loaded(text: str) -> dict[str, GroupModels]:
-    return {
-        group: GroupModels(
-            frozenset((module, name) for module, name in entry["imports"]),
-            entry["body"],
-        )
-        for group, entry in json.loads(text).items()
-    }
+def _loaded(text: str | None) -> dict[str, GroupModels] | None:
+    """The models a cache entry holds; None when there is none, or it is damaged
+    (they are made again and the entry rewritten)."""
+    if text is None:
+        return None
+    try:
+        return {
+            group: GroupModels(
+                frozenset((module, name) for module, name in entry["imports"]),
+                entry["body"],
+            )
+            for group, entry in json.loads(text).items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _culprit(roots: list[ModelRoot]) -> ModelRoot | None:
