@@ -71,13 +71,11 @@ def _tell_untrusted(base: Path, problem: str) -> None:
     _told.add((base, problem))
     logging.getLogger("mcigen").warning(
         "mcigen: not using the build cache %s: %s, so another user could have put "
-        "code there. Building without it (slower). Make it yours and writable only "
-        'by you (chown -R "$USER" %s; chmod -R go-w %s), or set MCIGEN_CACHE_DIR to '
-        "a directory that is (MCIGEN_CACHE_DIR= for none).",
+        "code there. Building without it (slower). Fix that directory (chown it to "
+        "yourself and chmod go-w it; for a shared one above the cache, chmod +t), or "
+        "set MCIGEN_CACHE_DIR to a directory only you can write (empty for none).",
         base,
         problem,
-        base,
-        base,
     )
 
 
