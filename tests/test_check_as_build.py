@@ -84,3 +84,23 @@ def test_check_with_project_reports_its_metadata_problems(tmp_path: Path) -> Non
     assert result.returncode == 1
     assert "metadata.version 'one' is not a version pip can install" in result.stderr
     assert json.loads(schema.read_text())["metadata"] == {"version": "one"}
+
+
+def test_a_broken_tool_does_not_hide_what_else_is_wrong(tmp_path: Path) -> None:
+    library = tmp_path / "mci"
+    library.mkdir()
+    bad_toolset = schema_of({"name": "b", "execution": {"type": "grpc"}})
+    write_schema(library, bad_toolset, "broken.mci.json")
+    document = {
+        **schema_of({"name": "a", "execution": {"type": "cli"}}, text_tool("ok", "x")),
+        "toolsets": ["broken", "absent"],
+    }
+    schema = write_schema(tmp_path, document)
+    for command in ("check", "build"):
+        result = run_mcigen(command, schema, "-o", tmp_path / "out")
+        assert result.returncode == 1
+        assert "missing required field 'command' in cli execution" in result.stderr
+        assert f"{library / 'broken.mci.json'}:" in result.stderr  # its bad type
+        assert "toolset 'absent'" in result.stderr
+        assert result.stderr.endswith("3 errors, 0 warnings\n")
+    assert not (tmp_path / "out").exists()
