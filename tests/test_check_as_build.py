@@ -104,3 +104,22 @@ def test_a_broken_tool_does_not_hide_what_else_is_wrong(tmp_path: Path) -> None:
         assert "toolset 'absent'" in result.stderr
         assert result.stderr.endswith("3 errors, 0 warnings\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_every_tool_the_model_generator_refuses_is_reported(tmp_path: Path) -> None:
+    def looping(name: str) -> dict[str, Any]:
+        loop = {"$ref": f"#/$defs/{name}"}
+        schema = {"type": "object", "properties": {"x": loop}, "$defs": {name: loop}}
+        return text_tool(f"loops_{name}", "x", inputSchema=schema)
+
+    fine = {"type": "object", "properties": {"q": {"type": "string"}}}
+    tools = [text_tool(f"fine_{n}", "x", inputSchema=fine) for n in range(5)]
+    tools[1:1] = [looping("Y")]
+    tools[4:4] = [looping("Z")]
+    schema = write_schema(tmp_path, schema_of(*tools))
+    result = run_mcigen("check", schema)
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 2, result.stderr
+    assert "tool 'loops_Y': no input model" in errors[0]
+    assert "tool 'loops_Z': no input model" in errors[1]
