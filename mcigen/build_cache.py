@@ -5,36 +5,78 @@ so a cached answer is the answer; a build with an empty cache gives the same byt
 Entries of one version of mcigen's code are kept apart from another's.
 Where: ``$MCIGEN_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/mcigen``,
 else ``~/.cache/mcigen``. Safe for concurrent builds: entries are written
-atomically; an unreadable entry is a miss.
+atomically; an unreadable entry is a miss. A cache another user could have written
+(``cache_trust``) is not used, and the user is told so once: a build without
+cache takes longer and gives the same bytes, as one with it does. What mcigen
+creates there is private (directories 0700, files 0600).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from functools import cache
 from pathlib import Path
 
+from . import cache_trust
 from .templates_location import templates_dir
+
+_told: set[tuple[Path, str]] = set()
 
 
 def cache_dir(kind: str) -> Path | None:
-    """The directory of one kind of entry; None (no cache) when it cannot be made."""
-    configured = os.environ.get("MCIGEN_CACHE_DIR")
-    if configured is not None:
-        base = Path(configured) if configured else None
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (Path(xdg) if xdg else Path.home() / ".cache") / "mcigen"
+    """The directory of one kind of entry; None (no cache) when it cannot be made
+    or may not be trusted."""
+    base = _configured_base()
     if base is None:
         return None
-    directory = base / f"{kind}-{_code_fingerprint()}"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        base = _made_private(base)
+        problem = cache_trust.directory_problem(base)
+        directory = base / f"{kind}-{_code_fingerprint()}"
+        if problem is None:
+            directory.mkdir(mode=0o700, exist_ok=True)
+            problem = cache_trust.owned_problem(directory, directory.lstat())
     except OSError:
         return None
+    if problem is not None:
+        _tell_untrusted(base, problem)
+        return None
     return directory
+
+
+def _configured_base() -> Path | None:
+    configured = os.environ.get("MCIGEN_CACHE_DIR")
+    if configured is not None:
+        return Path(configured) if configured else None
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "mcigen"
+
+
+def _made_private(base: Path) -> Path:
+    """``base`` resolved, made first (0700, as every directory missing above it)
+    when missing."""
+    for directory in reversed([base, *base.parents]):
+        if not directory.exists():
+            directory.mkdir(mode=0o700, exist_ok=True)
+    return base.resolve(strict=True)
+
+
+def _tell_untrusted(base: Path, problem: str) -> None:
+    """Warn, once per process, that the cache at ``base`` is not used and why."""
+    if (base, problem) in _told:
+        return
+    _told.add((base, problem))
+    logging.getLogger("mcigen").warning(
+        "mcigen: not using the build cache %s: %s, so another user could have put "
+        "code there. Building without it (slower). Fix that directory (chown it to "
+        "yourself and chmod go-w it; for a shared one above the cache, chmod +t), or "
+        "set MCIGEN_CACHE_DIR to a directory only you can write (empty for none).",
+        base,
+        problem,
+    )
 
 
 @cache
@@ -58,21 +100,49 @@ def key_of(*parts: str) -> str:
 
 
 def read(directory: Path | None, key: str) -> str | None:
-    if directory is None:
+    """The text stored under ``key`` in ``directory``; None when there is none, it
+    is damaged, or it is not this user's alone."""
+    stored = None if directory is None else read_private(directory / key)
+    if stored is None:
         return None
+    recorded, _, text = stored.partition("\n")
+    return text if recorded == _hash(text) else None
+
+
+def write(directory: Path | None, key: str, text: str) -> None:
+    if directory is not None:
+        write_private(directory, key, f"{_hash(text)}\n{text}")
+
+
+def read_private(path: Path) -> str | None:
+    """The text of the file at ``path``; None when there is none, or it is not
+    this user's alone (a link, another owner, writable by others)."""
     try:
-        return (directory / key).read_text(encoding="utf-8")
+        with open(path, "rb", opener=_without_following) as file:
+            if cache_trust.owned_problem(path, os.fstat(file.fileno())):
+                return None
+            return file.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def write(directory: Path | None, key: str, text: str) -> None:
-    if directory is None:
-        return
+def write_private(directory: Path, name: str, text: str) -> None:
+    """``text`` as the file ``name`` in ``directory``, readable by this user alone
+    (0600) and replaced at once; nothing when it cannot be written (a cache only
+    saves time)."""
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".entry-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(temporary, directory / key)
+        os.replace(temporary, directory / name)
     except OSError:
         return
+
+
+def _hash(text: str) -> str:
+    """What an entry records of its text, so that a damaged one is a miss."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _without_following(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))

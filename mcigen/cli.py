@@ -17,6 +17,7 @@ from .input_file import not_regular
 from .ir import execution_kind
 from .output import (
     OutputError,
+    check_replaceable,
     diff_package,
     restore_interrupted_swap,
     write_package,
@@ -28,6 +29,8 @@ from .policy_options import add_policy_options, runtime_policy
 from .serve_command import add_serve_arguments
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+_CHECKED_NAME = "package"
+"""The package ``check`` compiles when no DIR or --name names it."""
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
@@ -102,13 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_arguments(serve, build=_build)
     check = commands.add_parser(
         "check",
-        help="report every problem in SCHEMA; like build, it starts the MCP servers "
-        "whose tools are not cached (saying so on stderr), unless --offline or "
+        help="report every problem in SCHEMA that build, given the same options, "
+        "would refuse; write nothing. Like build, it starts the MCP servers whose "
+        "tools are not cached (saying so on stderr), unless --offline or "
         "--no-connect",
     )
-    _schema_argument(check)
-    _whitespace_option(check)
-    _mcp_options(check, no_connect=True)
+    _build_options(check, check=True)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
@@ -117,10 +119,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _build_options(build: argparse.ArgumentParser) -> None:
-    """What ``build`` and ``serve`` take to write a package."""
+def _build_options(build: argparse.ArgumentParser, *, check: bool = False) -> None:
+    """What ``build`` and ``serve`` take to write a package; with ``check``, what
+    ``check`` takes to say whether it would (DIR optional, ``--no-connect``)."""
     _schema_argument(build)
-    build.add_argument("-o", "--output", required=True, metavar="DIR")
+    build.add_argument(
+        "-o",
+        "--output",
+        required=not check,
+        metavar="DIR",
+        help=(
+            "where the package would go: its name by default, and what is there "
+            "must be mcigen's to replace"
+            if check
+            else None
+        ),
+    )
     build.add_argument(
         "--name", help="import name of the package (default: DIR's basename)"
     )
@@ -139,7 +153,7 @@ def _build_options(build: argparse.ArgumentParser) -> None:
         "and the package as DIR/NAME (default NAME: DIR's basename, '-' as '_')",
     )
     _whitespace_option(build)
-    _mcp_options(build)
+    _mcp_options(build, no_connect=check)
     add_policy_options(build)
 
 
@@ -207,25 +221,14 @@ def _report(diagnostics: Diagnostics) -> None:
 
 def _build(args: argparse.Namespace, schema: Path) -> int:
     out_dir = Path(args.output)
-    name = args.name or _default_name(out_dir, args.project)
-    problem = package_name_problem(name)
-    if problem is not None:
-        print(
-            printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr
-        )
+    name = _package_name(args, out_dir)
+    if name is None:
         return EXIT_USAGE
     try:
         restore_interrupted_swap(out_dir, name)
     except OutputError as error:
         return _output_failure(error)
-    options = dataclasses.replace(
-        _reading(args),
-        policy=runtime_policy(args),
-        vendor_runtime=args.vendor_runtime,
-        project=args.project,
-    )
-    files, diagnostics = compile_schema(schema, out_dir, name, options)
-    _report(diagnostics)
+    files = _compiled(args, schema, out_dir, name)
     if files is None:
         return EXIT_ERRORS
     if args.check:
@@ -237,6 +240,53 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
     except OutputError as error:
         return _output_failure(error)
     return EXIT_OK
+
+
+def _check(args: argparse.Namespace, schema: Path) -> int:
+    """What ``_build`` does up to writing: the same refusals, all reported."""
+    out_dir = None if args.output is None else Path(args.output)
+    name = _package_name(args, out_dir)
+    if name is None:
+        return EXIT_USAGE
+    files = _compiled(args, schema, out_dir or Path.cwd() / name, name)
+    if out_dir is not None:
+        try:
+            check_replaceable(out_dir, name)
+        except OutputError as error:
+            return _output_failure(error)
+    return EXIT_OK if files is not None else EXIT_ERRORS
+
+
+def _package_name(args: argparse.Namespace, out_dir: Path | None) -> str | None:
+    """``--name``, else DIR's; None once its problem is reported."""
+    if args.name:
+        name = str(args.name)
+    elif out_dir is not None:
+        name = _default_name(out_dir, args.project)
+    else:
+        return _CHECKED_NAME
+    problem = package_name_problem(name)
+    if problem is not None:
+        print(
+            printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr
+        )
+        return None
+    return name
+
+
+def _compiled(
+    args: argparse.Namespace, schema: Path, out_dir: Path, name: str
+) -> dict[str, bytes] | None:
+    """The package's files, as the options say; every diagnostic reported."""
+    options = dataclasses.replace(
+        _reading(args),
+        policy=runtime_policy(args),
+        vendor_runtime=args.vendor_runtime,
+        project=args.project,
+    )
+    files, diagnostics = compile_schema(schema, out_dir, name, options)
+    _report(diagnostics)
+    return files
 
 
 def _default_name(out_dir: Path, project: bool) -> str:
@@ -261,12 +311,6 @@ def _reading(args: argparse.Namespace) -> CompileOptions:
 
 def _say_started(message: str) -> None:
     print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)
-
-
-def _check(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, _reading(args))
-    _report(diagnostics)
-    return EXIT_OK if package is not None else EXIT_ERRORS
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:

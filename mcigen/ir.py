@@ -76,8 +76,8 @@ class CliFlag:
     alias: str | None = None
     """A ``boolean`` flag written ``-alias`` instead of ``name`` when true."""
     path: bool = False
-    """Each value is a path: made absolute and canonical, refused outside the
-    working directory."""
+    """Each value is a path: refused outside the working directory (symlinks
+    resolved), opened there and given to the command as its descriptor."""
     file_flag: bool = False
     """The value is written to a temporary file, removed after the call; ``name``
     is followed by the file's path."""
@@ -94,9 +94,15 @@ class CliExecution:
     """``allowOptionLikeArgs``: a value starting with '-' may fill an operand."""
     extra_args: str | None = None
     """A property whose array is appended to argv, one item per element."""
+    extra_args_allowed: bool = False
+    """Whether ``extra_args`` may hold anything, and an operand (not a path) a
+    value starting with ``-``: both refused (``ToolInputError``) unless the tool
+    allows them."""
     working_directory: str | None = None
-    """A property naming the working directory, taken against the process's
-    current directory (which is the default); path flags must lie inside it."""
+    """A property naming the working directory, taken against the sandbox root
+    (which is the default) and refused outside it; path flags must lie inside it."""
+    paths_by_name: bool = False
+    """Path flags reach the command as absolute names, not descriptor paths."""
     timeout_property: str | None = None
     """A property whose whole seconds replace ``timeout_ms`` for one call."""
     script_from: int | None = None

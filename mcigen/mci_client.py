@@ -71,5 +71,8 @@ def _refusal(path: str, failure: BuildFailed | None) -> str:
     if failure is None:  # the schema file could not be read
         return load_failure(path, None)
     errors = [d for d in failure.diagnostics.sorted() if d.level is Level.ERROR]
-    first = errors[0] if errors else None
+    # mci-py reads the schema whole before its toolsets: its errors come first
+    own = str(Path(path).resolve())
+    first = next((d for d in errors if d.location.file == own), None)
+    first = first or (errors[0] if errors else None)
     return f"{load_failure(path, first)}\n{failure.diagnostics.render()}"

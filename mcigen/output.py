@@ -37,7 +37,7 @@ class OutputError(Exception):
 
 def write_package(files: dict[str, bytes], out_dir: Path, package: str) -> None:
     """Replace ``out_dir`` with ``files`` in one swap; on any failure the old one stays."""
-    _check_replaceable(out_dir, package)
+    check_replaceable(out_dir, package)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
@@ -76,7 +76,9 @@ def restore_interrupted_swap(out_dir: Path, package: str) -> None:
         ) from None
 
 
-def _check_replaceable(out_dir: Path, package: str) -> None:
+def check_replaceable(out_dir: Path, package: str) -> None:
+    """Raise OutputError unless ``out_dir`` is absent, empty, or ``package`` as
+    mcigen wrote it."""
     if out_dir.is_symlink():
         _refuse(out_dir, "it is a symbolic link")
     if not out_dir.exists():

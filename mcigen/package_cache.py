@@ -10,7 +10,13 @@ into place, so an entry that exists is complete; a build that fails or is killed
 leaves the entries as they were. An entry built from an MCP cache that has since
 expired is a miss: the build fetches the tools again.
 
-The hit path reads the inputs, one small file and nothing of the compiler.
+An entry is imported only as it was stored: its record holds a hash of every file
+of the package (bytecode too, which Python would run in place of an intact
+module), and an entry with a file changed, added or missing, or not this user's
+alone (``cache_trust``), is a miss that the build replaces. Slots are per Python
+version and optimisation level, whose bytecode differs.
+
+The hit path reads the inputs, the package's files and nothing of the compiler.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from . import build_cache
+from . import build_cache, cache_trust
 from .input_file import read_input
 
 if TYPE_CHECKING:
@@ -80,11 +86,16 @@ def package_for(
         atexit.register(shutil.rmtree, staging, True)
         library = _library_dir(schema, content)
         return _build(schema, content, staging, connect, environment, library)
-    slot = root / build_cache.key_of(str(schema), "connect" if connect else "check")
+    slot = root / build_cache.key_of(
+        str(schema),
+        "connect" if connect else "check",
+        sys.implementation.cache_tag or "",
+        str(sys.flags.optimize),
+    )
     found = _entry(schema, slot, content, expiring=connect)
     if found is not None:
         return found
-    slot.mkdir(parents=True, exist_ok=True)
+    slot.mkdir(mode=0o700, exist_ok=True)
     _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
     library = _library_dir(schema, content)
@@ -125,21 +136,69 @@ def _import(package: CachedPackage) -> ModuleType:
 def _entry(
     schema: Path, slot: Path, content: bytes, expiring: bool
 ) -> CachedPackage | None:
-    """The entry of these inputs, if there is one (and, when ``expiring``, if no
-    MCP cache it was built from has expired)."""
-    try:
-        library = Path((slot / _LIBRARY).read_text(encoding="utf-8"))
-        entry = slot / _digest(content, library)
-        recorded = json.loads((entry / _ENTRY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """The entry of these inputs, if there is one, whole and as stored (and, when
+    ``expiring``, if no MCP cache it was built from has expired)."""
+    library = build_cache.read(slot, _LIBRARY) if _users_alone(slot) else None
+    if library is None:
         return None
-    expires = recorded.get("expires")
+    entry = slot / _digest(content, Path(library))
+    record = build_cache.read_private(entry / _ENTRY) if _users_alone(entry) else None
+    recorded = _recorded(record)
+    if recorded is None:
+        return None
+    name, files, expires = recorded
     if expiring and expires is not None and _today() >= expires:
         return None
-    package = entry / recorded["package"]
-    if not (package / "__init__.py").is_file():  # removed by hand
+    package = entry / name
+    if _contents(package) != files:
         return None
-    return CachedPackage(recorded["package"], package, schema)
+    return CachedPackage(name, package, schema)
+
+
+def _users_alone(path: Path) -> bool:
+    try:
+        return cache_trust.owned_problem(path, path.lstat()) is None
+    except OSError:
+        return False
+
+
+def _recorded(text: str | None) -> tuple[str, dict[str, str], str | None] | None:
+    """An entry's record: its package's name, files and expiry; None if damaged."""
+    if text is None:
+        return None
+    try:
+        recorded = json.loads(text)
+        name, files = recorded["package"], recorded["files"]
+        expires = recorded["expires"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not (isinstance(name, str) and name.isidentifier() and isinstance(files, dict)):
+        return None
+    return name, files, expires if isinstance(expires, str) else None
+
+
+def _contents(directory: Path) -> dict[str, str] | None:
+    """The hash of every file under ``directory``, by relative path; None if it
+    is missing, or anything in it is a link or not this user's alone."""
+    if not _users_alone(directory):
+        return None
+    try:
+        found: dict[str, str] = {}
+        for folder, subfolders, names in os.walk(directory, onerror=_raise):
+            here = Path(folder)
+            if not all(_users_alone(here / name) for name in [*subfolders, *names]):
+                return None
+            for name in names:
+                with open(here / name, "rb") as file:
+                    digest = hashlib.file_digest(file, "sha256").hexdigest()
+                found[(here / name).relative_to(directory).as_posix()] = digest
+    except OSError:
+        return None
+    return found
+
+
+def _raise(error: OSError) -> None:
+    raise error
 
 
 def _remove_abandoned_builds(slot: Path) -> None:
@@ -195,8 +254,13 @@ def _store(
     # Bytecode now: a process that may not write it (PYTHONDONTWRITEBYTECODE,
     # common in containers) would otherwise compile the package on every start.
     compileall.compile_dir(built.directory, quiet=2)
+    _make_private(built.directory)
+    files = _contents(built.directory)
+    if files is None:  # not stored, so never imported by another process
+        atexit.register(shutil.rmtree, staging, True)
+        return built
     expires = _earliest_expiry(library) if connect else None
-    (staging / _ENTRY).write_text(_record(built.name, expires), encoding="utf-8")
+    build_cache.write_private(staging, _ENTRY, _record(built.name, files, expires))
     build_cache.write(slot, _LIBRARY, str(library))
     entry = slot / _digest(content, library)
     try:
@@ -208,13 +272,25 @@ def _store(
             staging.rename(entry)
             return CachedPackage(built.name, entry / built.name, built.schema)
         shutil.rmtree(staging, ignore_errors=True)
-        build_cache.write(entry, _ENTRY, _record(found.name, expires))
+        found_files = _contents(found.directory)
+        build_cache.write_private(
+            entry, _ENTRY, _record(found.name, found_files, expires)
+        )
         return found
     return CachedPackage(built.name, entry / built.name, built.schema)
 
 
-def _record(package: str, expires: str | None) -> str:
-    return json.dumps({"package": package, "expires": expires})
+def _make_private(directory: Path) -> None:
+    """Directories 0700 and files 0600 under ``directory``, whatever the umask
+    made them: the entry is trusted only if no one else may write it."""
+    for folder, _, names in os.walk(directory):
+        os.chmod(folder, 0o700)
+        for name in names:
+            os.chmod(os.path.join(folder, name), 0o600)
+
+
+def _record(package: str, files: dict[str, str] | None, expires: str | None) -> str:
+    return json.dumps({"package": package, "files": files, "expires": expires})
 
 
 def _library_dir(schema: Path, content: bytes) -> Path:

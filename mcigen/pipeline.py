@@ -20,8 +20,7 @@ from .planner import McpAccess, PlanOptions, plan
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """How an input is read, planned and emitted; ``check`` and ``list`` use the
-    first three."""
+    """How an input is read, planned and emitted; ``list`` uses the first three."""
 
     source_format: Format = MCI
     whitespace: str = "compat"
@@ -37,7 +36,7 @@ class CompileOptions:
 def plan_schema(
     path: Path, options: CompileOptions = CompileOptions()
 ) -> tuple[ir.Package | None, Diagnostics]:
-    """Frontend and planner: what ``mcigen check`` and ``mcigen list`` run."""
+    """Frontend and planner: what ``mcigen list`` runs."""
     schema, diagnostics = options.source_format.lower(path, options.whitespace)
     if schema is None:
         return None, diagnostics

@@ -53,3 +53,28 @@ def test_an_unusable_cache_directory_only_costs_time(
     blocked.write_text("")
     monkeypatch.setenv("MCIGEN_CACHE_DIR", str(blocked))
     assert _build(tmp_path)["models.py"]
+
+
+def test_a_cache_directory_others_may_write_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", str(cache))
+    clean = _build(tmp_path)
+    for entry in cache.glob("black-*/*"):  # another user's code in formatted code
+        entry.write_text(entry.read_text() + "\nPLANTED = True\n")
+    cache.chmod(0o777)
+    assert _build(tmp_path) == clean
+
+
+@pytest.mark.parametrize("kind", ["black", "models"])
+def test_a_damaged_entry_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MCIGEN_CACHE_DIR", str(cache))
+    clean = _build(tmp_path)
+    for entry in cache.glob(f"{kind}-*/*"):
+        entry.write_text(entry.read_text()[:-10])
+    assert _build(tmp_path) == clean
+    assert _build(tmp_path) == clean  # from the entries made again

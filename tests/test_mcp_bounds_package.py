@@ -67,6 +67,11 @@ def test_the_servers_timeout_and_the_callers(bounds: tuple[Path, ModuleType]) ->
     assert cancellations(log_dir, 3) == 3
     assert package.pid().text == pid
     assert package.quick(text="next", _timeout=5).text == "next"
+    for huge in (10**400, float("inf")):  # cut to a day, not raised
+        assert package.quick(text="huge", _timeout=huge).text == "huge"
+        assert (
+            asyncio.run(package.quick_async(text="huge", _timeout=huge)).text == "huge"
+        )
     timeout = inspect.signature(package.hang).parameters["_timeout"]
     assert (timeout.annotation, timeout.default) == ("float | None", None)
     assert timeout.kind is inspect.Parameter.KEYWORD_ONLY

@@ -93,9 +93,8 @@ FACES: dict[str, dict[str, str]] = {
         ),
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",
-        "extra_args": "(raw, key, tool)",
-        "inside": "(value, root)",
-        "opened": "(root)",
+        "extra_args": "(raw, key, tool, allowed)",
+        "plain_operands": "(raw, keys, tool)",
         "run_cli": "(call)",
         "run_cli_async": "(call)",
         "shell_script": "(argv, start, suffix)",
@@ -136,7 +135,7 @@ FACES: dict[str, dict[str, str]] = {
     },
     "mcigen_runtime.serve.server": {"app_from_environment": "(package)"},
     "mcigen_runtime.serve.operations": {
-        "Operation": "(op_id, tool)",
+        "Operation": "(op_id, tool, caller)",
         "Operations": "(registry, env=)",
     },
 }

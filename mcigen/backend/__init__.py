@@ -35,7 +35,7 @@ from .marker import MARKER, marker_content
 from .models import (
     GroupModels,
     ModelBatch,
-    ModelGenerationError,
+    ModelsRefused,
     make_models,
     model_batch,
     model_roots,
@@ -57,8 +57,8 @@ def emit(
     diagnostics = Diagnostics()
     try:
         batch = model_batch(package.tools)
-    except ModelGenerationError as error:
-        return {}, _model_failure(diagnostics, error, package)
+    except ModelsRefused as refused:
+        return {}, _model_failures(diagnostics, refused, package)
     # A build whose models come from the cache changed little: it needs no workers.
     with workers.early_workers(len(package.tools) if batch.made is None else 0):
         return _emit(package, options, batch, diagnostics)
@@ -99,8 +99,8 @@ def _emit(
         known = formatted_pieces([group_module(group, no_models) for group in views])
     try:
         models = make_models(batch) if making is None else making.result()
-    except ModelGenerationError as error:
-        return {}, _model_failure(diagnostics, error, package)
+    except ModelsRefused as refused:
+        return {}, _model_failures(diagnostics, refused, package)
     files = {
         f"tools/{group}.py": group_module(group, models.get(group, no_models))
         for group in views
@@ -160,16 +160,17 @@ def _emit(
     return dict(sorted(output.items())), diagnostics
 
 
-def _model_failure(
-    diagnostics: Diagnostics, error: ModelGenerationError, package: ir.Package
+def _model_failures(
+    diagnostics: Diagnostics, refused: ModelsRefused, package: ir.Package
 ) -> Diagnostics:
-    root = error.root or model_roots(package.tools)[0]
-    culprit = root.tool.tool
-    diagnostics.error(
-        culprit.location,
-        f"tool '{culprit.name}': no {root.kind} model can be generated from its "
-        f"{root.key}: {error}",
-    )
+    for failure in refused.failures:
+        root = failure.root or model_roots(package.tools)[0]
+        culprit = root.tool.tool
+        diagnostics.error(
+            culprit.location,
+            f"tool '{culprit.name}': no {root.kind} model can be generated from its "
+            f"{root.key}: {failure}",
+        )
     return diagnostics
 
 

@@ -65,6 +65,15 @@ class ModelGenerationError(Exception):
         self.root = root
 
 
+class ModelsRefused(Exception):
+    """Schemas no model can be generated from, each failure naming its own (or
+    none, when the schemas fail only together)."""
+
+    def __init__(self, failures: list[ModelGenerationError]) -> None:
+        super().__init__("; ".join(map(str, failures)))
+        self.failures = failures
+
+
 @dataclass(frozen=True)
 class ModelBatch:
     """Every schema of a build that gets a model, as one document for the generator,
@@ -104,21 +113,25 @@ def model_batch(tools: Iterable[ir.PlannedTool]) -> ModelBatch:
     roots = model_roots(tools)
     definitions: dict[str, Any] = {}
     enums: dict[str, dict[str, list[Any]]] = {}
+    failures = []
     for root in roots:
         try:
             root_definitions, members = _definitions_of(root)
         except ModelGenerationError as error:
-            raise ModelGenerationError(str(error), root) from None
+            failures.append(ModelGenerationError(str(error), root))
+            continue
         definitions.update(root_definitions)
         if members:
             enums.setdefault(root.tool.group, {}).update(members)
+    if failures:
+        raise ModelsRefused(failures)
     document = {"$defs": definitions}
     groups = [(root.name, root.tool.group) for root in roots]
     key = build_cache.key_of(json.dumps(document), json.dumps(groups))
     made: dict[str, GroupModels] | None = {}  # no schema, no models to make
     if roots:
         cached = build_cache.read(_cache(), key)
-        made = None if cached is None else _loaded(cached)
+        made = _loaded(cached)
     return ModelBatch(roots, document, key, made, enums)
 
 
@@ -129,8 +142,12 @@ def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
     try:
         source = _run_codegen(batch.document)
     except ModelGenerationError as error:
-        raise ModelGenerationError(str(error), _culprit(batch.roots)) from None
-    split = _split_by_group(source, batch.roots, batch.enums)
+        culprits = _culprits(batch.roots, error)
+        raise ModelsRefused(culprits or [error]) from None
+    try:
+        split = _split_by_group(source, batch.roots, batch.enums)
+    except ModelGenerationError as error:
+        raise ModelsRefused([error]) from None
     build_cache.write(_cache(), batch.key, _dumped(split))
     return split
 
@@ -148,24 +165,42 @@ def _dumped(split: dict[str, GroupModels]) -> str:
     )
 
 
-def _loaded(text: str) -> dict[str, GroupModels]:
-    return {
-        group: GroupModels(
-            frozenset((module, name) for module, name in entry["imports"]),
-            entry["body"],
-        )
-        for group, entry in json.loads(text).items()
-    }
+def _loaded(text: str | None) -> dict[str, GroupModels] | None:
+    """The models a cache entry holds; None when there is none, or it is damaged
+    (they are made again and the entry rewritten)."""
+    if text is None:
+        return None
+    try:
+        return {
+            group: GroupModels(
+                frozenset((module, name) for module, name in entry["imports"]),
+                entry["body"],
+            )
+            for group, entry in json.loads(text).items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
-def _culprit(roots: list[ModelRoot]) -> ModelRoot | None:
-    """The first schema that fails on its own (only run after a batch failed)."""
-    for root in roots:
+def _culprits(
+    roots: list[ModelRoot], error: ModelGenerationError
+) -> list[ModelGenerationError]:
+    """Every schema of ``roots`` (which failed together with ``error``) that fails
+    on its own, found by halving: a few runs of the generator for a few culprits
+    among many schemas. None when they fail only together."""
+    if len(roots) == 1:
+        return [ModelGenerationError(str(error), roots[0])]
+    found = []
+    middle = len(roots) // 2
+    for half in (roots[:middle], roots[middle:]):
+        definitions = {}
+        for root in half:
+            definitions.update(_definitions_of(root)[0])
         try:
-            _run_codegen({"$defs": _definitions_of(root)[0]})
-        except ModelGenerationError:
-            return root
-    return None
+            _run_codegen({"$defs": definitions})
+        except ModelGenerationError as failure:
+            found += _culprits(half, failure)
+    return found
 
 
 def _definitions_of(

@@ -107,6 +107,7 @@ class Bool(Check):
 @dataclass(frozen=True)
 class Int(Check):
     minimum: int
+    maximum: int | None = None
 
     @property
     def plural(self) -> str:
@@ -121,6 +122,8 @@ class Int(Check):
             ctx.type_error(at, self.expected, value)
         elif value < self.minimum:
             ctx.value_error(at, self.expected, value)
+        elif self.maximum is not None and value > self.maximum:
+            ctx.value_error(at, f"at most {self.maximum}", value)
 
 
 @dataclass(frozen=True)

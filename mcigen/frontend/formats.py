@@ -50,7 +50,7 @@ MCI = Format(
     "mci",
     "an MCI schema",
     lambda _path: True,
-    lambda path, whitespace: load_schema(path, whitespace=whitespace),
+    lambda path, whitespace: load_schema(path, whitespace=whitespace, partial=True),
 )
 
 FORMATS = (MTDF, BROKER, MCI)

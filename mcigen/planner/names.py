@@ -10,11 +10,14 @@ between the results are the callers' to report or resolve (``unique``).
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import keyword
 import re
 import sys
 import unicodedata
 from collections.abc import Callable, Collection
+
+from .dependency_names import dependency_modules
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _UNDERSCORES = re.compile(r"_+")
@@ -138,4 +141,19 @@ def package_name_problem(name: str) -> str | None:
         return f"'{name}' is a Python keyword and cannot be imported"
     if name in sys.stdlib_module_names:
         return f"'{name}' would shadow Python's own '{name}'"
+    distribution = dependency_modules().get(name) if _installed(name) else None
+    if distribution is not None:
+        return (
+            f"'{name}' would shadow '{name}' from {distribution}, which generated "
+            "packages run with"
+        )
     return None
+
+
+def _installed(name: str) -> bool:
+    """Whether a module ``name`` is installed here (cheaper to ask than what the
+    dependencies' modules are)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return True

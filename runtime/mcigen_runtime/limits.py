@@ -14,6 +14,11 @@ from dataclasses import dataclass, fields, replace
 
 MIB = 1 << 20
 
+MAX_TIMEOUT_S = 86_400
+"""The longest a call may take, a day, whatever its timeout says: a build refuses a
+longer timeout, and a call's own is cut to this (far from what ``poll`` and the
+clocks can hold)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

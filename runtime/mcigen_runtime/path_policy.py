@@ -14,10 +14,16 @@ directory opened and checked, not in whatever its name designates by then. The
 name is checked instead (mci-py's check, with its messages) when opening fails, as
 mci-py refuses a path outside the policy before it looks for the file, and on
 systems without ``/proc``.
+
+An MTDF tool's working directory must lie in the sandbox scopes (today one: the
+base directory, else the current directory), checked on the descriptor the command
+starts in; its ``format: path`` values are opened beneath that directory, checked
+on their descriptors, and given to the command as those descriptors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
@@ -141,19 +147,58 @@ class CheckedPath:
 class WorkingDirectory(os.PathLike[str]):
     """An opened, checked directory: given as a process's ``cwd``, the process starts
     in this very directory (the child changes into ``/proc/self/fd/N`` before it
-    closes the descriptor). Close it once the process has started."""
+    closes the descriptor). Close it once the process has started.
 
-    __slots__ = ("_descriptor", "_spawn_path")
+    It may hold more descriptors, of what the command's path operands name
+    (:meth:`hold`): the process is given them (``pass_fds``), and closing the
+    directory closes them too."""
+
+    __slots__ = ("_descriptor", "_spawn_path", "path", "held")
 
     def __init__(self, descriptor: int, path: str) -> None:
         self._descriptor = descriptor
+        self.path = path
+        """The directory's path, as opened (resolved, when it was checked)."""
+        self.held: tuple[int, ...] = ()
+        """Descriptors the process is given besides its directory."""
         by_descriptor = f"/proc/self/fd/{descriptor}"
         self._spawn_path = by_descriptor if os.path.isdir(by_descriptor) else path
 
     def __fspath__(self) -> str:
         return self._spawn_path
 
+    def hold(self, path: str) -> str:
+        """``path`` (relative to this directory) opened beneath it and held for the
+        process: the path the process can use, ``/proc/self/fd/N`` (for a file
+        not there yet, that of its folder, then its name), which no later change
+        to the names on the way can redirect. :class:`PathRefused` when
+        it lies outside this directory, symlinks resolved."""
+        if not _PROC_FD:  # no descriptor paths: the name, checked as it is now
+            return _inside_by_name(path, self.path)
+        try:
+            descriptor, rest = _open_operand(self._descriptor, path)
+        except ValueError as error:  # a NUL byte
+            raise PathRefused(f"Path {path!r} cannot be used: {error}") from None
+        except OSError:
+            _inside_by_name(path, self.path)  # outside is said first, as Ahma does
+            raise
+        self.held += (descriptor,)
+        real = _descriptor_path(descriptor)
+        if real is None or not lies_inside(real, self.path):
+            raise PathRefused(_operand_outside(path, self.path))
+        return f"/proc/self/fd/{descriptor}" + (f"/{rest}" if rest else "")
+
+    def name(self, path: str) -> str:
+        """``path`` (relative to this directory) absolute and canonical, as it
+        resolves now; :class:`PathRefused` when it lies outside this directory.
+        Unlike :meth:`hold`, a folder on the way swapped for a symlink before the
+        process opens the path redirects it."""
+        return _inside_by_name(path, self.path)
+
     def close(self) -> None:
+        for descriptor in self.held:
+            os.close(descriptor)
+        self.held = ()
         if self._descriptor >= 0:
             os.close(self._descriptor)
             self._descriptor = -1
@@ -200,6 +245,36 @@ def _base_directory(schema_dir: str | None) -> str:
     return schema_dir
 
 
+def sandbox_scopes() -> tuple[str, ...]:
+    """The directories a cli call may choose its working directory in, resolved:
+    the base directory (``Client(base_dir=...)``, ``MCIGEN_BASE_DIR``), else the
+    current directory. The first is where a relative working directory is taken
+    from, and the default one."""
+    chosen = BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
+    return (os.path.realpath(chosen or os.curdir),)
+
+
+class OutsideScopes(PathRefused):
+    """A working directory outside every scope a call may work in."""
+
+
+def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
+    """The directory at ``path`` (relative to the first scope), opened, and checked
+    on its descriptor to lie in one of ``scopes`` (symlinks resolved):
+    :class:`OutsideScopes` when it does not, :class:`OSError` when it cannot be
+    opened."""
+    root = scopes[0]
+    target = os.path.join(root, path)
+    descriptor = os.open(target, DIRECTORY_FLAGS | os.O_CLOEXEC)
+    real = _descriptor_path(descriptor) if _PROC_FD else None
+    if real is None:  # no descriptor paths: the name, as it resolves now
+        real = os.path.realpath(target)
+    if not any(lies_inside(real, scope) for scope in scopes):
+        os.close(descriptor)
+        raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+    return WorkingDirectory(descriptor, real)
+
+
 def open_directory(path: str) -> WorkingDirectory:
     """The directory at ``path`` (not checked against any policy), opened for a
     command to start in; :class:`OSError` when it cannot be."""
@@ -209,6 +284,47 @@ def open_directory(path: str) -> WorkingDirectory:
 def lies_inside(real: str, root: str) -> bool:
     """Whether the resolved path ``real`` is ``root`` or lies below it."""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+_PROC_FD = os.path.isdir("/proc/self/fd")
+"""Whether the system names what a descriptor designates (Linux's ``/proc``)."""
+_OPERAND_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_CLOEXEC
+
+
+def _open_operand(directory: int, path: str) -> tuple[int, str]:
+    """What ``path`` designates, opened relative to ``directory`` (never to read or
+    write: a FIFO does not block), and ``""``; or, for a file not there yet (one
+    the command is to write), its folder opened, and its name."""
+    parent, name = os.path.split(path)
+    try:
+        return os.open(path, _OPERAND_FLAGS, dir_fd=directory), ""
+    except FileNotFoundError:
+        if name not in ("", os.curdir, os.pardir):
+            with contextlib.suppress(FileNotFoundError):
+                flags = _OPERAND_FLAGS | os.O_DIRECTORY
+                return os.open(parent or os.curdir, flags, dir_fd=directory), name
+        normal = os.path.normpath(path)
+        if normal == path:
+            raise
+    return _open_operand(directory, normal)  # "gone/..": taken lexically, as Ahma
+
+
+def _inside_by_name(path: str, root: str) -> str:
+    """``path`` (relative to ``root``) with every symlink resolved as it is now."""
+    try:
+        real = os.path.realpath(os.path.join(root, path))
+    except (OSError, ValueError) as error:  # a NUL byte, a symlink loop
+        raise PathRefused(f"Path {path!r} cannot be used: {error}") from None
+    if not lies_inside(real, root):
+        raise PathRefused(_operand_outside(path, root))
+    return real
+
+
+def _operand_outside(path: str, root: str) -> str:
+    return (
+        f'Path "{path}" is outside the working directory "{root}": a path '
+        "argument must name something inside it"
+    )
 
 
 def _descriptor_path(descriptor: int) -> str | None:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcigen.frontend.mtdf.lower import lower_mtdf
+from mcigen.ir import CliExecution
 
 from ..conftest import run_mcigen
 from .test_robustness_property import _paths, _replace
@@ -192,6 +193,24 @@ CASES: list[tuple[str, Any, str, str]] = [
         "error: 'tool_type' must be 'command' or 'livelog', got 'daemon'",
     ),
     (
+        "allow_raw_args given a string",
+        _with({"allow_raw_args": "yes"}),
+        '"yes"',
+        "error: 'allow_raw_args' must be true or false, got 'yes'",
+    ),
+    (
+        "paths_by_name given a number",
+        _with({"paths_by_name": 1}),
+        "1",
+        "error: 'paths_by_name' must be true or false, got 1",
+    ),
+    (
+        "allow_raw_args on a subcommand (a tool's field)",
+        _with({}, {"allow_raw_args": True}),
+        '"allow_raw_args"',
+        "error: unknown field 'allow_raw_args' in subcommand[0]",
+    ),
+    (
         "both spellings of synchronous",
         _with({"synchronous": True, "force_synchronous": True}),
         '"force_synchronous"',
@@ -241,6 +260,33 @@ CASES: list[tuple[str, Any, str, str]] = [
         _with({"timeout_seconds": 0}),
         "0",
         "error: timeout should be at least 1 second",
+    ),
+    (
+        "pause over a day",
+        _with({"step_delay_ms": 86_400_001}),
+        "86400001",
+        "error: 'step_delay_ms' must be at most 86400000 milliseconds (a day), "
+        "got 86400001",
+    ),
+    (
+        "subcommand timeout over a day",
+        _with({}, {"timeout_seconds": 10**19}),
+        str(10**19),
+        "error: 'subcommand[0].timeout_seconds' must be at most 86400 seconds "
+        f"(a day), got {10**19}",
+    ),
+    (
+        "sequence step timeout over a day",
+        _with(
+            {
+                "sequence": [
+                    {"tool": "t", "subcommand": "s", "args": {"timeout_seconds": 86401}}
+                ]
+            }
+        ),
+        "86401",
+        "error: 'sequence[0].args.timeout_seconds' must be at most 86400 seconds "
+        "(a day), got 86401",
     ),
     (
         "empty subcommand name",
@@ -302,6 +348,21 @@ def test_each_rule_gives_one_located_message(
     assert lines == [f"{_where(tmp_path, 'tool.json', marker)}: {message}"]
 
 
+def test_allow_raw_args_and_paths_by_name_reach_the_ir(tmp_path: Path) -> None:
+    """mcigen's own tool fields, off by default."""
+    documents = {"plain.json": TOOL, "raw.json": TOOL | {"name": "raw"}}
+    documents["raw.json"] |= {"allow_raw_args": True, "paths_by_name": True}
+    for name, document in documents.items():
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    schema, diagnostics = lower_mtdf(tmp_path)
+    assert schema is not None and not diagnostics.items
+    plans = {tool.name: tool.execution for tool in schema.tools}
+    for name, raw in (("lister", False), ("raw", True)):
+        execution = plans[name]
+        assert isinstance(execution, CliExecution)
+        assert (execution.extra_args_allowed, execution.paths_by_name) == (raw, raw)
+
+
 def test_a_repeated_key_is_located_at_its_second_spelling(tmp_path: Path) -> None:
     text = json.dumps(TOOL, indent=2).replace(
         '"command"', '"name": "again",\n  "command"'
@@ -324,13 +385,14 @@ def test_reserved_tool_names_are_errors(tmp_path: Path, name: str) -> None:
 
 
 def test_rules_the_validator_leaves_alone_pass(tmp_path: Path) -> None:
-    """Positional types, sub timeouts, 'asynchronous' without -ly: not checked (§9.2)."""
+    """Positional types, sub timeouts (up to mcigen's day), 'asynchronous' without
+    -ly: not checked (§9.2)."""
     document = _with(
         {"synchronous": True},
         {
             "description": "Not asynchronous at all",
             "positional_args": [{"name": "p", "type": "bool"}],
-            "timeout_seconds": 99999,
+            "timeout_seconds": 86400,
         },
     )
     assert _check(tmp_path, document) == []

@@ -387,6 +387,22 @@ HTTP = [
         error("2.5", "'timeout_ms' must be an integer >= 0, got number"),
     ),
     case(
+        "timeouts-and-pauses-over-a-day",
+        http_schema(timeout_ms=86_400_001, retries={"backoff_ms": 10**20}),
+        error("86400001", "'timeout_ms' must be at most 86400000, got 86400001"),
+        error(str(10**20), f"'backoff_ms' must be at most 86400000, got {10**20}"),
+    ),
+    case(
+        "cli-timeout-over-a-day",
+        cli_schema(timeout_ms=10**20),
+        error(str(10**20), f"'timeout_ms' must be at most 86400000, got {10**20}"),
+    ),
+    case(
+        "mcp-server-timeout-over-a-day",
+        servers(srv={"command": "npx", "config": {"timeout_ms": 86_400_001}}),
+        error("86400001", "'timeout_ms' must be at most 86400000, got 86400001"),
+    ),
+    case(
         "http-retries",
         http_schema(retries={"attempts": 0, "backoff_ms": -1, "attempt": 2}),
         error(

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -18,38 +17,7 @@ from mcigen import MCIClient, MCIClientError
 
 from ..conftest import leaves_a_trace, text_tool, write_schema
 from ..mcp_servers import TOY_SERVER
-
-CLIENT_SCRIPT = textwrap.dedent("""
-    import json, sys, time
-    started = time.perf_counter()
-    from mcigen import MCIClient
-    client = MCIClient(schema_file_path=sys.argv[1], env_vars={"WHO": "Ada"})
-    result = client.execute("greet", {"name": "Bob"})
-    print(json.dumps({
-        "text": result.result.content[0].text,
-        "tools": client.list_tools(),
-        "seconds": time.perf_counter() - started,
-        "compiled": "mcigen.pipeline" in sys.modules,
-    }))
-    """)
-
-
-def _greetings(directory: Path) -> Path:
-    """A schema with a tool of its own and a toolset's."""
-    library = directory / "mci"
-    library.mkdir()
-    write_schema(
-        library,
-        {"schemaVersion": "1.0", "tools": [text_tool("bye", "Bye {{env.WHO}}")]},
-        "farewells.mci.json",
-    )
-    greet = text_tool(
-        "greet",
-        "Hello {{props.name}}, from {{env.WHO}}",
-        inputSchema={"type": "object", "properties": {"name": {"type": "string"}}},
-    )
-    document = {"schemaVersion": "1.0", "tools": [greet], "toolsets": ["farewells"]}
-    return write_schema(directory, document, "greetings.mci.json")
+from .greetings import CLIENT_SCRIPT, greetings, run_client
 
 
 def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
@@ -60,32 +28,16 @@ def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
     }
 
 
-def _run_client(schema: Path, cache: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", CLIENT_SCRIPT, str(schema)],
-        env={
-            **os.environ,
-            "MCIGEN_CACHE_DIR": str(cache),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        },
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    answer: dict[str, Any] = json.loads(done.stdout)
-    return answer
-
-
 def test_a_second_process_takes_the_package_from_the_cache_without_building(
     tmp_path: Path, package_cache: Path, record_property: Any
 ) -> None:
-    schema = _greetings(tmp_path)
-    first = _run_client(schema, package_cache)
+    schema = greetings(tmp_path)
+    first = run_client(schema, package_cache)
     assert first["text"] == "Hello Bob, from Ada"
     assert first["tools"] == ["greet", "bye"]
     assert first["compiled"] is True
     before = _snapshot(package_cache)
-    second = _run_client(schema, package_cache)
+    second = run_client(schema, package_cache)
     assert {**second, "seconds": 0} == {**first, "compiled": False, "seconds": 0}
     assert _snapshot(package_cache) == before  # nothing written, nothing rebuilt
     record_property(
@@ -98,7 +50,7 @@ def test_a_second_process_takes_the_package_from_the_cache_without_building(
 def test_an_edited_toolset_or_schema_is_compiled_again(
     tmp_path: Path, package_cache: Path
 ) -> None:
-    schema = _greetings(tmp_path)
+    schema = greetings(tmp_path)
     assert MCIClient(str(schema)).list_tools() == ["greet", "bye"]
     toolset = tmp_path / "mci" / "farewells.mci.json"
     document = json.loads(toolset.read_text())
@@ -116,7 +68,7 @@ def test_an_edited_toolset_or_schema_is_compiled_again(
 def test_a_refused_edit_leaves_the_cached_package_for_the_schema_it_was_built_from(
     tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    schema = _greetings(tmp_path)
+    schema = greetings(tmp_path)
     working = schema.read_text()
     MCIClient(str(schema))
     schema.write_text(working.replace('"text"', '"telnet"', 1))
@@ -134,7 +86,7 @@ def test_a_refused_edit_leaves_the_cached_package_for_the_schema_it_was_built_fr
 def test_a_cached_package_removed_by_hand_is_built_again(
     tmp_path: Path, package_cache: Path
 ) -> None:
-    schema = _greetings(tmp_path)
+    schema = greetings(tmp_path)
     MCIClient(str(schema))
     (record,) = package_cache.rglob("entry.json")
     package = record.parent / json.loads(record.read_text())["package"]
@@ -148,7 +100,7 @@ def test_a_cached_package_removed_by_hand_is_built_again(
 def test_two_processes_building_at_once_both_get_the_package(
     tmp_path: Path, package_cache: Path
 ) -> None:
-    schema = _greetings(tmp_path)
+    schema = greetings(tmp_path)
     command = [sys.executable, "-c", CLIENT_SCRIPT, str(schema)]
     env = {**os.environ, "MCIGEN_CACHE_DIR": str(package_cache)}
     running = [
@@ -166,7 +118,7 @@ def test_without_a_cache_directory_every_client_compiles_and_works(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
-    client = MCIClient(str(_greetings(tmp_path)), env_vars={"WHO": "Ada"})
+    client = MCIClient(str(greetings(tmp_path)), env_vars={"WHO": "Ada"})
     assert client.execute("bye").result.content[0].text == "Bye Ada"
 
 

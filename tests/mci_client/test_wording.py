@@ -146,3 +146,25 @@ def test_every_diagnostic_follows_not_only_the_first(
         f"{path}:12:20",
     ]
     assert lines[-1] == "2 errors, 0 warnings"
+
+
+def test_the_schemas_own_error_comes_first_before_its_toolsets(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    document = {
+        "schemaVersion": "1.0",
+        "toolsets": ["aaa"],
+        "tools": [{"name": "t", "execution": {"type": "cli"}}],
+    }
+    path = _write(tmp_path, "s.json", document)
+    toolset = tmp_path / "mci" / "aaa.mci.json"
+    bogus = [{"name": "b", "execution": {"type": "x"}}]
+    toolset.write_text(json.dumps({"schemaVersion": "1.0", "tools": bogus}))
+    heading = (
+        f"Failed to load schema from {path}: Tool 't' has invalid execution "
+        "config: Invalid cli execution config: "
+    )
+    assert _theirs(path).startswith(heading)
+    ours = _ours(path)
+    assert ours.startswith(heading)
+    assert f"{toolset}:1:" in ours  # the toolset's error is said too

@@ -4,6 +4,7 @@ module), and a workspace with stub programs first on PATH."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import run_mcigen
-from .support import AHMA, write_stubs
+from .support import AHMA, EXAMPLES, write_stubs
 
 STUBS = ("git", "cargo", "find", "grep", "head", "touch", "ls", "cat", "python")
 STUBS += ("ahma-mcp", "gh", "echo-args")
@@ -37,6 +38,24 @@ def build_folder(folder: Path, out_dir: Path) -> Iterator[str]:
 def ahma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The package built from Ahma's own tool files: its import name."""
     yield from build_folder(AHMA, tmp_path_factory.mktemp("built") / "ahma")
+
+
+@pytest.fixture(scope="module")
+def ahma_raw(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The package built from Ahma's own tool files, each given
+    ``"allow_raw_args": true``: a call's ``args`` appended as Ahma appends them."""
+    folder = tmp_path_factory.mktemp("raw")
+    for file in AHMA.glob("*.json"):
+        document = json.loads(file.read_text(encoding="utf-8"))
+        document["allow_raw_args"] = True
+        (folder / file.name).write_text(json.dumps(document), encoding="utf-8")
+    yield from build_folder(folder, tmp_path_factory.mktemp("built") / "ahma_raw")
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The package built from the project's ``examples/ahma``: its import name."""
+    yield from build_folder(EXAMPLES, tmp_path_factory.mktemp("built") / "examples")
 
 
 @pytest.fixture

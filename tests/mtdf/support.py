@@ -13,6 +13,7 @@ from mcigen_runtime.registry import registry
 from mcigen_runtime.results import ToolResult
 
 AHMA = Path(__file__).resolve().parents[1] / "fixtures" / "mtdf" / "ahma"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ahma"
 TEMP_FILE_PREFIX = "mcigen-arg-"
 
 _STUB = f"""#!{sys.executable}
@@ -23,14 +24,21 @@ files = {{
     if os.path.basename(arg).startswith({TEMP_FILE_PREFIX!r}) and os.path.isfile(arg)
 }}
 name = os.path.basename(sys.argv[0])
-print(json.dumps({{"argv": [name, *sys.argv[1:]], "cwd": os.getcwd(), "files": files}}))
+shown = [
+    os.path.realpath(arg) if arg.startswith("/proc/self/fd/") else arg
+    for arg in sys.argv[1:]
+]
+print(json.dumps({{
+    "argv": [name, *shown], "given": sys.argv[1:], "cwd": os.getcwd(), "files": files
+}}))
 """
 
 
 def write_stubs(folder: Path, *names: str) -> None:
     """Programs named ``names`` in ``folder`` that print their argv (the program
-    by its basename), their working directory and the content of the temporary
-    files they were given, as JSON."""
+    by its basename; a path given by descriptor, ``/proc/self/fd/N``, as the path
+    it designates), the arguments as given, their working directory and the
+    content of the temporary files they were given, as JSON."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
         stub = folder / name

@@ -105,6 +105,10 @@ def test_row_7_find_through_sh_positionals_first(ahma: str, workspace: Path) -> 
 def test_row_81_an_array_gives_one_word_per_element_each_path_checked(
     ahma: str, workspace: Path
 ) -> None:
+    (
+        workspace / "src"
+    ).mkdir()  # a path's folder must exist: only its last name may be new
+    (workspace / "src" / "main.rs").write_text("")
     arguments = {"pattern": "TODO", "files": ["src/main.rs", "README.md"]}
     arguments |= {"ignore-case": True, "line-number": True}
     assert argv(ahma, "file-tools_grep", **arguments) == [
@@ -138,9 +142,12 @@ def test_row_10_an_alias_that_reads_c(ahma: str, workspace: Path) -> None:
     ]
 
 
-def test_row_81_an_option_array_repeats_its_flag(ahma: str, workspace: Path) -> None:
+def test_row_81_an_option_array_repeats_its_flag(
+    ahma_raw: str, workspace: Path
+) -> None:
     ignored = ["RUSTSEC-2020-0001", "RUSTSEC-2021-0002"]
-    assert argv(ahma, "cargo_audit", ignore=ignored, args=["--deny", "warnings"]) == [
+    arguments = {"ignore": ignored, "args": ["--deny", "warnings"]}
+    assert argv(ahma_raw, "cargo_audit", **arguments) == [
         "cargo",
         "audit",
         "--ignore",
@@ -152,9 +159,10 @@ def test_row_81_an_option_array_repeats_its_flag(ahma: str, workspace: Path) -> 
     ]
 
 
-def test_row_12_subcommand_word_and_args(ahma: str, workspace: Path) -> None:
+def test_row_12_subcommand_word_and_args(ahma_raw: str, workspace: Path) -> None:
+    (workspace / "scripts").mkdir()
     arguments = {"file": "scripts/run.py", "args": ["--x", "1"], "unbuffered": True}
-    assert argv(ahma, "python_script", **arguments) == [
+    assert argv(ahma_raw, "python_script", **arguments) == [
         "python",
         "script",
         "--file",
@@ -189,15 +197,12 @@ def test_row_14_nested_subcommand_and_unknown_key(ahma: str, workspace: Path) ->
     ]
 
 
-def test_row_15_working_directory_and_args(ahma: str, workspace: Path) -> None:
+def test_row_15_working_directory_and_args(ahma_raw: str, workspace: Path) -> None:
     app = workspace / "app"
     app.mkdir()
     (app / "gradlew").symlink_to(Path(os.environ["PATH"].split(os.pathsep)[0]) / "git")
-    seen = printed(
-        call(
-            ahma, "kotlin_assembleDebug", working_directory="app", args=["--stacktrace"]
-        )
-    )
+    arguments = {"working_directory": "app", "args": ["--stacktrace"]}
+    seen = printed(call(ahma_raw, "kotlin_assembleDebug", **arguments))
     assert seen["argv"] == ["gradlew", "assembleDebug", "--stacktrace"]
     assert seen["cwd"] == str(app)
 
@@ -232,3 +237,18 @@ def test_row_85_subcommand_names_with_underscores_are_callable(
     ahma: str, workspace: Path
 ) -> None:
     assert argv(ahma, "gh_pr_create", title="t") == ["gh", "pr_create", "--title", "t"]
+
+
+def test_row_102_an_operand_that_looks_like_an_option_is_refused(
+    ahma: str, ahma_raw: str, workspace: Path
+) -> None:
+    """``git log --output=FILE`` writes a file: as ``rev_range`` it would be read as
+    the option, not as a revision range."""
+    with pytest.raises(ToolInputError) as raised:
+        call(ahma, "git_log", rev_range="--output=/tmp/elsewhere")
+    assert raised.value.field == "rev_range"
+    assert argv(ahma_raw, "git_log", rev_range="--output=x") == [
+        "git",
+        "log",
+        "--output=x",
+    ]

@@ -29,8 +29,11 @@ def test_the_package_passes_mypy_strict_and_ruff(ahma: str) -> None:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_git_on_a_repository(
-    ahma: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ahma: str, examples: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Ahma's git tools, and the example's, whose paths reach git by name (git
+    refuses a descriptor path, ``/proc/self/fd/N``, as outside its repository)."""
+    monkeypatch.chdir(tmp_path)  # the sandbox root
     repository = tmp_path / "repo"
     repository.mkdir()
     subprocess.run(["git", "init", "-q", str(repository)], check=True)
@@ -43,10 +46,20 @@ def test_git_on_a_repository(
 
     status = call(ahma, "git_status", short=True, **where)
     assert (status.isError, status.text) == (False, "?? notes.txt\n")
-    assert not call(ahma, "git_add", pathspec="notes.txt", **where).isError
+    status = call(examples, "repo_status", short=True, pathspec="notes.txt", **where)
+    assert (status.isError, status.text) == (False, "?? notes.txt\n")
+    subprocess.run(["git", "add", "notes.txt"], cwd=repository, check=True)
     message = "Add notes\n\nA body that spans\ntwo lines; $(not a command)"
     committed = call(ahma, "git_commit", message=message, **where)
     assert not committed.isError, committed.text
-    log = call(ahma, "git_log", args=["--format=%B", "-n", "1"], **where)
-    assert log.text.rstrip("\n") == message
+    log = subprocess.run(
+        ["git", "log", "--format=%B", "-n", "1"],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert log.stdout.rstrip("\n") == message
+    log_of_notes = call(examples, "repo_log", oneline=True, path="notes.txt", **where)
+    assert log_of_notes.text.endswith(" Add notes\n"), log_of_notes.text
     assert call(ahma, "git_status", short=True, **where).text == ""

@@ -70,6 +70,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         "name": "plain",
         "description": "A leaf with no schema",
         "command": "echo-args",
+        "allow_raw_args": True,
         "subcommand": [_sub("hello"), _sub("other")],
     },
     "seed": {
@@ -92,7 +93,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         "command": "spawner",
         "timeout_seconds": 1,
     },
-    "bare": {"name": "bare", "description": "No subcommands", "command": "echo-args"},
+    "bare": {
+        "name": "bare",
+        "description": "No subcommands",
+        "command": "echo-args",
+        "allow_raw_args": True,
+    },
     "files": {
         "name": "files",
         "description": "A file argument after a path",
@@ -178,6 +184,19 @@ def test_row_88_only_declared_inputs_reach_the_command_line(
     with pytest.raises(ToolInputError) as raised:
         call(own, "plain_hello", args="a b")
     assert raised.value.field == "args"
+
+
+def test_row_102_args_are_refused_unless_the_tool_file_allows_them(
+    own: str, workspace: Path
+) -> None:
+    for words in (["--output=/elsewhere"], ["a"], [""]):
+        with pytest.raises(ToolInputError) as raised:
+            call(own, "nest_parent", own=True, args=words)
+        assert raised.value.field == "args"
+    assert printed(call(own, "nest_parent", args=[]))["argv"] == ["echo-args", "parent"]
+    with pytest.raises(ToolInputError) as raised:
+        call(own, "nest_parent_child", x="--output=/elsewhere")
+    assert raised.value.field == "x"
 
 
 def test_paths_escaping_the_working_directory_are_refused(

@@ -88,6 +88,13 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield sys.modules[name]
 
 
+@pytest.fixture(autouse=True)
+def _sandbox_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The current directory: the sandbox root the calls' working directories
+    must lie in."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_row_99_steps_run_in_order_until_the_first_failure(
     package: Any, tmp_path: Path
 ) -> None:

@@ -40,7 +40,7 @@ def blocks(result: types.CallToolResult) -> list[dict[str, Any]]:
 
 def operation_id(result: types.CallToolResult) -> str:
     found = re.fullmatch(
-        r"AHMA ID: (op_\d+)\n\n### AHMA ID: \1 \(\w+\)\n.*", text(result), re.S
+        r"AHMA ID: (op_[\w-]{16})\n\n### AHMA ID: \1 \(\w+\)\n.*", text(result), re.S
     )
     assert found, text(result)
     assert text(result).endswith(HINT_END)
@@ -197,6 +197,7 @@ def test_progress_notifications_reach_a_client_that_asked(
 def test_over_http_an_id_from_one_request_is_awaited_in_another(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
+    """Stateless HTTP: each call is a request of its own, of the same session."""
     port = free_port()
     argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
     with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
@@ -205,7 +206,6 @@ def test_over_http_an_id_from_one_request_is_awaited_in_another(
             async with http_session(url, None) as client:
                 started = await client.call_tool("slow", slow(tmp_path / "pid", "1"))
                 op_id = operation_id(started)
-            async with http_session(url, None) as client:
                 [done] = blocks(await client.call_tool("await", {"id": op_id}))
                 assert (done["state"], done["output"]) == ("completed", "slept\n")
 

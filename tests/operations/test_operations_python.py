@@ -3,7 +3,9 @@ real processes. A Python call of the tool itself still returns its result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -11,6 +13,7 @@ from types import ModuleType
 import pytest
 from mcigen_runtime.errors import ToolInputError
 from mcigen_runtime.registry import UnknownToolError
+from mcigen_runtime.serve.operations import Operation
 
 from ..conftest import imported_package
 from ..test_serve_lifecycle import gone_within, leader
@@ -46,12 +49,13 @@ def test_cancel_stops_the_process(pkg: ModuleType, tmp_path: Path) -> None:
     assert handle.cancel() is False
 
 
-def test_ids_count_up_and_failures_are_results_or_refusals(
+def test_ids_cannot_be_guessed_and_failures_are_results_or_refusals(
     pkg: ModuleType, tmp_path: Path
 ) -> None:
     first = pkg.operations.start("quick")
     second = pkg.operations.start("plain")  # any tool, not only background ones
-    assert int(second.id[3:]) == int(first.id[3:]) + 1
+    assert re.fullmatch(r"op_[A-Za-z0-9_-]{16}", first.id)
+    assert first.id != second.id
     assert first.wait(10).text == "quick\n"
     assert second.wait(10).text == "plain\n"
     pidfile = str(tmp_path / "pid")
@@ -68,15 +72,15 @@ def test_row_95_only_the_newest_finished_operations_are_kept(
     pkg: ModuleType,
 ) -> None:
     from mcigen_runtime.registry import registry
-    from mcigen_runtime.serve.operations import KEEP_FINISHED, Operations
+    from mcigen_runtime.serve.operations import KEEP_FINISHED, PROCESS, Operations
 
     table = Operations(registry("pkg"))
     handles = [table.start("plain", {}) for _ in range(KEEP_FINISHED + 1)]
     for handle in handles:
         handle.wait(10)
-    kept = [operation.id for operation in table.listed()]
+    kept = [operation.id for operation in table.listed(PROCESS)]
     assert kept == [handle.id for handle in handles[1:]]
-    assert table.find(handles[0].id) is None
+    assert table.find(handles[0].id, PROCESS) is None
 
 
 def test_a_direct_call_still_returns_the_finished_result(
@@ -96,3 +100,28 @@ def test_the_manifest_names_background_modes_only_where_not_never(
         "quick": "always",
         "plain": None,
     }
+
+
+def test_one_callers_finished_operations_do_not_push_out_anothers(
+    pkg: ModuleType,
+) -> None:
+    from mcigen_runtime.registry import registry
+    from mcigen_runtime.serve.operations import KEEP_FINISHED, Operations
+
+    tools = registry("pkg")
+    table = Operations(tools)
+    plain = tools.find("plain")
+
+    async def start(caller: str, count: int) -> list[Operation]:
+        return [await table.start_async(plain, {}, caller) for _ in range(count)]
+
+    [theirs] = asyncio.run(start("session b", 1))
+    theirs.wait(10)
+    mine = asyncio.run(start("session a", KEEP_FINISHED + 1))
+    for handle in mine:
+        handle.wait(10)
+    assert [op.id for op in table.listed("session b")] == [theirs.id]
+    assert len(table.listed("session a")) == KEEP_FINISHED
+    assert table.find(theirs.id, "session a") is None
+    assert table.find(theirs.id, None) is None
+    assert table.listed(None) == []

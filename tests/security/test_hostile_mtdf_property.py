@@ -2,7 +2,9 @@
 file flag of MTDF tool files: the build succeeds or fails with located
 diagnostics, never an exception; the package imports without running any of it;
 names and descriptions come back byte for byte; and a call puts each flag name
-and value on the command line as exactly the word it is."""
+and value on the command line as exactly the word it is. Hostile strings in a
+call's ``args`` are refused unless the tool file allows them, and then are each
+one word that runs nothing."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from mcigen_runtime.errors import ToolInputError
 from mcigen_runtime.registry import registry
 
 from mcigen.frontend.formats import MTDF
@@ -134,3 +137,90 @@ def _argv(options: list[dict[str, Any]], given: str, value: str) -> list[str]:
         elif option["name"] == given:
             argv += _flag(given, value)
     return argv
+
+
+_ARGS_TOOLS: dict[str, dict[str, Any]] = {
+    "strict": {  # would leave a file behind if it ever ran
+        "name": "strict",
+        "description": "Touches a marker",
+        "command": "touch strict-ran",
+        "synchronous": True,
+    },
+    "operand": {
+        "name": "operand",
+        "description": "Prints its operand",
+        "command": "printf %s\\n",
+        "synchronous": True,
+        "subcommand": [
+            {
+                "name": "default",
+                "description": "Print text",
+                "positional_args": [{"name": "text", "type": "string"}],
+            }
+        ],
+    },
+    "raw": {
+        "name": "raw",
+        "description": "Prints its words",
+        "command": "printf %s\\n",
+        "synchronous": True,
+        "allow_raw_args": True,
+    },
+    "raw_shell": {
+        "name": "raw_shell",
+        "description": "Prints its words through a shell",
+        "command": "/bin/sh printf %s\\n",
+        "synchronous": True,
+        "allow_raw_args": True,
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def args_package(workspace: Path) -> Iterator[str]:
+    folder = workspace / "args_files"
+    folder.mkdir()
+    for name, tool in _ARGS_TOOLS.items():
+        (folder / f"{name}.json").write_text(json.dumps(tool), encoding="utf-8")
+    files, diagnostics = compile_schema(
+        folder, workspace / "args_pkg", "args_pkg", CompileOptions(source_format=MTDF)
+    )
+    assert files is not None, diagnostics.items
+    write_package(files, workspace / "args_pkg", "args_pkg")
+    with every_module_imported("args_pkg"):
+        yield "args_pkg"
+
+
+@settings(BUILDS, max_examples=60)
+@given(words=st.lists(no_nul, min_size=1, max_size=4))
+def test_hostile_args_never_become_options_or_commands(
+    args_package: str,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    words: list[str],
+) -> None:
+    """A call's ``args`` never reach a tool whose file does not allow them (refused
+    naming ``args``, nothing run); where allowed, each is exactly one argv word,
+    and nothing it holds runs, through a shell either. As an operand's value, a
+    string is refused when it starts with ``-`` and is one word otherwise."""
+    monkeypatch.chdir(workspace)
+    tools = registry(args_package)
+    with pytest.raises(ToolInputError) as raised:
+        tools.call("strict", {"args": words}, os.environ)
+    assert raised.value.field == "args"
+    assert not (workspace / "strict-ran").exists()
+    printed = "".join(f"{word}\n" for word in words)
+    universal = printed.replace("\r\n", "\n").replace("\r", "\n")
+    for name in ("raw", "raw_shell"):
+        result = tools.call(name, {"args": words}, os.environ)
+        assert (result.isError, result.text) == (False, universal), name
+    for word in words:  # an operand: a value, or refused when it reads as an option
+        if word.startswith("-"):
+            with pytest.raises(ToolInputError) as raised:
+                tools.call("operand", {"text": word}, os.environ)
+            assert raised.value.field == "text"
+        elif word:
+            result = tools.call("operand", {"text": word}, os.environ)
+            universal = f"{word}\n".replace("\r\n", "\n").replace("\r", "\n")
+            assert (result.isError, result.text) == (False, universal)
+    assert not any(p.name == "PWNED" for p in workspace.iterdir())

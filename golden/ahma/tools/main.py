@@ -12,8 +12,6 @@ from typing import Any
 from mcigen_runtime.executors.cli import CliCall as _CliCall
 from mcigen_runtime.executors.cli import TempFiles as _TempFiles
 from mcigen_runtime.executors.cli import extra_args as _extra_args
-from mcigen_runtime.executors.cli import inside as _inside
-from mcigen_runtime.executors.cli import opened as _opened
 from mcigen_runtime.executors.cli import run_cli as _run_cli
 from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
 from mcigen_runtime.executors.cli import timeout_s as _timeout_s
@@ -133,20 +131,24 @@ def _prepare_archive(
     ):
         raw = _validate_input(ArchiveInput, raw, "archive")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=600.0, tool="archive")
-    extra = _extra_args(raw, key="args", tool="archive")
+    extra = _extra_args(raw, key="args", tool="archive", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="archive")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["tar", "--create"]
         value_1 = _word(raw.get("file"))
         if value_1:
-            argv += ["--file", _inside(value_1, root)]
+            argv += ["--file", root.name(value_1)]
         if raw.get("gzip") is True:
             argv.append("-z")
         for element in _words(raw.get("paths")):
-            argv.append(_inside(element, root))
+            argv.append(root.name(element))
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -237,18 +239,22 @@ def _prepare_repo_status(
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_status"
     )
-    extra = _extra_args(raw, key="args", tool="repo_status")
+    extra = _extra_args(raw, key="args", tool="repo_status", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_status")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["git", "status"]
         if raw.get("short") is True:
             argv.append("-s")
         value_2 = _word(raw.get("pathspec"))
         if value_2:
-            argv.append(_inside(value_2, root))
+            argv.append(root.name(value_2))
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -342,10 +348,13 @@ def _prepare_repo_commit(
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_commit"
     )
-    extra = _extra_args(raw, key="args", tool="repo_commit")
-    files = _TempFiles()
+    extra = _extra_args(raw, key="args", tool="repo_commit", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_commit")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    files = _TempFiles()
+    try:
         argv: list[str] = ["git", "commit"]
         if raw.get("all") is True:
             argv.append("-a")
@@ -353,8 +362,9 @@ def _prepare_repo_commit(
         if value_2:
             argv += ["-F", files.write(value_2)]
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         files.remove()
         return _error_result(str(error))
     return _CliCall(
@@ -441,9 +451,12 @@ def _prepare_repo_log(
     ):
         raw = _validate_input(RepoLogInput, raw, "repo_log")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=30.0, tool="repo_log")
-    extra = _extra_args(raw, key="args", tool="repo_log")
+    extra = _extra_args(raw, key="args", tool="repo_log", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_log")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["git", "log"]
         value_1 = _word(raw.get("max-count"))
         if value_1:
@@ -452,10 +465,11 @@ def _prepare_repo_log(
             argv.append("--oneline")
         value_3 = _word(raw.get("path"))
         if value_3:
-            argv.append(_inside(value_3, root))
+            argv.append(root.name(value_3))
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -549,13 +563,17 @@ def _prepare_repo_stash(
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         raw = _validate_input(RepoStashInput, raw, "repo_stash")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=120.0, tool="repo_stash")
-    extra = _extra_args(raw, key="args", tool="repo_stash")
+    extra = _extra_args(raw, key="args", tool="repo_stash", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_stash")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["git", "stash"]
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -621,13 +639,17 @@ def _prepare_repo_stash_list(
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_list"
     )
-    extra = _extra_args(raw, key="args", tool="repo_stash_list")
+    extra = _extra_args(raw, key="args", tool="repo_stash_list", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_stash_list")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["git", "stash", "list"]
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -695,13 +717,17 @@ def _prepare_repo_stash_pop(
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_pop"
     )
-    extra = _extra_args(raw, key="args", tool="repo_stash_pop")
+    extra = _extra_args(raw, key="args", tool="repo_stash_pop", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="repo_stash_pop")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["git", "stash", "pop"]
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,
@@ -784,9 +810,12 @@ def _prepare_search(
     ):
         raw = _validate_input(SearchInput, raw, "search")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=60.0, tool="search")
-    extra = _extra_args(raw, key="args", tool="search")
+    extra = _extra_args(raw, key="args", tool="search", allowed=False)
     try:
         root = _working_root(raw, key="working_directory", tool="search")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
         argv: list[str] = ["grep"]
         for element in _words(raw.get("exclude")):
             argv += ["--exclude", element]
@@ -801,10 +830,11 @@ def _prepare_search(
         if value_5:
             argv += ["--regexp", value_5]
         for element in _words(raw.get("paths")):
-            argv.append(_inside(element, root))
+            argv.append(root.hold(element))
         argv += extra
-        cwd = _opened(root)
+        cwd = root
     except (_PathRefused, OSError) as error:
+        root.close()
         return _error_result(str(error))
     return _CliCall(
         argv=argv,

@@ -15,11 +15,14 @@ _RUNTIME = "mcigen_runtime.executors.cli"
 @dataclass
 class CliWords:
     """What ``_prepare_<tool>`` runs: ``checks`` before anything else (they raise
-    ``ToolInputError``), then ``statements`` (they may raise ``PathRefused`` or
-    ``OSError``, which become an error result); they leave ``argv``, ``cwd`` and,
-    with ``temp_files``, ``files``."""
+    ``ToolInputError``), then ``root`` (it opens the working directory as
+    ``root``), then ``statements``; ``root`` and ``statements`` may raise
+    ``PathRefused`` or ``OSError``, which become an error result (``root``, holding
+    descriptors, closed). They leave ``argv``, ``cwd`` and, with ``temp_files``,
+    ``files``."""
 
     checks: list[Code]
+    root: Code | None
     statements: list[Code]
     timeout: Code
     temp_files: bool
@@ -31,6 +34,7 @@ def cli_words(tool_name: str, execution: ir.CliExecution) -> CliWords:
     words.build(execution)
     return CliWords(
         [code(s) for s in words.checks],
+        code(words.root) if words.root is not None else None,
         [code(s) for s in words.statements],
         code(words.timeout),
         words.temp_files,
@@ -47,12 +51,14 @@ class _Words:
         self.temp_files = False
         self.imports: set[tuple[str, str]] = set()
         self.root: str | None = None
+        self.paths_by_name = False
 
     def use(self, name: str) -> str:
         self.imports.add((_RUNTIME, f"{name} as _{name}"))
         return f"_{name}"
 
     def build(self, execution: ir.CliExecution) -> None:
+        self.paths_by_name = execution.paths_by_name
         default_s = literal(execution.timeout_ms / 1000)
         self.timeout = default_s
         if execution.timeout_property is not None:
@@ -66,16 +72,25 @@ class _Words:
         if execution.extra_args is not None:
             key = literal(execution.extra_args)
             extra_args = self.use("extra_args")
+            allowed = literal(execution.extra_args_allowed)
             self.checks.append(
-                f"extra = {extra_args}(raw, key={key}, tool={self.tool})"
+                f"extra = {extra_args}(raw, key={key}, tool={self.tool}, "
+                f"allowed={allowed})"
+            )
+        plain = tuple(
+            flag.source
+            for flag in execution.flags
+            if flag.operand and not flag.path and not flag.file_flag
+        )
+        if plain and not execution.extra_args_allowed:
+            self.checks.append(
+                f"{self.use('plain_operands')}(raw, keys={literal(plain)}, "
+                f"tool={self.tool})"
             )
         if execution.working_directory is not None:
             key = literal(execution.working_directory)
             working_root = self.use("working_root")
-            self.statements.append(
-                f"root = {working_root}(raw, key={key}, tool={self.tool})"
-            )
-            self.root = "root"
+            self.root = f"{working_root}(raw, key={key}, tool={self.tool})"
         head = [execution.command, *execution.args]
         self.statements.append(f"argv: list[str] = {literal(head)}")
         for index, flag in enumerate(execution.flags, start=1):
@@ -88,10 +103,7 @@ class _Words:
                 f"argv = {shell_script}(argv, start={execution.script_from}, "
                 f"suffix={literal(execution.script_suffix)})"
             )
-        if self.root is not None:
-            self.statements.append(f"cwd = {self.use('opened')}(root)")
-        else:
-            self.statements.append("cwd = None")
+        self.statements.append("cwd = root" if self.root is not None else "cwd = None")
 
     def flag(self, flag: ir.CliFlag, value: str) -> str:
         read = f"raw.get({literal(flag.source)})"
@@ -113,7 +125,7 @@ class _Words:
     def checked(self, value: str, flag: ir.CliFlag) -> str:
         if not flag.path or self.root is None:
             return value
-        return f"{self.use('inside')}({value}, {self.root})"
+        return f"root.{'name' if self.paths_by_name else 'hold'}({value})"
 
 
 def _append(flag: ir.CliFlag, item: str) -> str:

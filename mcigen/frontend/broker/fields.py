@@ -4,10 +4,10 @@ nothing)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from mcigen_runtime.limits import MAX_TIMEOUT_S
 from mcigen_runtime.tree import RENDER_MODES
 
 from ..checks import AnyJson, ArrayOf, Check, Int, MapOf, Obj, ObjectCheck, Str
@@ -15,16 +15,14 @@ from ..context import At, Context, type_name
 
 STDIO = "stdio"
 TEXT = Str()
-MAX_SECONDS = 86_400
-"""A day: no call waits longer (``1e999``, YAML's ``.inf``, would be for ever)."""
 
 
 def is_seconds(value: object) -> TypeGuard[int | float]:
-    """Whether ``value`` is a number of seconds a call may wait: finite, greater
-    than zero, at most :data:`MAX_SECONDS`."""
+    """Whether ``value`` is a number of seconds a call may wait: greater than
+    zero, at most a day (so finite: ``1e999`` and YAML's ``.inf`` are not)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return math.isfinite(value) and 0 < value <= MAX_SECONDS
+    return 0 < value <= MAX_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -33,13 +31,15 @@ class Seconds(Check):
 
     @property
     def expected(self) -> str:
-        return f"a number of seconds > 0 and <= {MAX_SECONDS}"
+        return "a number of seconds > 0"
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             ctx.type_error(at, self.expected, value)
-        elif not is_seconds(value):
+        elif not value > 0:  # nan too
             ctx.value_error(at, self.expected, value)
+        elif not is_seconds(value):
+            ctx.value_error(at, f"at most {MAX_TIMEOUT_S} seconds (a day)", value)
 
 
 @dataclass(frozen=True)

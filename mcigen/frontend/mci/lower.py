@@ -1,12 +1,13 @@
 """Lower a validated document into ``ir.Schema``.
 
-Runs only on documents without errors, so shapes are trusted here; null optional
+Runs only on documents without errors but in the tools it skips, so shapes are
+trusted here; null optional
 fields count as absent, as in validation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from mcigen_runtime.templating.syntax import Template
@@ -28,8 +29,10 @@ def lower_schema(
     templates: Mapping[str, Template],
     source: str,
     toolset_file: bool = False,
+    skipped_tools: Collection[int] = (),
 ) -> ir.Schema:
-    return _Lowering(doc, templates).schema(source, toolset_file)
+    """The schema, but for the tools at ``skipped_tools`` (which have errors)."""
+    return _Lowering(doc, templates).schema(source, toolset_file, skipped_tools)
 
 
 def _present(obj: JsonObject) -> JsonObject:
@@ -42,7 +45,9 @@ class _Lowering:
         self._doc = doc
         self._templates = templates
 
-    def schema(self, source: str, toolset_file: bool) -> ir.Schema:
+    def schema(
+        self, source: str, toolset_file: bool, skipped_tools: Collection[int]
+    ) -> ir.Schema:
         assert isinstance(self._doc.data, dict)
         root = _present(self._doc.data)
         if toolset_file:
@@ -55,6 +60,7 @@ class _Lowering:
             tools=tuple(
                 self.tool(tool, child_pointer("/tools", index))
                 for index, tool in enumerate(root.get("tools", []))
+                if index not in skipped_tools
             ),
             toolsets=tuple(
                 self.toolset(ref, child_pointer("/toolsets", index))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcigen_runtime.limits import MAX_TIMEOUT_S
+
 from ..checks import (
     AnyJson,
     ArrayOf,
@@ -35,7 +37,9 @@ PLACEHOLDERS = TemplateMode.PLACEHOLDERS
 TEMPLATED = Str(template=PLACEHOLDERS)
 TEXT = Str()
 STRINGS = ArrayOf(TEXT)
-TIMEOUT = Int(minimum=0)
+MAX_TIMEOUT_MS = MAX_TIMEOUT_S * 1000
+"""A call waits at most a day: a longer timeout (or pause) is refused."""
+TIMEOUT = Int(minimum=0, maximum=MAX_TIMEOUT_MS)
 # Where leaving a field out means "nothing" rather than a default, the reference
 # adapter also takes null for it; these fields are wrapped in OrNull.
 MAYBE_TEXT = OrNull(TEXT)
@@ -186,7 +190,11 @@ BODY = Tagged(
 )
 
 RETRIES = Obj(
-    "retries", optional={"attempts": Int(minimum=1), "backoff_ms": Int(minimum=0)}
+    "retries",
+    optional={
+        "attempts": Int(minimum=1),
+        "backoff_ms": Int(minimum=0, maximum=MAX_TIMEOUT_MS),
+    },
 )
 
 FLAG = Obj("flag", required={"from": TEXT, "type": Str(choices=("boolean", "value"))})
@@ -290,7 +298,11 @@ MCP_SERVER_CONFIG = Obj(
     "MCP server config",
     # timeout_ms: how long one call of the server's tools may take (mcigen's own;
     # mci-py ignores it).
-    optional={"expDays": Int(minimum=1), "timeout_ms": Int(minimum=1), **FILTERING},
+    optional={
+        "expDays": Int(minimum=1),
+        "timeout_ms": Int(minimum=1, maximum=MAX_TIMEOUT_MS),
+        **FILTERING,
+    },
     rules=(_filter_needs_value,),
 )
 STDIO_SERVER = Obj(

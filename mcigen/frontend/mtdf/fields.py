@@ -213,6 +213,11 @@ TOOL = Struct(
         "monitor_stream": Field(STRING),
         "tool_type": Field(Variants(("command", "livelog"))),
         "livelog": Field(LIVELOG),
+        # mcigen's own fields (Ahma rejects them): a call's `args` reach the
+        # command only when true, as Ahma always passes them; `format: path`
+        # values are passed as names (Ahma's form) rather than descriptor paths
+        "allow_raw_args": Field(BOOL),
+        "paths_by_name": Field(BOOL),
     },
     _SYNCHRONOUS_ALIASES,
 )

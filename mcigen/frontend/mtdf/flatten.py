@@ -69,6 +69,12 @@ class MtdfTool:
     """What tells whether the tool's program is installed (see :mod:`.probes`)."""
     location: Location = Location("", 1, 1)
     """Where the leaf (the tool, when it has none) was written."""
+    allow_raw_args: bool = False
+    """The tool file's ``allow_raw_args``: a call's ``args`` reach the command as
+    given, as in Ahma."""
+    paths_by_name: bool = False
+    """The tool file's ``paths_by_name``: ``format: path`` values reach the
+    command as absolute names, as in Ahma, not as descriptor paths."""
 
     @property
     def title(self) -> str:
@@ -172,6 +178,8 @@ def _tool(
             tool, leaf.fields if leaf else None, leaf.path if leaf else None
         ),
         location=locate(leaf.pointer if leaf else ""),
+        allow_raw_args=tool.get("allow_raw_args") is True,
+        paths_by_name=tool.get("paths_by_name") is True,
     )
 
 

@@ -79,6 +79,8 @@ def _execution(tool: MtdfTool) -> ir.CliExecution:
         timeout_ms=(tool.timeout_seconds or DEFAULT_TIMEOUT_S) * 1000,
         allow_option_like_args=True,
         extra_args=EXTRA_ARGS,
+        extra_args_allowed=tool.allow_raw_args,
+        paths_by_name=tool.paths_by_name,
         working_directory=WORKING_DIRECTORY,
         timeout_property=TIMEOUT,
         script_from=script_from,

@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from mcigen_runtime.limits import MAX_TIMEOUT_S
+
 from ..context import At, Context
 from ..pointers import child_pointer
+from .fields import U64_LIMIT
 
 RESERVED_TOOL_NAMES = ("await", "status", "cancel", "sandboxed_shell")
 MAX_TIMEOUT_SECONDS = 3600
@@ -28,6 +31,7 @@ def check_rules(ctx: Context) -> None:
     for name in ("name", "command", "description"):
         _not_empty(ctx, top, tool, name)
     _check_timeout(ctx, tool)
+    _check_waits(ctx, top, tool)
     _check_reserved_name(ctx, tool)
     _check_livelog(ctx, tool)
     synchronous = synchronous_of(tool, None)
@@ -40,6 +44,7 @@ def _check_subcommand(
 ) -> None:
     _not_empty(ctx, at, sub, "name")
     _not_empty(ctx, at, sub, "description")
+    _check_waits(ctx, at, sub)
     synchronous = synchronous_of(sub, inherited)
     description = sub.get("description")
     if (
@@ -85,6 +90,35 @@ def _check_timeout(ctx: Context, tool: dict[str, object]) -> None:
         )
     elif timeout == 0:
         ctx.error(at, "timeout should be at least 1 second")
+
+
+def _check_waits(ctx: Context, at: At, fields: dict[str, object]) -> None:
+    """A timeout or pause no call could wait out (longer than a day) is refused."""
+    day_ms = MAX_TIMEOUT_S * 1000
+    _at_most(ctx, _field(at, "step_delay_ms"), fields, day_ms, "milliseconds")
+    if at.pointer:  # the tool's own timeout has its tighter rule
+        _at_most(ctx, _field(at, "timeout_seconds"), fields, MAX_TIMEOUT_S, "seconds")
+    for index, step in _entries(fields, "sequence"):
+        args = step.get("args")
+        if isinstance(args, dict):
+            step_args = _field(_at(at, "sequence", index), "args")
+            timeout = _field(step_args, "timeout_seconds")
+            _at_most(ctx, timeout, args, MAX_TIMEOUT_S, "seconds")
+
+
+def _at_most(
+    ctx: Context, at: At, fields: dict[str, object], most: int, unit: str
+) -> None:
+    value = fields.get(at.pointer.rpartition("/")[2])
+    # Past a u64 the shape check has said so already.
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and most < value < U64_LIMIT
+    ):
+        ctx.error(
+            at, f"'{at.label}' must be at most {most} {unit} (a day), got {value}"
+        )
 
 
 def _check_reserved_name(ctx: Context, tool: dict[str, object]) -> None:

@@ -26,7 +26,7 @@ from importlib.util import resolve_name
 from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
-from ..edge.settings import ENV_PREFIX
+from ..edge.settings import secret_from
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
 
@@ -50,7 +50,14 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
             print(line)
         return 0
     _log_to_stderr(args.log_level)
-    secret: str | None = args.secret or os.environ.get(ENV_PREFIX + "SECRET") or None
+    from ..edge.connections import process_limits
+
+    try:
+        secret = secret_from(args.secret, "SECRET", os.environ)
+        process_limits()
+    except ValueError as error:
+        print(f"python -m {package} broker: error: {error}", file=sys.stderr)
+        return 2
     try:
         kept = start_servers(tools, args.ignore_broken_tool)
         broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
@@ -152,7 +159,7 @@ def _app(broker: Broker, secret: str | None) -> Starlette:
     except ValueError as error:
         raise StartupError(str(error)) from None
 
-    policy = HostOriginPolicy(hosts=hosts, origins=origins, check_host=not secret)
+    policy = HostOriginPolicy.of_server(hosts, origins, secret)
     return broker_app(broker, policy, secret)
 
 
@@ -166,6 +173,7 @@ def _listen(
     import uvicorn
 
     from ..broker.http_api import ENDPOINTS
+    from ..edge.connections import GuardedH11Protocol, process_limits
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
@@ -188,5 +196,7 @@ def _listen(
         port=port,
         log_level=level.lower(),
         access_log=False,  # RequestLog writes the line of each request
+        http=GuardedH11Protocol,
+        backlog=process_limits().backlog,
     )
     return run_uvicorn(config)

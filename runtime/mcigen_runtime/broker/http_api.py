@@ -13,7 +13,9 @@ Host/Origin guard of ``serve --http`` (``http_origin``), the bearer secret
 (``http_secret``: 401 with ``WWW-Authenticate: Bearer``), and the call lifecycle
 (``http_lifecycle``: a call whose client disconnects is cancelled, commands still
 running at shutdown are stopped). A call is bounded in time by its tool's own
-bounds, as over MCP; bodies by :data:`MAX_BODY_BYTES`.
+bounds, as over MCP; bodies by :data:`MAX_BODY_BYTES`; header time and open
+connections by ``edge.connections`` (``broker`` serves with its protocol). A string
+holding a lone surrogate is ``invalid_json``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..edge.body import ClientGone, read_body
+from ..edge.json_text import json_bytes, lone_surrogate
 from .meta_tools import Broker, BrokerError
 
 if TYPE_CHECKING:
@@ -42,7 +45,7 @@ MAX_BODY_BYTES = 1 << 20
 """The largest request body read (1 MiB): a path and a tool's arguments."""
 
 ERRORS: dict[str, tuple[int, str]] = {
-    "invalid_json": (400, "the body is not JSON"),
+    "invalid_json": (400, "the body is not JSON, or holds a lone surrogate"),
     "invalid_request": (
         400,
         "the body is not an object, or a field of it has the wrong type or name",
@@ -123,6 +126,12 @@ def _request(endpoint: str, body: bytes) -> dict[str, Any]:
         raise ApiError(
             "invalid_request",
             f"the body must be a JSON object, not {_kind_of(request)}",
+        )
+    surrogate = lone_surrogate(request)
+    if surrogate is not None:
+        raise ApiError(
+            "invalid_json",
+            f"the body holds a lone surrogate ({surrogate}), which is not Unicode text",
         )
     unknown = sorted(set(request) - _FIELDS[endpoint])
     if unknown:
@@ -231,8 +240,7 @@ def broker_app(
 def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> Response:
     from starlette.responses import Response
 
-    data = json.dumps(body, ensure_ascii=False).encode()
-    return Response(data, status, headers, media_type="application/json")
+    return Response(json_bytes(body), status, headers, media_type="application/json")
 
 
 class RequestLog:

@@ -1,3 +1,4 @@
 """The edge every HTTP server of a package stands on (the MCP server's Streamable
 HTTP endpoint and the broker's HTTP API): settings, Host and Origin policy, the
-bearer secret, bounded request bodies, short answers, and shutdown."""
+bearer secret, bounded request bodies, JSON text, short answers, bounded
+connections, and shutdown."""

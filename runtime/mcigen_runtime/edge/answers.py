@@ -3,9 +3,10 @@ request: a refusal whose JSON body names the fix, or a bare status."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from .json_text import json_bytes
 
 if TYPE_CHECKING:
     from starlette.types import Send
@@ -17,9 +18,11 @@ async def send_json(
     send: Send, status: int, body: Any, headers: HeaderList = ()
 ) -> None:
     """Answer ``status`` with ``body`` as JSON."""
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
     await send_body(
-        send, status, data, [(b"content-type", b"application/json"), *headers]
+        send,
+        status,
+        json_bytes(body),
+        [(b"content-type", b"application/json"), *headers],
     )
 
 

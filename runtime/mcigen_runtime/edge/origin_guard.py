@@ -33,9 +33,9 @@ ORIGIN_REFUSED = (
     "ORIGIN call it"
 )
 HOST_REFUSED = (
-    "this server answers requests for an IP address or localhost only: start it "
-    "with --allow-host NAME (or set MCIGEN_ALLOWED_HOSTS) to serve the host name "
-    "NAME, or with a secret"
+    "this server answers requests for an IP address, localhost or a listed host "
+    "name only: add --allow-host NAME (or NAME to MCIGEN_ALLOWED_HOSTS) to serve "
+    "the host name NAME"
 )
 
 
@@ -82,6 +82,7 @@ class HostOriginGuard:
 def _cors_headers(origin: str) -> list[tuple[bytes, bytes]]:
     return [
         (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", b"mcp-session-id"),
         (b"vary", b"Origin"),
     ]
 

@@ -12,8 +12,9 @@ Origin (browsers send it; other clients do not):
   only when it is listed;
 - anything else: refused.
 
-Host, checked only when the server has no secret (a page that rebinds its name to
-the server cannot know the secret):
+Host, checked when the server has no secret, or when host names are listed (a
+page that rebinds its name to the server cannot know the secret, but a listed name
+is a promise to serve those names only, as Django's ``ALLOWED_HOSTS`` is):
 
 - an IP address or ``localhost``, with or without a port: allowed;
 - a name listed by ``--allow-host`` / ``MCIGEN_ALLOWED_HOSTS``: ``NAME`` on any
@@ -119,7 +120,15 @@ class HostOriginPolicy:
     origins: frozenset[str] = frozenset()
     """:func:`origin_entry` values."""
     check_host: bool = True
-    """False when the server requires a secret."""
+    """False when the server requires a secret and lists no host name."""
+
+    @classmethod
+    def of_server(
+        cls, hosts: frozenset[str], origins: frozenset[str], secret: str | None
+    ) -> HostOriginPolicy:
+        """The policy of a server with ``secret`` that lists ``hosts`` and
+        ``origins`` (see the module docs)."""
+        return cls(hosts, origins, check_host=not secret or bool(hosts))
 
     def host_allowed(self, host_header: str) -> bool:
         parts = _split_authority(host_header.strip().lower())

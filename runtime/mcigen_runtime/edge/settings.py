@@ -56,6 +56,34 @@ class ServeOptions:
     """HTTP: browser origins allowed besides the loopback ones."""
 
 
+def checked_secret(secret: str | None, source: str) -> str | None:
+    """``secret`` as given by ``source`` (``--secret``, ``MCIGEN_SECRET``); None
+    when it is not given. Raises ``ValueError`` naming ``source`` for a secret no
+    client could send or that guards nothing: empty, only whitespace, with
+    whitespace around it (a header's value loses it), or not UTF-8 (bytes the
+    environment could not decode)."""
+    if secret is None:
+        return None
+    if not secret.strip():
+        raise ValueError(f"{source} is empty: give a secret, or leave it unset")
+    if secret != secret.strip():
+        raise ValueError(f"{source} must not begin or end with whitespace")
+    try:
+        secret.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{source} is not UTF-8 text") from None
+    return secret
+
+
+def secret_from(given: str | None, given_as: str, env: Mapping[str, str]) -> str | None:
+    """The secret ``given`` on the command line (as ``given_as``), else that of
+    ``MCIGEN_SECRET`` in ``env``; raises ``ValueError`` for a bad one (see
+    :func:`checked_secret`)."""
+    if given is not None:
+        return checked_secret(given, given_as)
+    return checked_secret(env.get(ENV_PREFIX + "SECRET"), ENV_PREFIX + "SECRET")
+
+
 def split_list(text: str | None) -> frozenset[str] | None:
     """A comma-separated list; ``None`` when it names nothing."""
     if text is None:
@@ -91,7 +119,9 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
     """``MCIGEN_SECRET``, ``MCIGEN_ONLY``, ``MCIGEN_EXCEPT``, ``MCIGEN_TAGS``,
     ``MCIGEN_WITHOUT_TAGS``, ``MCIGEN_BROKER`` (1/true/yes/on),
     ``MCIGEN_MAX_OUTPUT_CHARS`` (broker mode only), ``MCIGEN_ALLOWED_HOSTS`` and
-    ``MCIGEN_ALLOWED_ORIGINS``. Empty values count as unset."""
+    ``MCIGEN_ALLOWED_ORIGINS``. Empty values count as unset, but for the secret:
+    raises ``ValueError`` naming the variable for a bad value (an empty secret
+    too, see :func:`checked_secret`)."""
 
     def get(name: str) -> str | None:
         value = env.get(ENV_PREFIX + name, "").strip()
@@ -117,7 +147,7 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
         without_tags=split_list(get("WITHOUT_TAGS")),
         broker=broker_text in _TRUE,
         max_output_chars=max_chars,
-        secret=env.get(ENV_PREFIX + "SECRET") or None,
+        secret=secret_from(None, "", env),
         allowed_hosts=hosts,
         allowed_origins=origins,
     )

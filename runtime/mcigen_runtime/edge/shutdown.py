@@ -15,6 +15,9 @@ after a short grace.
   uvicorn's graceful shutdown starts, so calls in flight end at once with an error
   result saying so, and the server exits as soon as they are answered.
 - At interpreter exit every command still running is stopped.
+- On Linux a server also adopts what its commands leave behind and stops it with
+  them, and a server killed outright (SIGKILL) takes each command's own process
+  along (:func:`~mcigen_runtime.executors.running.contain`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import sys
 from importlib.util import resolve_name
 from typing import TYPE_CHECKING
 
-from ..executors.running import stop_all, stop_all_soon
+from ..executors.running import contain, stop_all, stop_all_soon
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -41,6 +44,7 @@ def exit_on_signals() -> None:
     and end the process by that signal. Call it from the running event loop."""
     import asyncio
 
+    contain()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(sig, _exit_by, sig)
@@ -67,6 +71,7 @@ def run_uvicorn(config: uvicorn.Config) -> int:
             stop_all_soon(SHUTTING_DOWN)
             super().handle_exit(sig, frame)
 
+    contain()
     server = Server(config)
     signal.signal(signal.SIGHUP, server.handle_exit)  # a closed terminal, too
     try:

@@ -10,21 +10,37 @@ The same sequence ends a command at its deadline, at its output limit, when its
 call is cancelled, and when the process stops every command at once
 (:func:`stop_all`): a server does that as it shuts down, and it runs at
 interpreter exit, so no command outlives the process that started it (a process
-killed by SIGKILL cannot do anything, of course).
+killed by SIGKILL cannot do anything itself: see below for what a server's
+commands do then).
 
 A command's leader is reaped only after it is forgotten here, under the lock, and
 :func:`stop_all` signals only the commands still here, under the lock: it never
 signals a process group whose id may have been given to another process.
+
+A server also takes along what its commands leave behind (:func:`contain`, see
+:mod:`mcigen_runtime.executors.orphans`): it adopts every process that a command
+started and that lost its parent, reaps those that exit as each command ends,
+and as it stops every command it stops them too (SIGTERM to each and its group,
+the grace, SIGKILL), until none is left. The processes the runtime started itself
+(:func:`own`) are never taken for adopted ones. Each command of a server is
+started so that the kernel kills it when the server dies, SIGKILL included, and
+where the system allows, in a cgroup that a warden empties then
+(:func:`child_setup`, :mod:`mcigen_runtime.executors.warden`).
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from typing import Protocol
+
+from . import orphans, warden
 
 
 class Running(Protocol):
@@ -48,11 +64,78 @@ _LAST_LOOK_S = 0.02
 """How long to wait before looking at the group again during the grace: the first
 time, then doubled up to the last."""
 
+_ADOPTED_ROUNDS = 20
+"""How many times the orphans are killed again: killing one hands its children
+to this process, a new round's orphans."""
+
 _running: set[Running] = set()
 # Reentrant: a signal handler that stops every command may interrupt this thread
 # while it holds the lock.
 _lock = threading.RLock()
 _at_exit = False
+_own: set[int] = set()
+"""The processes this runtime started itself, until they are reaped: every other
+child of this process is an orphan it adopted."""
+_adopting = False
+_guarded = False
+
+
+def contain() -> None:
+    """For a server, where the system allows it (Linux): adopt what commands leave
+    behind, start every command so that it dies with the server, and, where a
+    cgroup may be made, in a cgroup that a warden empties once the server is gone."""
+    global _adopting, _guarded
+    if _adopting or _guarded:  # contained already
+        return
+    _adopting = orphans.become_subreaper()
+    with spawning() as started:
+        guard = warden.guard()
+        if guard is not None:
+            started(guard)  # to live on until this process ends
+    _guarded = guard is not None
+
+
+def child_setup() -> Callable[[], None] | None:
+    """What a command runs before it starts (``preexec_fn``), if anything."""
+    if not (_adopting or _guarded):
+        return None
+    return partial(_in_the_child, os.getpid())
+
+
+def _in_the_child(server: int) -> None:
+    orphans.die_with_parent(server)
+    warden.join()
+
+
+@contextmanager
+def spawning() -> Iterator[Callable[[int], None]]:
+    """Start a process inside and hand its pid to what this yields: until then no
+    adopted orphan is looked for, so the new process is never taken for one."""
+    with _lock:
+        yield _own.add
+
+
+def own(pid: int) -> None:
+    """``pid`` is a child this runtime started itself, not an adopted orphan."""
+    with _lock:
+        _own.add(pid)
+
+
+def disown(pid: int) -> None:
+    """``pid`` has been reaped."""
+    with _lock:
+        _own.discard(pid)
+
+
+def reap_adopted() -> None:
+    """Reap the adopted orphans that have exited."""
+    if _adopting:
+        with _lock:
+            orphans.reap(pid for pid in _adopted() if orphans.is_zombie(pid))
+
+
+def _adopted() -> list[int]:
+    return [pid for pid in orphans.children() if pid not in _own]
 
 
 def track(run: Running) -> None:
@@ -79,15 +162,20 @@ def end(runs: Iterable[Running]) -> None:
         runs = [run for run in runs if run in _running]
         for run in runs:
             run.signal_group(signal.SIGTERM)
-    deadline, pause = time.monotonic() + GRACE_S, _FIRST_LOOK_S
     # Looking does not signal: a run reaped meanwhile at worst prolongs the wait.
-    while any(run.group_alive() for run in runs) and time.monotonic() < deadline:
-        time.sleep(pause)
-        pause = min(pause * 2, _LAST_LOOK_S)
+    _grace(lambda: any(run.group_alive() for run in runs))
     with _lock:
         for run in runs:
             if run in _running:
                 run.kill()
+
+
+def _grace(alive: Callable[[], bool]) -> None:
+    """Wait up to :data:`GRACE_S` while ``alive()``."""
+    deadline, pause = time.monotonic() + GRACE_S, _FIRST_LOOK_S
+    while alive() and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(pause * 2, _LAST_LOOK_S)
 
 
 def stop_all(reason: str = "the process is exiting") -> None:
@@ -98,6 +186,32 @@ def stop_all(reason: str = "the process is exiting") -> None:
         for run in runs:
             run.stopped_because = reason
     end(runs)
+    if _adopting:
+        _end_adopted()
+
+
+def _end_adopted() -> None:
+    """SIGTERM to the adopted orphans, the grace while any is alive, then SIGKILL
+    to them and to those that killing them hands over; reap them all."""
+    with _lock:
+        alive = [pid for pid in _adopted() if not orphans.is_zombie(pid)]
+        if not alive:
+            return
+        orphans.signal_with_group(alive, signal.SIGTERM)
+    _grace(partial(_any_alive, alive))
+    for _ in range(_ADOPTED_ROUNDS):
+        with _lock:
+            adopted = _adopted()
+            orphans.reap(adopted)
+            alive = [pid for pid in adopted if not orphans.is_zombie(pid)]
+            if not alive:
+                return
+            orphans.signal_with_group(alive, signal.SIGKILL)
+        _grace(partial(_any_alive, alive))
+
+
+def _any_alive(pids: list[int]) -> bool:
+    return any(not orphans.is_zombie(pid) for pid in pids)
 
 
 def stop_all_soon(reason: str) -> None:

@@ -1,6 +1,12 @@
 """Sequences (MTDF's ``sequence``): tools run one after another in the call's
 working directory, each given the call's arguments under its step's own, stopping
-at the first failure with a result that names the failed step."""
+at the first failure with a result that names the failed step.
+
+The sequence's ``timeout_seconds`` (the call's, else its tool's) bounds the whole
+call, steps and the pauses between them: a step's command gets at most what is
+left (see :mod:`mcigen_runtime.executors.deadline`), and a pause that would pass
+the deadline ends the call there, with a result saying it timed out.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +17,16 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..limits import MAX_TIMEOUT_S
 from ..results import ToolResult, error_result, text_result
+from .deadline import within
 
 Invoker = Callable[[Mapping[str, Any], Mapping[str, str]], ToolResult]
 AsyncInvoker = Callable[[Mapping[str, Any], Mapping[str, str]], Awaitable[ToolResult]]
 
 NOT_PASSED_ON = frozenset({"execution_mode"})
 """Call arguments that concern the sequence itself, not its steps."""
+TIMEOUT = "timeout_seconds"
 
 
 @dataclass(frozen=True)
@@ -45,29 +54,66 @@ class Sequence:
 def run_sequence(
     sequence: Sequence, raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    report = _Report(len(sequence.steps))
-    for index, step, args in _steps(sequence, raw):
-        if index > 1:
-            time.sleep(sequence.delay_s)
-        if _skipped(step, args):
-            report.skip(step)
-        elif report.add(index, step, step.invoke(args, env)):
-            break
+    report, clock = _Report(len(sequence.steps)), _Clock(sequence, raw)
+    with within(clock.deadline):
+        for index, step, args in _steps(sequence, raw):
+            if index > 1:
+                pause = clock.pause()
+                time.sleep(pause)
+                if clock.timed_out(pause):
+                    return report.timed_out(index, step, clock)
+            if _skipped(step, args):
+                report.skip(step)
+            elif report.add(index, step, step.invoke(args, env)):
+                break
     return report.result()
 
 
 async def run_sequence_async(
     sequence: Sequence, raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    report = _Report(len(sequence.steps))
-    for index, step, args in _steps(sequence, raw):
-        if index > 1:
-            await asyncio.sleep(sequence.delay_s)
-        if _skipped(step, args):
-            report.skip(step)
-        elif report.add(index, step, await step.invoke_async(args, env)):
-            break
+    report, clock = _Report(len(sequence.steps)), _Clock(sequence, raw)
+    with within(clock.deadline):
+        for index, step, args in _steps(sequence, raw):
+            if index > 1:
+                pause = clock.pause()
+                await asyncio.sleep(pause)
+                if clock.timed_out(pause):
+                    return report.timed_out(index, step, clock)
+            if _skipped(step, args):
+                report.skip(step)
+            elif report.add(index, step, await step.invoke_async(args, env)):
+                break
     return report.result()
+
+
+class _Clock:
+    """The sequence's deadline, if its call has a timeout, and its pauses."""
+
+    def __init__(self, sequence: Sequence, raw: Mapping[str, Any]) -> None:
+        self.delay_s = min(sequence.delay_s, MAX_TIMEOUT_S)
+        timeout = raw.get(TIMEOUT)
+        if timeout is None:
+            timeout = sequence.defaults.get(TIMEOUT)
+        self.timeout_s: float | None = None
+        """None where the timeout is missing, or not one its steps take (the first
+        step then says why)."""
+        self.deadline: float | None = None
+        if isinstance(timeout, int) and not isinstance(timeout, bool) and timeout >= 0:
+            self.timeout_s = float(min(timeout, MAX_TIMEOUT_S))
+            self.deadline = time.monotonic() + self.timeout_s
+
+    def pause(self) -> float:
+        """How long to pause before the next step: the delay, or what is left."""
+        if self.deadline is None:
+            return self.delay_s
+        return min(self.delay_s, max(self.deadline - time.monotonic(), 0.0))
+
+    def timed_out(self, pause: float) -> bool:
+        """Whether the deadline has come (the pause was cut to it, or it has passed)."""
+        if self.deadline is None:
+            return False
+        return pause < self.delay_s or time.monotonic() >= self.deadline
 
 
 def _steps(
@@ -116,6 +162,15 @@ class _Report:
             output = result.text or "(no output)"
             self.parts.append(f"OK Step {index} completed: {step.label}\n{output}")
         return result.isError
+
+    def timed_out(self, index: int, step: Step, clock: _Clock) -> ToolResult:
+        """The deadline came before step ``index`` could start."""
+        body = "".join(f"\n\n{part}" for part in self.parts)
+        return error_result(
+            f"Sequence timed out after {clock.timeout_s:g} seconds, before step "
+            f"{index} ({step.label}) started:{body}",
+            {"failedStep": index},
+        )
 
     def result(self) -> ToolResult:
         body = "\n\n".join(self.parts)

@@ -6,9 +6,15 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   ``Allow: POST`` (the transport spec lets a server refuse the ``GET`` stream),
   rather than a stream held open for ever.
 - The body is read whole, up to :data:`MAX_BODY_BYTES` (``413`` beyond).
-- A body that is not JSON gets ``-32700``; a batch, or anything but one JSON-RPC
+- A body that is not JSON, or whose strings hold a lone surrogate, gets
+  ``-32700``; a batch, or anything but one JSON-RPC
   2.0 message (``"jsonrpc": "2.0"`` missing, say), gets ``-32600 Invalid Request``
   with a one-line message (HTTP 400).
+- Sessions: the answer to ``initialize`` carries a new ``Mcp-Session-Id`` (random,
+  from ``secrets``), which clients send back on every later request. The SDK's
+  transport stays stateless (any worker answers any request); the id only says
+  whose background operations a request may see (:func:`session_of`). A request
+  without one is an anonymous caller.
 - ``initialize`` params are read leniently (see ``initialize_params``); params that
   still cannot be read get ``-32602`` naming the field.
 - Accept: a client that accepts JSON (``application/json``, ``application/*``,
@@ -22,6 +28,9 @@ Streamable HTTP transport expects, and its answer made into what the client acce
 from __future__ import annotations
 
 import json
+import re
+import secrets
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -35,13 +44,20 @@ from pydantic import ValidationError
 
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
+from ..edge.json_text import lone_surrogate
 from .initialize import InitializeParamsError, lenient_initialize
+from .operations import Caller
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 """The largest request body read (4 MiB, the SDK's own limit)."""
+
+SESSION_HEADER = "mcp-session-id"
+
+_SESSION_ID = re.compile(r"[\x21-\x7e]{1,128}")
+"""A session id as the transport spec allows it (visible ASCII), bounded."""
 
 _JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
@@ -74,10 +90,12 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body = _normalised(body)
+            body, initialize = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
+        if initialize:
+            answer = _with_new_session(answer)
         if accept is None or sse_only:
             accept = b"application/json"
         headers = [
@@ -102,12 +120,41 @@ class _Refusal(Exception):
         }
 
 
-def _normalised(body: bytes) -> bytes:
-    """``body`` as the SDK should read it; raises :class:`_Refusal`."""
+def session_of(headers: Mapping[str, str]) -> Caller:
+    """The caller a request's headers name: its session, or None (anonymous)."""
+    session = headers.get(SESSION_HEADER)
+    if session is None or not _SESSION_ID.fullmatch(session):
+        return None
+    return f"session {session}"
+
+
+def _with_new_session(send: Send) -> Send:
+    """``send`` that gives a successful answer a new session id."""
+    header_line = (SESSION_HEADER.encode(), secrets.token_urlsafe(24).encode())
+
+    async def send_with_session(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] == 200:
+            message = {**message, "headers": [*message.get("headers", ()), header_line]}
+        await send(message)
+
+    return send_with_session
+
+
+def _normalised(body: bytes) -> tuple[bytes, bool]:
+    """``body`` as the SDK should read it, and whether it is an ``initialize``
+    request; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
         raise _Refusal(400, None, PARSE_ERROR, "Parse error") from None
+    surrogate = lone_surrogate(message)
+    if surrogate is not None:
+        raise _Refusal(
+            400,
+            None,
+            PARSE_ERROR,
+            f"Parse error: a lone surrogate ({surrogate}) is not Unicode text",
+        )
     if isinstance(message, list):
         raise _Refusal(
             400, None, INVALID_REQUEST, "Invalid Request: batches are not supported"
@@ -133,12 +180,12 @@ def _normalised(body: bytes) -> bytes:
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
     if message.get("method") != "initialize" or "id" not in message:
-        return body
+        return body, False
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode()
+    return json.dumps(message, ensure_ascii=False).encode(), True
 
 
 def _accepts_only_sse(accept: bytes) -> bool:

@@ -2,7 +2,9 @@
 the texts a client sees of an operation, shaped as Ahma MCP words them.
 
 - A call that goes on in the background answers at once with
-  :func:`background_hint`: ``AHMA ID: op_N``, then how to collect the result.
+  :func:`background_hint`: ``AHMA ID: op_…``, then how to collect the result.
+- Each tool sees only the operations of its caller (see ``operations``): another
+  caller's id answers as an unknown one does.
 - ``await {tools?, id?}`` waits (at most :data:`AWAIT_LIMIT_S`) for the operation
   ``id``, or for every running operation whose tool name starts with one of the
   comma-separated prefixes ``tools`` (all of them without a filter), and answers
@@ -26,7 +28,7 @@ from typing import Any
 
 from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
-from .operations import Operation, Operations
+from .operations import Caller, Operation, Operations
 
 BACKGROUND_AFTER_S = 5.0
 """How long a call that may go on in the background is waited for before it does
@@ -119,20 +121,25 @@ def progress_message(operation: Operation) -> str:
 
 
 async def call_operation_tool(
-    operations: Operations, name: str, arguments: Mapping[str, Any]
+    operations: Operations, name: str, arguments: Mapping[str, Any], caller: Caller
 ) -> ToolResult:
-    """Run ``status``, ``await`` or ``cancel`` (``name``)."""
+    """Run ``status``, ``await`` or ``cancel`` (``name``) for ``caller``, over its
+    own operations only."""
     for key in ("tools", "id", "reason"):
         if key in arguments and not isinstance(arguments[key], str):
             return error_result(f"invalid input for tool '{name}': {key}: not a string")
     if name == CANCEL:
-        return _cancel(operations, arguments)
+        return _cancel(operations, arguments, caller)
     prefixes = [p.strip() for p in arguments.get("tools", "").split(",") if p.strip()]
+    if "id" in arguments:
+        found = operations.find(arguments["id"], caller)
+        candidates = [] if found is None else [found]
+    else:
+        candidates = operations.listed(caller)
     wanted = [
         op
-        for op in operations.listed()
-        if arguments.get("id") in (None, op.id)
-        and (not prefixes or any(op.tool.startswith(p) for p in prefixes))
+        for op in candidates
+        if not prefixes or any(op.tool.startswith(p) for p in prefixes)
     ]
     if name == STATUS:
         if "id" in arguments and not wanted:
@@ -167,11 +174,13 @@ async def _await(
     return _answer(summary, wanted)
 
 
-def _cancel(operations: Operations, arguments: Mapping[str, Any]) -> ToolResult:
+def _cancel(
+    operations: Operations, arguments: Mapping[str, Any], caller: Caller
+) -> ToolResult:
     op_id = arguments.get("id")
     if op_id is None:
         return error_result("invalid input for tool 'cancel': id: required")
-    operation = operations.find(op_id)
+    operation = operations.find(op_id, caller)
     if operation is None:
         return error_result(f"Operation '{op_id}' not found.")
     if not operation.cancel(arguments.get("reason")):

@@ -7,18 +7,22 @@ Cancelling an operation cancels that task; a cancelled cli call stops its
 command's process group (see :mod:`mcigen_runtime.executors.running`), and every command still running
 is stopped when the process exits.
 
-Ids are ``op_1``, ``op_2``, … per :class:`Operations` table (one per MCP server
-process, one per package for ``pkg.operations``). A table keeps every running
-operation and, of the finished ones, the newest :data:`KEEP_FINISHED` for at most
-:data:`KEEP_FOR_S` seconds: what a client has not collected by then is gone.
+Ids are ``op_`` and 16 random URL-safe characters (``secrets``), so no client can
+guess another's. Every operation belongs to the :data:`Caller` that started it:
+a table (one per MCP server process, one per package for ``pkg.operations``) lists
+to a caller only its own operations and finds only those by id, so another
+caller's id reads as an unknown one. A table keeps every running operation and,
+of each caller's finished ones, the newest :data:`KEEP_FINISHED` (and of all
+callers', :data:`KEEP_FINISHED_IN_ALL`) for at most :data:`KEEP_FOR_S` seconds:
+what a client has not collected by then is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import itertools
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -33,8 +37,21 @@ if TYPE_CHECKING:
 
 State = Literal["running", "completed", "failed", "cancelled"]
 
+Caller = str | None
+"""Who starts operations and may see them. A string names one client: its
+operations are listed to it and found by it. None is an anonymous caller (an HTTP
+request without a session): its operations are found by their id alone, by
+anonymous callers, and listed to no one."""
+
+PROCESS: Caller = ""
+"""The one client of a process: its own Python code, or a stdio server's client."""
+
 KEEP_FINISHED = 100
-"""How many finished operations a table remembers (the newest)."""
+"""How many finished operations of each caller a table remembers (the newest)."""
+
+KEEP_FINISHED_IN_ALL = 10 * KEEP_FINISHED
+"""How many finished operations a table remembers in all, whatever their callers
+(so that many callers cannot grow it without bound)."""
 
 KEEP_FOR_S = 3600.0
 """How long a table remembers a finished operation."""
@@ -43,10 +60,11 @@ KEEP_FOR_S = 3600.0
 class Operation:
     """One tool call running in the background. Create it with :meth:`Operations.start`."""
 
-    def __init__(self, op_id: str, tool: str) -> None:
+    def __init__(self, op_id: str, tool: str, caller: Caller) -> None:
         self.id = op_id
         self.tool = tool
         """The tool's name (its MCI name, or the Ahma name of an MTDF tool)."""
+        self.caller = caller
         self.started = time.monotonic()
         self.ended: float | None = None
         self.cancel_reason: str | None = None
@@ -146,7 +164,6 @@ class Operations:
         self.registry = registry
         self.env = env
         """What the tools see as the environment (None: ``os.environ`` at the call)."""
-        self._ids = itertools.count(1)
         self._table: dict[str, Operation] = {}
         self._lock = threading.Lock()
 
@@ -154,7 +171,7 @@ class Operations:
         """Start the tool ``name`` (its name or Python name) with ``arguments``.
         Raises ``UnknownToolError``, and ``ToolInputError`` before anything runs."""
         entry = self.registry.find(name)
-        operation, first_step = self._launch(entry, arguments)
+        operation, first_step = self._launch(entry, arguments, PROCESS)
         try:
             first_step.result()
         except ToolInputError:
@@ -163,10 +180,10 @@ class Operations:
         return operation
 
     async def start_async(
-        self, entry: ToolEntry, arguments: Mapping[str, Any]
+        self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
     ) -> Operation:
-        """:meth:`start` from an event loop, which it does not block."""
-        operation, first_step = self._launch(entry, arguments)
+        """:meth:`start` for ``caller``, from an event loop, which it does not block."""
+        operation, first_step = self._launch(entry, arguments, caller)
         try:
             await asyncio.shield(asyncio.wrap_future(first_step))
         except ToolInputError:
@@ -174,24 +191,29 @@ class Operations:
             raise
         return operation
 
-    def find(self, op_id: str) -> Operation | None:
+    def find(self, op_id: str, caller: Caller) -> Operation | None:
+        """The operation ``op_id`` when ``caller`` started it, else None."""
         with self._lock:
-            return self._table.get(op_id)
+            operation = self._table.get(op_id)
+        return operation if operation and operation.caller == caller else None
 
-    def listed(self) -> list[Operation]:
-        """Every operation remembered, oldest first."""
+    def listed(self, caller: Caller) -> list[Operation]:
+        """Every operation of ``caller`` remembered, oldest first (none for an
+        anonymous caller)."""
+        if caller is None:
+            return []
         with self._lock:
             self._forget_old()
-            return list(self._table.values())
+            return [op for op in self._table.values() if op.caller == caller]
 
     def _launch(
-        self, entry: ToolEntry, arguments: Mapping[str, Any]
+        self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
     ) -> tuple[Operation, concurrent.futures.Future[None]]:
         env = os.environ if self.env is None else self.env
         call = self.registry.call_async(entry.name, dict(arguments), env)
         with self._lock:
             self._forget_old()
-            operation = Operation(f"op_{next(self._ids)}", entry.name)
+            operation = Operation(new_id(), entry.name, caller)
             self._table[operation.id] = operation
         first_step: concurrent.futures.Future[None] = concurrent.futures.Future()
         task = asyncio.run_coroutine_threadsafe(
@@ -206,14 +228,29 @@ class Operations:
             self._table.pop(operation.id, None)
 
     def _forget_old(self) -> None:
-        """Drop finished operations beyond the newest :data:`KEEP_FINISHED` and
-        those finished over :data:`KEEP_FOR_S` ago (the lock is held)."""
+        """Drop each caller's finished operations beyond its newest
+        :data:`KEEP_FINISHED`, any beyond the newest :data:`KEEP_FINISHED_IN_ALL`,
+        and those finished over :data:`KEEP_FOR_S` ago (the lock is held)."""
         now = time.monotonic()
-        finished = [op for op in self._table.values() if op.ended is not None]
-        for index, op in enumerate(finished):
-            assert op.ended is not None
-            if index < len(finished) - KEEP_FINISHED or now - op.ended > KEEP_FOR_S:
+        newer: dict[Caller, int] = {}
+        kept = 0
+        for op in reversed(list(self._table.values())):
+            if op.ended is None:
+                continue
+            newer[op.caller] = newer.get(op.caller, 0) + 1
+            if (
+                newer[op.caller] > KEEP_FINISHED
+                or kept >= KEEP_FINISHED_IN_ALL
+                or now - op.ended > KEEP_FOR_S
+            ):
                 del self._table[op.id]
+            else:
+                kept += 1
+
+
+def new_id() -> str:
+    """An operation id no client can guess: ``op_`` and 96 random bits."""
+    return f"op_{secrets.token_urlsafe(12)}"
 
 
 async def _stepped(

@@ -34,8 +34,9 @@ What the server exposes:
   gives such a package).
 
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
-exchange, no session is kept, so any worker of a multi-worker server can answer
-any request. In front of the SDK's transport sits the edge, outermost first:
+exchange, no session state is kept, so any worker of a multi-worker server can
+answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
@@ -65,6 +66,7 @@ from ..edge.settings import (
     allowed_from_environment,
     mcp_tool_names,
     options_from_environment,
+    secret_from,
     select_tools,
     split_list,
     unknown_names,
@@ -83,6 +85,7 @@ from ..results import (
     text_content,
     tool_result,
 )
+from .operations import PROCESS
 
 if TYPE_CHECKING:
     import mcp_types
@@ -92,7 +95,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
-    from .operations import Operation, Operations
+    from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
 
@@ -273,14 +276,17 @@ class ToolSurface:
         name: str,
         arguments: Mapping[str, Any],
         progress: Progress | None = None,
+        caller: Caller = PROCESS,
     ) -> mcp_types.CallToolResult:
-        """``tools/call``. Raises the SDK's ``MCPError`` for an unknown name."""
+        """``tools/call`` by ``caller`` (whose background operations it may see;
+        the default is the process's one client). Raises the SDK's ``MCPError``
+        for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
         if self.operations is not None and name in self._operation_tools:
             from .operation_tools import call_operation_tool
 
-            answer = await call_operation_tool(self.operations, name, arguments)
+            answer = await call_operation_tool(self.operations, name, arguments, caller)
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -290,7 +296,7 @@ class ToolSurface:
 
             if runs_in_background(entry, arguments):
                 return await self._call_in_background(
-                    self.operations, entry, arguments, progress or Progress()
+                    self.operations, entry, arguments, progress or Progress(), caller
                 )
         try:
             result = await self.registry.call_async(entry.name, arguments, self.env)
@@ -310,14 +316,15 @@ class ToolSurface:
         entry: ToolEntry,
         arguments: Mapping[str, Any],
         progress: Progress,
+        caller: Caller,
     ) -> mcp_types.CallToolResult:
-        """Start the call as an operation; its result if it ends within the window
-        (the operation is cancelled with the call meanwhile), else at once the
-        operation's id and how to await it."""
+        """Start the call as ``caller``'s operation; its result if it ends within
+        the window (the operation is cancelled with the call meanwhile), else at
+        once the operation's id and how to await it."""
         from .operation_tools import background_hint, progress_message
 
         try:
-            operation = await operations.start_async(entry, arguments)
+            operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
         await progress.send(0, None, f"{entry.name}: started as {operation.id}")
@@ -446,7 +453,13 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     ) -> mcp_types.CallToolResult:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
-        return await surface.call(params.name, params.arguments or {}, progress)
+        caller = PROCESS  # stdio
+        if ctx.request is not None:
+            from .http import session_of
+
+            caller = session_of(ctx.request.headers)
+        arguments = params.arguments or {}
+        return await surface.call(params.name, arguments, progress, caller)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
@@ -509,10 +522,8 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
-    policy = HostOriginPolicy(
-        hosts=options.allowed_hosts,
-        origins=options.allowed_origins,
-        check_host=not options.secret,
+    policy = HostOriginPolicy.of_server(
+        options.allowed_hosts, options.allowed_origins, options.secret
     )
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
@@ -524,22 +535,30 @@ def app_from_environment(package: str) -> Starlette:
     (see :func:`options_from_environment`). Building it starts nothing: the
     session manager runs in the app's lifespan, in each worker."""
     options = options_from_environment(os.environ)
+    connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
 
 
+def connection_limits() -> None:
+    """Check ``MCIGEN_HEADER_TIMEOUT`` and ``MCIGEN_MAX_CONNECTIONS``; raises
+    ``ValueError`` naming a bad one."""
+    from ..edge.connections import process_limits
+
+    process_limits()
+
+
 def serve(package: str, args: argparse.Namespace) -> int:
     """Run ``serve`` with the options of :func:`add_serve_arguments`."""
     address: tuple[str, int] | None = args.http
-    secret: str | None = args.secret
-    if secret is None and address is not None:
-        secret = os.environ.get(ENV_PREFIX + "SECRET") or None
-    if secret is not None and address is None:
+    if args.secret is not None and address is None:
         return _usage(package, "--secret needs --http (stdio has no requests to check)")
-    if secret == "":
-        return _usage(package, "--secret must not be empty")
+    try:
+        secret = secret_from(args.secret, "--secret", os.environ if address else {})
+    except ValueError as error:
+        return _usage(package, str(error))
     if args.max_output_chars is not None and not args.broker:
         return _usage(package, "--max-output-chars only applies with --broker")
     for flag, given in (
@@ -550,6 +569,8 @@ def serve(package: str, args: argparse.Namespace) -> int:
             return _usage(package, f"{flag} needs --http")
     try:
         hosts, origins = allowed_from_environment(os.environ if address else {})
+        if address is not None:
+            connection_limits()
     except ValueError as error:
         return _usage(package, str(error))
     options = ServeOptions(
@@ -602,6 +623,7 @@ def _serve_http(
 ) -> int:
     import uvicorn
 
+    from ..edge.connections import GuardedH11Protocol, process_limits
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
@@ -618,7 +640,14 @@ def _serve_http(
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        http=GuardedH11Protocol,
+        backlog=process_limits().backlog,
+    )
     return run_uvicorn(config)
 
 

@@ -2,15 +2,18 @@
 code builds it, flag by flag.
 
 Values become argv words as Ahma writes them (``true``, ``42``, ``1.5``); an empty
-value adds nothing. A path value is made absolute and canonical (every symlink
-resolved) and must lie inside the call's working directory. The reserved inputs
-``args``, ``working_directory`` and ``timeout_seconds`` are read here, checked
-before anything runs. A shell script is built from quoted words, so a value is
+value adds nothing. The working directory must lie inside the sandbox root, and
+a path value inside the working directory, symlinks resolved; both are opened
+and checked on their descriptors, and the command is given the descriptors
+(``/proc/self/fd/N``), so nothing renamed meanwhile redirects it. The reserved
+inputs ``args``, ``working_directory`` and ``timeout_seconds`` are read here,
+checked before anything runs. A shell script is built from quoted words, so a value is
 always one word of it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import tempfile
@@ -18,7 +21,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ToolInputError
-from ...path_policy import PathRefused, WorkingDirectory, lies_inside, open_directory
+from ...limits import MAX_TIMEOUT_S
+from ...path_policy import (
+    OutsideScopes,
+    PathRefused,
+    WorkingDirectory,
+    confined_directory,
+    sandbox_scopes,
+)
 
 
 def word(value: Any) -> str | None:
@@ -36,48 +46,35 @@ def words(value: Any) -> list[str]:
     return [w for w in map(word, elements) if w is not None]
 
 
-def inside(value: str, root: str) -> str:
-    """``value`` (relative to ``root``) absolute and canonical; :class:`PathRefused`
-    when it lies outside ``root``, symlinks resolved."""
-    try:
-        real = os.path.realpath(os.path.join(root, value))
-    except (OSError, ValueError) as error:  # a NUL byte, a symlink loop
-        raise PathRefused(f"Path {value!r} cannot be used: {error}") from None
-    if not lies_inside(real, root):
-        raise PathRefused(
-            f'Path "{value}" is outside the working directory "{root}": a path '
-            "argument must name something inside it"
-        )
-    return real
-
-
-def working_root(raw: Mapping[str, Any], key: str, tool: str) -> str:
-    """The call's working directory, canonical: ``raw[key]`` taken against the
-    process's current directory, which is the default."""
+def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirectory:
+    """The call's working directory, opened: ``raw[key]`` taken against the sandbox
+    root (``Client(base_dir=...)`` or ``MCIGEN_BASE_DIR``, else the current
+    directory), which is the default, and refused (:class:`ToolInputError` naming
+    ``key``) outside it."""
     value = raw.get(key)
     if value is None:
-        return os.path.realpath(os.getcwd())
+        value = os.curdir
     if not isinstance(value, str):
         raise ToolInputError(tool, [(key, "must be a string (a directory)")])
     try:
-        root = os.path.realpath(value)
-    except ValueError as error:
+        return confined_directory(value, sandbox_scopes())
+    except OutsideScopes as error:
+        raise ToolInputError(tool, [(key, str(error))]) from None
+    except ValueError as error:  # a NUL byte
         raise PathRefused(f"Working directory {value!r}: {error}") from None
-    if not os.path.isdir(root):
-        raise PathRefused(f'Working directory "{value}" is not a directory')
-    return root
-
-
-def opened(root: str) -> WorkingDirectory:
-    """The directory ``root``, opened for the command to start in."""
-    try:
-        return open_directory(root)
     except OSError as error:
-        raise PathRefused(f'Working directory "{root}": {error.strerror}') from None
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise PathRefused(
+                f'Working directory "{value}" is not a directory'
+            ) from None
+        raise PathRefused(f'Working directory "{value}": {error.strerror}') from None
 
 
-def extra_args(raw: Mapping[str, Any], key: str, tool: str) -> list[str]:
-    """``raw[key]``, an array appended to argv as given: one word per element."""
+def extra_args(raw: Mapping[str, Any], key: str, tool: str, allowed: bool) -> list[str]:
+    """``raw[key]``, an array appended to argv as given: one word per element.
+    Unless the tool ``allowed`` them, there may be none (:class:`ToolInputError`):
+    no check sees such words, so an option (``--checkpoint-action=exec=…``) or a
+    path outside the working directory would reach the command unchecked."""
     value = raw.get(key)
     if value is None:
         return []
@@ -85,6 +82,8 @@ def extra_args(raw: Mapping[str, Any], key: str, tool: str) -> list[str]:
         raise ToolInputError(
             tool, [(key, "must be an array of strings, numbers or booleans")]
         )
+    if value and not allowed:
+        raise ToolInputError(tool, [(key, _NO_EXTRA_ARGS)])
     return [
         element if isinstance(element, str) else str(word(element))
         for element in value
@@ -92,8 +91,34 @@ def extra_args(raw: Mapping[str, Any], key: str, tool: str) -> list[str]:
     ]
 
 
+def plain_operands(raw: Mapping[str, Any], keys: tuple[str, ...], tool: str) -> None:
+    """:class:`ToolInputError` naming the first of ``keys`` (operands: no flag
+    before them) whose value, or an element of it, is a string starting with
+    ``-``, which the command would read as an option (``--output=…``)."""
+    for key in keys:
+        value = raw.get(key)
+        for element in value if isinstance(value, list) else [value]:
+            if isinstance(element, str) and element.startswith("-"):
+                raise ToolInputError(tool, [(key, _option_like(element))])
+
+
+def _option_like(value: str) -> str:
+    shown = value if len(value) <= 80 else value[:80] + "…"
+    return (
+        f"{shown!r} starts with '-': the command would read it as an option, not "
+        'as a value (its tool file allows that with "allow_raw_args": true)'
+    )
+
+
+_NO_EXTRA_ARGS = (
+    "this tool takes no extra command-line words: nothing checks them, so they "
+    "could be options or paths outside the working directory (its tool file "
+    'enables them with "allow_raw_args": true)'
+)
+
+
 def timeout_s(raw: Mapping[str, Any], key: str, default_s: float, tool: str) -> float:
-    """``raw[key]`` whole seconds, else ``default_s``."""
+    """``raw[key]`` whole seconds (at most the maximum), else ``default_s``."""
     value = raw.get(key)
     if value is None:
         return default_s
@@ -101,7 +126,7 @@ def timeout_s(raw: Mapping[str, Any], key: str, default_s: float, tool: str) -> 
         raise ToolInputError(
             tool, [(key, "must be a whole number of seconds, 0 or more")]
         )
-    return float(value)
+    return float(min(value, MAX_TIMEOUT_S))
 
 
 def shell_script(argv: list[str], start: int, suffix: str) -> list[str]:

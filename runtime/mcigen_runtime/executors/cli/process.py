@@ -13,8 +13,11 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
+from typing import Any
 
-from ..running import end, forget, track
+from ..deadline import allowed
+from ..running import child_setup, disown, end, forget, reap_adopted, spawning, track
 from .output import Tail
 from .survivors import group_alive, kill_holders, pipe_names
 
@@ -30,6 +33,37 @@ _REAP_S = 0.5
 ``subprocess``'s own clean-up (only a process stuck in the kernel takes that long)."""
 
 
+_SPAWN: dict[str, Any] = {
+    "stdin": subprocess.DEVNULL,
+    "stdout": subprocess.PIPE,
+    "stderr": subprocess.PIPE,
+    "start_new_session": True,  # its own process group, so a timeout kills children too
+}
+"""How both runners start a command: no input, output captured, in a new session."""
+
+
+def spawn(
+    argv: list[str],
+    cwd: os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    held: tuple[int, ...] = (),
+) -> subprocess.Popen[bytes]:
+    """Start a command as both runners do, in a server so that it dies with it
+    (see :func:`mcigen_runtime.executors.running.contain`), keeping open the
+    descriptors ``held`` (its checked path operands)."""
+    with spawning() as started:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            pass_fds=held,
+            preexec_fn=child_setup(),
+            **_SPAWN,
+        )
+        started(process.pid)
+    return process
+
+
 class Running:
     """A command started with stdout and stderr piped, in a session of its own."""
 
@@ -38,7 +72,10 @@ class Running:
     ) -> None:
         assert process.stdout is not None and process.stderr is not None
         self.process = process
-        self.deadline = time.monotonic() + timeout_s
+        self.timeout_s = allowed(timeout_s)
+        """The timeout the command got: its own, cut to the maximum and to what is
+        left of an enclosing deadline (a sequence's)."""
+        self.deadline = time.monotonic() + self.timeout_s
         self.stdout = Tail(limit)
         self.stderr = Tail(limit)
         self._tails = {
@@ -125,7 +162,9 @@ class Running:
         try:
             self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            pass
+            return
+        disown(self.process.pid)
+        reap_adopted()
 
     def _drain(self, fd: int) -> None:
         """Read what is in the pipe ``fd`` now, without waiting for more."""

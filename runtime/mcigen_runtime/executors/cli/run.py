@@ -13,7 +13,6 @@ message and metadata.
 from __future__ import annotations
 
 import select
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
 from .args import Operand, refusal
 from .argv import remove_files
-from .process import Running
+from .process import Running, spawn
 
 if TYPE_CHECKING:
     import asyncio
@@ -39,7 +38,8 @@ have closed."""
 class CliCall:
     argv: list[str]
     cwd: WorkingDirectory | None
-    """Opened and checked: the command starts in it; closed once it has started."""
+    """Opened and checked: the command starts in it, given the descriptors it
+    holds (its path operands); closed once it has started."""
     timeout_s: float
     limits: Limits
     """The package's limits; the call's own are resolved when it starts."""
@@ -54,22 +54,16 @@ class CliCall:
     it ends."""
 
 
-_SPAWN: dict[str, Any] = {
-    "stdin": subprocess.DEVNULL,
-    "stdout": subprocess.PIPE,
-    "stderr": subprocess.PIPE,
-    "start_new_session": True,  # its own process group, so a timeout kills children too
-}
-"""How both runners start a command: no input, output captured, in a new session."""
-
-
 def _start(call: CliCall) -> Running | ToolResult:
     try:
         refused = refusal(call.argv, call.operands)
         if refused is not None:
             return error_result(refused)
-        process = subprocess.Popen(
-            call.argv, cwd=call.cwd, env=child_env(call.env, call.env_mode), **_SPAWN
+        process = spawn(
+            call.argv,
+            call.cwd,
+            child_env(call.env, call.env_mode),
+            held=call.cwd.held if call.cwd is not None else (),
         )
     except OSError as error:
         return error_result(str(error))
@@ -194,7 +188,7 @@ def _outcome(
     if run.over_limit:
         return _over_limit(run)
     if killed is not None:  # the deadline came first
-        return _timed_out(call, code, killed)
+        return _timed_out(call, run, code, killed)
     assert code is not None
     return _finish(run, code)
 
@@ -207,8 +201,12 @@ def _stopped(call: CliCall, run: Running) -> ToolResult:
     )
 
 
-def _timed_out(call: CliCall, code: int | None, survivors: list[int]) -> ToolResult:
-    message = f"Command '{call.argv}' timed out after {call.timeout_s:g} seconds"
+def _timed_out(
+    call: CliCall, run: Running, code: int | None, survivors: list[int]
+) -> ToolResult:
+    message = (
+        f"Command '{call.argv}' timed out after {round(run.timeout_s, 3):g} seconds"
+    )
     if code is not None:
         message += (
             f": it exited with code {code}, but processes it started kept its "

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from ...errors import ToolInputError
 from ...extras import require_extra
-from ...limits import DEFAULT, Limits, active
+from ...limits import DEFAULT, MAX_TIMEOUT_S, Limits, active
 from ...results import (
     STRUCTURED_CONTENT,
     AudioContent,
@@ -655,7 +655,7 @@ def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
         return server.call_timeout
     if isinstance(timeout, int | float) and not isinstance(timeout, bool):
         if timeout > 0:
-            return float(timeout)
+            return float(min(timeout, MAX_TIMEOUT_S))
     problem = f"must be a positive number of seconds or None, not {timeout!r}"
     raise ToolInputError(tool, [("_timeout", problem)])
 

@@ -31,6 +31,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 from pydantic import ValidationError
 
+from ..running import disown, own
 from .exchange import DEFAULT_LIMIT, Exchange, current
 from .unreadable import LOOKED_AT, request_id, too_large, unreadable
 
@@ -57,6 +58,7 @@ async def stdio_transport(
     process = await anyio.open_process(
         [command, *args], env=dict(env), stderr=errlog, start_new_session=True
     )
+    own(process.pid)  # not an orphan a server adopted
     assert process.stdin is not None and process.stdout is not None
     calls: Calls = WeakValueDictionary()
     deliver, received = anyio.create_memory_object_stream[Message](0)
@@ -71,6 +73,8 @@ async def stdio_transport(
         with anyio.CancelScope(shield=True):
             await _stop(process)
             received.close()
+        if process.returncode is not None:
+            disown(process.pid)
 
 
 class _Writer:

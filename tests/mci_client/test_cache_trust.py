@@ -1,0 +1,197 @@
+"""``MCIClient`` imports code from its build cache, so it takes a package from there
+only when no other user could have put it there, and only as it was stored: a
+cache another user owns or may write is not used (the package is built in a private
+directory instead), and a damaged or tampered entry is built again."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcigen import MCIClient
+
+from .greetings import CLIENT_SCRIPT, greetings, run_client
+
+NOBODY = 65534
+
+
+def _package_dir(cache: Path) -> Path:
+    (record,) = cache.rglob("entry.json")
+    return record.parent / json.loads(record.read_text())["package"]
+
+
+def _marker_code(marker: Path) -> str:
+    return f"\nopen({str(marker)!r}, 'w').close()\n"
+
+
+def _filled_cache(tmp_path: Path, cache: Path) -> tuple[Path, Path]:
+    """The greetings schema, compiled into ``cache``; and its package's directory."""
+    schema = greetings(tmp_path)
+    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
+    return schema, _package_dir(cache)
+
+
+def _plant(package: Path, marker: Path) -> None:
+    """What another user who could write the cache would do: code of theirs in a
+    module, and the entry's record made to agree with it."""
+    module = package / "tools" / "main.py"
+    module.write_text(module.read_text() + _marker_code(marker))
+    record_path = package.parent / "entry.json"
+    record = json.loads(record_path.read_text())
+    files = record.get("files", {})
+    for relative in list(files):
+        path = package / relative
+        if path.is_file():
+            files[relative] = _sha256(path)
+    record_path.write_text(json.dumps(record))
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_cache_directory_others_may_write_is_not_used_and_the_user_is_told(
+    tmp_path: Path, package_cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    marker = tmp_path / "planted-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    _plant(package, marker)
+    package_cache.chmod(0o777)
+    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+    with caplog.at_level(logging.WARNING, logger="mcigen"):
+        client = MCIClient(str(schema), env_vars={"WHO": "Ada"})
+    assert client.execute("bye").result.content[0].text == "Bye Ada"
+    assert not marker.exists()
+    (warning,) = {record.getMessage() for record in caplog.records}
+    assert str(package_cache) in warning
+    assert "writable by group or others" in warning
+    assert "MCIGEN_CACHE_DIR" in warning and "chmod" in warning
+
+
+@pytest.mark.parametrize("mode", [0o775, 0o757])
+def test_a_group_or_other_writable_entry_inside_the_cache_is_not_used(
+    tmp_path: Path, package_cache: Path, mode: int
+) -> None:
+    marker = tmp_path / "planted-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    _plant(package, marker)
+    (package / "tools").chmod(mode)
+    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file away")
+def test_a_cache_owned_by_another_user_is_not_used(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    marker = tmp_path / "planted-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    _plant(package, marker)
+    for path in [package_cache, *package_cache.rglob("*")]:
+        os.lchown(path, NOBODY, NOBODY)
+    answer = subprocess.run(
+        [sys.executable, "-c", CLIENT_SCRIPT, str(schema)],
+        env={**os.environ, "MCIGEN_CACHE_DIR": str(package_cache)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(answer.stdout)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+    assert f"{package_cache} is owned by uid {NOBODY}" in answer.stderr
+
+
+def test_a_directory_above_the_cache_others_may_write_makes_it_untrusted(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    cache = shared / "cache"
+    marker = tmp_path / "planted-code-ran"
+    schema, package = _filled_cache(tmp_path, cache)
+    _plant(package, marker)
+    shared.chmod(0o777)  # anyone may rename the cache aside and put theirs there
+    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+    shared.chmod(0o1777)  # sticky, as /tmp: no one may rename what is not theirs
+    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
+    assert marker.exists()  # the cache is trusted again: its entry (ours) is used
+
+
+def test_a_new_cache_is_private(tmp_path: Path) -> None:
+    cache = tmp_path / "new" / "cache"
+    _filled_cache(tmp_path, cache)
+    for directory in [
+        cache.parent,
+        cache,
+        *(p for p in cache.rglob("*") if p.is_dir()),
+    ]:
+        assert directory.stat().st_mode & 0o777 == 0o700, directory
+    for file in (p for p in cache.rglob("*") if p.is_file()):
+        assert file.stat().st_mode & 0o077 == 0, file
+
+
+def test_a_changed_byte_in_a_cached_module_is_built_again_not_run(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    marker = tmp_path / "tampered-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    module = package / "tools" / "main.py"
+    module.write_text(module.read_text() + _marker_code(marker))
+    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+    assert _marker_code(marker) not in module.read_text()  # rebuilt in place
+
+
+def test_tampered_bytecode_beside_an_intact_module_is_not_run(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    marker = tmp_path / "tampered-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    module = package / "tools" / "main.py"
+    source = module.read_text()
+    bytecode = Path(importlib.util.cache_from_source(str(module)))
+    header = bytecode.read_bytes()[:16]  # source mtime and size: still valid
+    code = compile(source + _marker_code(marker), str(module), "exec")
+    bytecode.write_bytes(header + marshal.dumps(code))
+    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert not marker.exists()
+
+
+def test_a_module_added_to_a_cached_package_is_built_again_away(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    marker = tmp_path / "added-code-ran"
+    schema, package = _filled_cache(tmp_path, package_cache)
+    shadow = package / "tools" / "main"  # a package wins over tools/main.py
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text(_marker_code(marker))
+    answer = subprocess.run(
+        [sys.executable, "-c", CLIENT_SCRIPT, str(schema)],
+        env={**os.environ, "MCIGEN_CACHE_DIR": str(package_cache)},
+        capture_output=True,
+        text=True,
+    )
+    assert not marker.exists()
+    assert json.loads(answer.stdout)["text"] == "Hello Bob, from Ada", answer.stderr
+    assert not shadow.exists()
+
+
+def test_a_cached_package_missing_a_module_is_built_again(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    schema, package = _filled_cache(tmp_path, package_cache)
+    (package / "tools" / "main.py").unlink()
+    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert (package / "tools" / "main.py").is_file()

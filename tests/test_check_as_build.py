@@ -1,0 +1,125 @@
+"""``mcigen check`` refuses what ``mcigen build`` with the same options refuses,
+with the same diagnostics, every one at once, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import run_mcigen, schema_of, text_tool, write_schema
+
+
+def _tool_with_ref(name: str, ref: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"x": {"$ref": ref}}}
+    return text_tool(name, "x", inputSchema=schema)
+
+
+def _two_unresolvable_refs(directory: Path) -> Path:
+    document = schema_of(
+        _tool_with_ref("a", "#/nowhere"),
+        text_tool("fine", "x"),
+        _tool_with_ref("b", "#/elsewhere"),
+    )
+    return write_schema(directory, document)
+
+
+def _bad_version(directory: Path) -> Path:
+    document = {**schema_of(text_tool("a", "x")), "metadata": {"version": "one"}}
+    return write_schema(directory, document)
+
+
+def test_every_tool_no_model_can_be_made_for_is_reported_by_check(
+    tmp_path: Path,
+) -> None:
+    schema = _two_unresolvable_refs(tmp_path)
+    result = run_mcigen("check", schema)
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert [error.split(": error: ")[0] for error in errors] == [
+        f"{schema}:4:5",
+        f"{schema}:26:5",
+    ]
+    assert "tool 'a': no input model" in errors[0] and "'#/nowhere'" in errors[0]
+    assert "tool 'b': no input model" in errors[1] and "'#/elsewhere'" in errors[1]
+
+
+@pytest.mark.parametrize(
+    ("make_schema", "options"),
+    [
+        (_two_unresolvable_refs, ()),
+        (_bad_version, ("--project",)),
+        (lambda directory: write_schema(directory, schema_of(text_tool("a", "x"))), ()),
+    ],
+    ids=["models", "project-version", "clean"],
+)
+def test_check_says_what_build_says_and_writes_nothing(
+    tmp_path: Path, make_schema: Any, options: tuple[str, ...]
+) -> None:
+    schema = make_schema(tmp_path)
+    out = tmp_path / "out"
+    checked = run_mcigen("check", schema, "-o", out, *options)
+    assert not out.exists()
+    built = run_mcigen("build", schema, "-o", out, *options)
+    assert (checked.returncode, checked.stderr) == (built.returncode, built.stderr)
+
+
+def test_check_refuses_a_directory_build_would_not_overwrite(tmp_path: Path) -> None:
+    schema = write_schema(tmp_path, schema_of(text_tool("a", "x")))
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    result = run_mcigen("check", schema, "-o", theirs)
+    assert result.returncode == 1
+    assert f"refusing to overwrite '{theirs}'" in result.stderr
+    assert [path.name for path in theirs.iterdir()] == ["notes.txt"]
+
+
+def test_check_with_project_reports_its_metadata_problems(tmp_path: Path) -> None:
+    schema = _bad_version(tmp_path)
+    assert run_mcigen("check", schema).returncode == 0  # a package needs no version
+    result = run_mcigen("check", schema, "--project")
+    assert result.returncode == 1
+    assert "metadata.version 'one' is not a version pip can install" in result.stderr
+    assert json.loads(schema.read_text())["metadata"] == {"version": "one"}
+
+
+def test_a_broken_tool_does_not_hide_what_else_is_wrong(tmp_path: Path) -> None:
+    library = tmp_path / "mci"
+    library.mkdir()
+    bad_toolset = schema_of({"name": "b", "execution": {"type": "grpc"}})
+    write_schema(library, bad_toolset, "broken.mci.json")
+    document = {
+        **schema_of({"name": "a", "execution": {"type": "cli"}}, text_tool("ok", "x")),
+        "toolsets": ["broken", "absent"],
+    }
+    schema = write_schema(tmp_path, document)
+    for command in ("check", "build"):
+        result = run_mcigen(command, schema, "-o", tmp_path / "out")
+        assert result.returncode == 1
+        assert "missing required field 'command' in cli execution" in result.stderr
+        assert f"{library / 'broken.mci.json'}:" in result.stderr  # its bad type
+        assert "toolset 'absent'" in result.stderr
+        assert result.stderr.endswith("3 errors, 0 warnings\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_tool_the_model_generator_refuses_is_reported(tmp_path: Path) -> None:
+    def looping(name: str) -> dict[str, Any]:
+        loop = {"$ref": f"#/$defs/{name}"}
+        schema = {"type": "object", "properties": {"x": loop}, "$defs": {name: loop}}
+        return text_tool(f"loops_{name}", "x", inputSchema=schema)
+
+    fine = {"type": "object", "properties": {"q": {"type": "string"}}}
+    tools = [text_tool(f"fine_{n}", "x", inputSchema=fine) for n in range(5)]
+    tools[1:1] = [looping("Y")]
+    tools[4:4] = [looping("Z")]
+    schema = write_schema(tmp_path, schema_of(*tools))
+    result = run_mcigen("check", schema)
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 2, result.stderr
+    assert "tool 'loops_Y': no input model" in errors[0]
+    assert "tool 'loops_Z': no input model" in errors[1]
