@@ -191,7 +191,7 @@ class _ServerTools:
         name = self.server.name
         cached = None if mode is McpMode.REFRESH else self._cached(mode, diagnostics)
         if cached is not None and not self._bound(cached):
-            if not self._fetch_unbound(mode, diagnostics):
+            if not self._fetch_unbound(cached, mode, diagnostics):
                 return None
             return self._fetched(schema_version, None, diagnostics)
         if cached is not None and _fresh(cached):
@@ -249,16 +249,24 @@ class _ServerTools:
             return not self.unbound_is_mcigens
         return bool(fingerprint == settings_fingerprint(self.server))
 
-    def _fetch_unbound(self, mode: McpMode, diagnostics: Diagnostics) -> bool:
+    def _fetch_unbound(
+        self, cached: ir.Schema, mode: McpMode, diagnostics: Diagnostics
+    ) -> bool:
         """Whether to fetch the tools of a cache fetched from other settings,
         having said so: not offline (an error) nor without connecting (a note:
         its tools are unknown); otherwise yes (a note)."""
         name = self.server.name
-        other = (
-            f"the cache {self.cache} of MCP server '{name}' was fetched from other "
-            "settings (its command, args, url, or names of env or headers differ, "
-            "or it belongs to another node)"
-        )
+        if FINGERPRINT in cached.metadata:
+            other = (
+                f"the cache {self.cache} of MCP server '{name}' was fetched from "
+                "other settings (its command, args, url, or names of env or headers "
+                "differ, or it belongs to another node)"
+            )
+        else:
+            other = (
+                f"the cache {self.cache} of MCP server '{name}' does not say which "
+                f"settings it was fetched from (no '{FINGERPRINT}' in its metadata)"
+            )
         if mode is McpMode.OFFLINE:
             diagnostics.error(
                 self.server.location,

@@ -95,7 +95,11 @@ def test_a_cache_without_its_servers_fingerprint_is_not_trusted(tmp_path: Path) 
     cache.write_text(json.dumps(document))
     offline = run_mcigen("check", config, "--offline")
     assert offline.returncode == 1
-    assert "was fetched from other settings" in offline.stderr
+    assert (
+        f"{config}:5:17: error: the cache {cache} of MCP server 'x' does not say "
+        "which settings it was fetched from (no 'mcigenServer' in its metadata); "
+        "build once without --offline to fetch its tools again"
+    ) in offline.stderr.splitlines()
 
 
 def test_leaves_sharing_a_tool_name_are_an_error_at_both(tmp_path: Path) -> None:
