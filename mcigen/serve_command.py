@@ -27,7 +27,7 @@ from pathlib import Path
 from .diagnostics import printable
 from .input_watch import WatchUnavailable, input_changes
 from .output import OutputError, read_package, write_package
-from .server_process import BuiltPackage, ServerProcess, check_start
+from .server_process import BuiltPackage, ServerProcess, start_problem
 from .supervisor import Supervisor
 
 Build = Callable[[argparse.Namespace, Path], int]
@@ -136,11 +136,12 @@ def _staged_rebuild(args: argparse.Namespace, schema: Path, build: Build) -> boo
             return False
         package = BuiltPackage.at(staged, args.project)
         command = [args.package_command, *args.package_args]
+        problem = None
         if args.package_command == "broker":
-            status = check_start(package, command)
-            if status != 0:
-                _say(f"the rebuilt broker does not start (exit status {status})")
-                return False
+            problem = start_problem(package, command)
+        if problem is not None:
+            _say(f"the rebuilt broker does not start ({problem})")
+            return False
         try:
             write_package(read_package(staged), output, package.name)
         except OutputError as error:

@@ -65,19 +65,30 @@ class ServerProcess:
         return _shell_status(self.process.wait())
 
 
-def check_start(package: BuiltPackage, command: Sequence[str]) -> int:
-    """``python -m PKG COMMAND ARG... --check-start``: how the server's start-up
-    went (its exit status), without serving; stdin closed, so a server cannot
-    read mcigen's. Its stderr is mcigen's: what failed is said there."""
-    done = subprocess.run(
-        # -P: not the current directory first, where DIR's old package may be
-        [sys.executable, "-P", "-m", package.name, *command, "--check-start"],
-        env=_importable(package),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        check=False,
-    )
-    return _shell_status(done.returncode)
+CHECK_START_TIMEOUT = 300.0
+"""How long a start-up check may take: a broker starts each MCP server within a
+minute, but there may be several."""
+
+
+def start_problem(package: BuiltPackage, command: Sequence[str]) -> str | None:
+    """Why ``python -m PKG COMMAND ARG... --check-start`` says the server would
+    not start (its exit status, or its taking too long); None when it would. Its
+    stdin is closed, so it cannot read mcigen's; its stderr is mcigen's, where it
+    says what failed."""
+    try:
+        done = subprocess.run(
+            # -P: not the current directory first, where DIR's old package may be
+            [sys.executable, "-P", "-m", package.name, *command, "--check-start"],
+            env=_importable(package),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            timeout=CHECK_START_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:  # run() has killed it
+        return f"its start-up took more than {CHECK_START_TIMEOUT:g} s"
+    status = _shell_status(done.returncode)
+    return None if status == 0 else f"exit status {status}"
 
 
 def _importable(package: BuiltPackage) -> dict[str, str]:
