@@ -166,15 +166,20 @@ def settings_fingerprint(server: ir.McpServer) -> str:
 
 
 def _as_written(value: object) -> object:
-    """A setting as JSON: a broker command's word (a template of text and
-    ``env.NAME`` placeholders) as its parts."""
-    if isinstance(value, Template):
-        return [
-            ["text", node.value] if isinstance(node, Text) else ["var", node.source]
-            for node in value.nodes
-            if isinstance(node, Text | Placeholder)
-        ]
-    return value
+    """A setting as written: a broker command's word (a template of text and
+    ``env.NAME`` placeholders) with each placeholder as ``${NAME}`` again (every
+    ``${NAME}`` of a word is one, so no text reads the same)."""
+    if not isinstance(value, Template):
+        return value
+    return "".join(
+        (
+            node.value
+            if isinstance(node, Text)
+            else f"${{{node.source.removeprefix('env.')}}}"
+        )
+        for node in value.nodes
+        if isinstance(node, Text | Placeholder)
+    )
 
 
 @dataclasses.dataclass
@@ -342,25 +347,12 @@ def _started(server: ir.McpServer) -> str:
     """Which server is reached to list its tools, and how, as written (a
     ``{{env.X}}`` or ``${X}`` unresolved: its value may be a secret)."""
     config = server.config
+    name = server.name
     if config.get("type") == "http":
-        return f"reaching MCP server '{server.name}' at {config.get('url')} to list its tools"
+        return f"reaching MCP server '{name}' at {config.get('url')} to list its tools"
     words = [config.get("command"), *(config.get("args") or ())]
-    command = " ".join(_word_as_written(word) for word in words)
-    return f"starting MCP server '{server.name}' to list its tools: {command}"
-
-
-def _word_as_written(word: object) -> str:
-    if isinstance(word, Template):
-        return "".join(
-            (
-                node.value
-                if isinstance(node, Text)
-                else f"${{{node.source.removeprefix('env.')}}}"
-            )
-            for node in word.nodes
-            if isinstance(node, Text | Placeholder)
-        )
-    return str(word)
+    command = " ".join(str(_as_written(word)) for word in words)
+    return f"starting MCP server '{name}' to list its tools: {command}"
 
 
 def _fresh(cached: ir.Schema) -> bool:
