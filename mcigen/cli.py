@@ -13,6 +13,7 @@ from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .diagnostics import Diagnostics, printable
 from .frontend.formats import FORMATS, Format, format_named, recognise
+from .input_file import not_regular
 from .ir import execution_kind
 from .output import (
     OutputError,
@@ -58,6 +59,8 @@ def _format_of(schema: Path, named: str | None) -> Format:
 
 
 def _not_one_file(schema: Path, source_format: Format) -> str:
+    if not schema.is_dir():
+        return f"cannot read {schema}: {not_regular(schema)}"
     holding = " or ".join(known.folder_holds for known in FORMATS if known.folder_holds)
     return (
         f"{schema} is a folder holding no {holding}, "
@@ -103,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="report every problem in SCHEMA that build, given the same options, "
-        "would refuse; write nothing",
+        "would refuse; write nothing. Like build, it starts the MCP servers whose "
+        "tools are not cached (saying so on stderr), unless --offline or "
+        "--no-connect",
     )
     _build_options(check, check=True)
     check.set_defaults(run=_check)
@@ -300,8 +305,12 @@ def _reading(args: argparse.Namespace) -> CompileOptions:
     return CompileOptions(
         source_format=args.source_format,
         whitespace=args.whitespace,
-        mcp=McpAccess(args.mcp_mode),
+        mcp=McpAccess(args.mcp_mode, announce=_say_started),
     )
+
+
+def _say_started(message: str) -> None:
+    print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:

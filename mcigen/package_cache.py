@@ -40,6 +40,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from . import build_cache, cache_trust
+from .input_file import read_input
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -48,6 +49,9 @@ _ENTRY = "entry.json"
 _LIBRARY = "library"
 _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
+_MOST_BYTES = 64 << 20
+"""The most of a schema or library file read to key the cache (the build holds
+them to its own, smaller, limit)."""
 
 
 @dataclass(frozen=True)
@@ -72,9 +76,10 @@ def package_for(
     """The package of ``schema``, from the cache or built now. Without
     ``connect`` no MCP server is started and nothing is written beside the
     schema; with it, ``environment`` is what the servers' settings read.
-    Raises BuildFailed, or OSError when the schema cannot be read."""
+    Raises BuildFailed, or OSError when the schema cannot be read (it is not a
+    regular file, or holds more than 64 MiB)."""
     schema = schema.resolve()
-    content = schema.read_bytes()
+    content = read_input(schema, _MOST_BYTES)
     root = build_cache.cache_dir("packages")
     if root is None:  # no cache: a directory of this process's own
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
@@ -313,7 +318,7 @@ def _digest(content: bytes, library: Path) -> str:
     digest.update(os.fsencode(library) + b"\0")
     for path in _files_under(library):
         try:
-            data = path.read_bytes()
+            data = read_input(path, _MOST_BYTES)
         except OSError:
             data = b"unreadable"
         relative = os.fsencode(path.relative_to(library))

@@ -2,10 +2,14 @@
 build the package as ``mcigen build`` does, then run its server, ``python -m PKG
 COMMAND ARG...`` (``serve`` or ``broker``), as a child process.
 
-With ``--reload``, every change of SCHEMA rebuilds the package; after a build that
-succeeds the server is stopped as SIGTERM stops it (calls in flight are answered
-first), waited for, and started again on the new package; a build that fails
-prints its diagnostics and leaves the server running the package as it was.
+With ``--reload``, every change of SCHEMA rebuilds the package, into a staging
+directory; a ``broker`` is then checked to start there (``--check-start``: its
+variables set, its MCP servers started). Only a package that builds (and starts)
+replaces DIR; then the server is stopped as SIGTERM stops it (calls in flight are
+answered first), waited for, and started again on the new package. A build that
+fails, or a broker that would not start, prints why and leaves the server running
+the package as it was; so does anything else that goes wrong in a rebuild (the
+watch goes on).
 
 mcigen ends when the server ends, with its exit status; SIGTERM, SIGINT (Ctrl-C)
 and SIGHUP stop the server first.
@@ -15,13 +19,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
 from .diagnostics import printable
 from .input_watch import WatchUnavailable, input_changes
-from .server_process import BuiltPackage, ServerProcess
+from .output import OutputError, read_package, write_package
+from .server_process import BuiltPackage, ServerProcess, start_problem
 from .supervisor import Supervisor
 
 Build = Callable[[argparse.Namespace, Path], int]
@@ -76,7 +82,10 @@ def serve(args: argparse.Namespace, schema: Path, build: Build) -> int:
             server.process.wait()
         else:
             _rebuild_on_change(
-                changes, partial(build, args, schema), supervisor, schema
+                changes,
+                partial(_staged_rebuild, args, schema, build),
+                supervisor,
+                schema,
             )
     return supervisor.exit_status() or 0
 
@@ -92,7 +101,7 @@ def _start(output: Path, args: argparse.Namespace) -> ServerProcess:
 
 def _rebuild_on_change(
     changes: Iterator[bool],
-    rebuild: Callable[[], int],
+    rebuild: Callable[[], bool],
     supervisor: Supervisor,
     schema: Path,
 ) -> None:
@@ -103,11 +112,42 @@ def _rebuild_on_change(
         if not changed:
             continue
         _say(f"{schema} changed: rebuilding")
-        if rebuild() != 0:
-            _say("the build failed: still serving the package as it was")
+        try:
+            replaced = rebuild()
+        except Exception as error:  # a rebuild's failure never ends the watch
+            _say(f"rebuilding from {schema} failed: {type(error).__name__}: {error}")
+            replaced = False
+        if not replaced:
+            _say("still serving the package as it was")
             continue
         _say("rebuilt: restarting the server")
         supervisor.restart()
+
+
+def _staged_rebuild(args: argparse.Namespace, schema: Path, build: Build) -> bool:
+    """Build into a staging directory and, when the server is a broker, check it
+    starts there; only then put the package in DIR. Whether it was."""
+    output = Path(args.output)
+    with tempfile.TemporaryDirectory(prefix="mcigen-reload-") as root:
+        # the same base name: the same package name, when --name does not give one
+        staged = Path(root) / output.resolve().name
+        if build(argparse.Namespace(**{**vars(args), "output": str(staged)}), schema):
+            _say("the build failed")
+            return False
+        package = BuiltPackage.at(staged, args.project)
+        command = [args.package_command, *args.package_args]
+        problem = None
+        if args.package_command == "broker":
+            problem = start_problem(package, command)
+        if problem is not None:
+            _say(f"the rebuilt broker does not start ({problem})")
+            return False
+        try:
+            write_package(read_package(staged), output, package.name)
+        except OutputError as error:
+            _say(f"error: {error}")
+            return False
+    return True
 
 
 def _say(message: str) -> None:

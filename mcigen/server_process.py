@@ -40,10 +40,8 @@ class ServerProcess:
     and mcigen's standard streams (so a stdio server talks to mcigen's client)."""
 
     def __init__(self, package: BuiltPackage, command: Sequence[str]) -> None:
-        paths = [str(package.parent), os.environ.get("PYTHONPATH", "")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", package.name, *command], env=env
+            [sys.executable, "-m", package.name, *command], env=_importable(package)
         )
 
     @property
@@ -65,6 +63,38 @@ class ServerProcess:
         flight as on any SIGTERM. Its exit status."""
         self.terminate()
         return _shell_status(self.process.wait())
+
+
+CHECK_START_TIMEOUT = 300.0
+"""How long a start-up check may take: a broker starts each MCP server within a
+minute, but there may be several."""
+
+
+def start_problem(package: BuiltPackage, command: Sequence[str]) -> str | None:
+    """Why ``python -m PKG COMMAND ARG... --check-start`` says the server would
+    not start (its exit status, or its taking too long); None when it would. Its
+    stdin is closed, so it cannot read mcigen's; its stderr is mcigen's, where it
+    says what failed."""
+    try:
+        done = subprocess.run(
+            # -P: not the current directory first, where DIR's old package may be
+            [sys.executable, "-P", "-m", package.name, *command, "--check-start"],
+            env=_importable(package),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            timeout=CHECK_START_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:  # run() has killed it
+        return f"its start-up took more than {CHECK_START_TIMEOUT:g} s"
+    status = _shell_status(done.returncode)
+    return None if status == 0 else f"exit status {status}"
+
+
+def _importable(package: BuiltPackage) -> dict[str, str]:
+    """mcigen's environment, with the package importable."""
+    paths = [str(package.parent), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
 def _shell_status(returncode: int) -> int:

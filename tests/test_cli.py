@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -310,3 +311,24 @@ def test_template_errors_point_into_the_schema_string(tmp_path: Path) -> None:
     assert (
         f"{schema}:11:9: error: '@if' is never closed with '@endif'" in unclosed.stderr
     )
+
+
+def test_a_fifo_or_a_device_as_the_schema_is_refused_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    """A FIFO no one writes would block a read for ever, and ``/dev/zero`` never
+    ends: both are named for what they are, at once."""
+    fifo = tmp_path / "tools.mci.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "broker.json"
+    zero.symlink_to("/dev/zero")
+    for schema, kind, options in (
+        (fifo, "a FIFO", ()),
+        (zero, "a character device", ()),
+        (zero, "a character device", ("--from", "broker")),
+    ):
+        result = run_mcigen("check", schema, *options)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == (
+            f"mcigen: error: cannot read {schema}: it is {kind}, not a regular file\n"
+        )

@@ -15,6 +15,10 @@ from typing import Any
 
 import pytest
 
+from mcigen import ir
+from mcigen.diagnostics import Location
+from mcigen.planner.mcp_servers import settings_fingerprint
+
 from .conftest import (
     built_package,
     leaves_a_trace,
@@ -41,6 +45,12 @@ def mcp_schema(tmp_path: Path, servers: dict[str, Any], **fields: Any) -> Path:
 
 def cache_of(tmp_path: Path, server: str = "toy") -> Path:
     return tmp_path / "mci" / "mcp" / f"{server}.mci.json"
+
+
+def fingerprint(config: dict[str, Any]) -> str:
+    """What a cache of the server of ``config`` holds as ``mcigenServer``."""
+    somewhere = Location("main.mci.json", 1, 1)
+    return settings_fingerprint(ir.McpServer("toy", config, somewhere, somewhere))
 
 
 def tool_names(cache: Path) -> list[str]:
@@ -74,7 +84,11 @@ def test_the_build_writes_mci_pys_cache_and_the_tools_come_from_it(
     assert result.returncode == 0, result.stderr
     cache = json.loads(cache_of(tmp_path).read_text())
     assert cache["expiresAt"] == (TODAY + timedelta(days=3)).isoformat()
-    assert cache["metadata"] == {"name": "toy", "description": "MCP server: toy"}
+    assert cache["metadata"] == {
+        "name": "toy",
+        "description": "MCP server: toy",
+        "mcigenServer": fingerprint(toy_stdio()),
+    }
     assert [t["name"] for t in cache["tools"]] == TOY_TOOLS
     echo = cache["tools"][0]
     assert echo == {
@@ -107,8 +121,9 @@ def test_the_build_writes_mci_pys_cache_and_the_tools_come_from_it(
 def test_row_75_mcigen_writes_mci_pys_cache_bytes_with_output_schemas(
     tmp_path: Path,
 ) -> None:
-    """The same bytes as mci-py's cache but for each tool's ``outputSchema``,
-    which mci-py leaves out (and ignores when it reads it: see the next test)."""
+    """The same bytes as mci-py's cache but for each tool's ``outputSchema`` and
+    the metadata's ``mcigenServer``, which mci-py leaves out (and ignores when it
+    reads them: see the next test)."""
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     for directory in (ours, theirs):
         directory.mkdir()
@@ -116,6 +131,7 @@ def test_row_75_mcigen_writes_mci_pys_cache_bytes_with_output_schemas(
     assert run_mcigen("check", ours / "main.mci.json").returncode == 0
     _oracle_list(theirs / "main.mci.json")
     document = json.loads(cache_of(ours).read_text())
+    assert document["metadata"].pop("mcigenServer").startswith("sha256:")
     output_schemas = [tool.pop("outputSchema", None) for tool in document["tools"]]
     assert output_schemas[TOY_TOOLS.index("pixel")] is None
     assert sum(schema is not None for schema in output_schemas) == len(TOY_TOOLS) - 1
@@ -179,6 +195,34 @@ def test_offline_uses_an_expired_cache_with_a_warning(tmp_path: Path) -> None:
         f"{cache_of(tmp_path)} expired on {expired}; using them anyway (--offline)"
     )
     assert tool_names(cache_of(tmp_path)) == ["stale"]
+
+
+def test_a_cache_fetched_from_other_settings_is_fetched_again_or_refused_offline(
+    tmp_path: Path,
+) -> None:
+    """A fresh cache of the server as it was before its command changed lists
+    the old server's tools: they are fetched again, and offline it is an error; a
+    cache mci-py wrote (no ``mcigenServer``) is used as mci-py uses it."""
+    schema = mcp_schema(tmp_path, {"toy": toy_stdio()})
+    _write_cache(tmp_path, ["old"], expires=TODAY + timedelta(days=9), fetched_from={})
+    offline = run_mcigen("list", schema, "--offline")
+    assert offline.returncode == 1
+    assert offline.stderr.splitlines()[0] == (
+        f"{schema}:5:12: error: the cache {cache_of(tmp_path)} of MCP server 'toy' "
+        "was fetched from other settings (its command, args, url, or names of env "
+        "or headers differ, or it belongs to another node); build once without "
+        "--offline to fetch its tools again"
+    )
+    assert tool_names(cache_of(tmp_path)) == ["old"]
+    result = run_mcigen("list", schema)
+    assert result.returncode == 0, result.stderr
+    assert "fetching its tools again" in result.stderr
+    assert tool_names(cache_of(tmp_path)) == TOY_TOOLS
+
+    _write_cache(tmp_path, ["mci_py_s"], expires=TODAY + timedelta(days=9))
+    trusted = run_mcigen("list", schema, "--offline")
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout.splitlines()[1].split()[0] == "mci_py_s"
 
 
 def test_offline_without_a_cache_is_an_error_naming_the_server(tmp_path: Path) -> None:
@@ -281,7 +325,10 @@ def test_an_unreachable_server_is_an_error_at_its_definition(tmp_path: Path) -> 
     schema = mcp_schema(tmp_path, {"toy": {"command": str(tmp_path / "no-server")}})
     result = run_mcigen("check", schema)
     assert result.returncode == 1
-    first = result.stderr.splitlines()[0]
+    started, first = result.stderr.splitlines()[:2]
+    assert started == (
+        f"mcigen: starting MCP server 'toy' to list its tools: {tmp_path}/no-server"
+    )
     assert first.startswith(
         f"{schema}:5:12: error: cannot fetch the tools of MCP server 'toy': "
     )
@@ -325,7 +372,14 @@ def test_a_toolset_tool_must_call_a_declared_server(tmp_path: Path) -> None:
     )
 
 
-def _write_cache(tmp_path: Path, names: list[str], expires: Any) -> None:
+def _write_cache(
+    tmp_path: Path,
+    names: list[str],
+    expires: Any,
+    fetched_from: dict[str, Any] | None = None,
+) -> None:
+    """A cache of ``names``; without ``fetched_from`` (a server's settings), one
+    mci-py would write."""
     tools = [
         {
             "name": name,
@@ -335,7 +389,13 @@ def _write_cache(tmp_path: Path, names: list[str], expires: Any) -> None:
     ]
     cache = cache_of(tmp_path)
     cache.parent.mkdir(parents=True, exist_ok=True)
-    document = {"schemaVersion": "1.0", "tools": tools, "expiresAt": str(expires)}
+    document: dict[str, Any] = {
+        "schemaVersion": "1.0",
+        "tools": tools,
+        "expiresAt": str(expires),
+    }
+    if fetched_from is not None:
+        document["metadata"] = {"mcigenServer": fingerprint(fetched_from)}
     cache.write_text(json.dumps(document))
 
 

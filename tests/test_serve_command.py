@@ -4,6 +4,7 @@ leaves the server that was running; mcigen and its server end together."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -19,7 +20,7 @@ import pytest
 from mcigen.cli import main
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
-from .mcp_servers import free_port, wait_until_listening
+from .mcp_servers import TOY_SERVER, free_port, wait_until_listening
 
 PATIENCE = 120.0
 """How long a build or a restart may take before a test gives up on it (not a
@@ -144,6 +145,95 @@ def test_reload_restarts_the_broker_on_the_rebuilt_package_and_keeps_it_when_a_b
     finally:
         serving.stop()
     assert gone(second)
+
+
+def test_reload_keeps_the_broker_running_when_the_rebuilt_one_would_not_start(
+    tmp_path: Path,
+) -> None:
+    """An edit that builds (the MCP server's tools are cached) but whose broker
+    cannot start (the server reads a variable that is not set): DIR keeps the
+    package as it was, and so does the server."""
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    serving = McigenServe(
+        tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
+    )
+    try:
+        index, first = serving.started()
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        manifest = (tmp_path / "livepkg" / "manifest.json").read_bytes()
+        cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
+        cache.parent.mkdir(parents=True)
+        ask = {
+            "name": "ask",
+            "inputSchema": {"type": "object", "properties": {}},
+            "execution": {"type": "mcp", "serverName": "toy", "toolName": "ask"},
+        }
+        cache.write_text(
+            json.dumps(
+                {"schemaVersion": "1.0", "tools": [ask], "expiresAt": "2999-01-01"}
+            )
+        )
+        toy = {
+            "command": sys.executable,
+            "args": [str(TOY_SERVER), "stdio"],
+            "env": {"TOKEN": "{{env.MCIGEN_TEST_NEVER_SET}}"},
+        }
+        write_schema(
+            tmp_path, {**schema_of(HELLO), "mcp_servers": {"toy": toy}}, schema.name
+        )
+        refused, _ = serving.line(
+            r"^mcigen: the rebuilt broker does not start \(exit status 2\)$",
+            after=index + 1,
+        )
+        assert any(
+            "MCIGEN_TEST_NEVER_SET is not set" in line
+            for line in serving.lines[index:refused]
+        )
+        serving.line("^mcigen: still serving the package as it was$", after=refused)
+        assert not gone(first)
+        assert tree_paths(url) == ["/hello"]
+        assert (tmp_path / "livepkg" / "manifest.json").read_bytes() == manifest
+    finally:
+        serving.stop()
+    assert gone(first)
+
+
+def test_reload_reports_a_fifo_or_a_device_in_place_of_the_schema_and_watches_on(
+    tmp_path: Path,
+) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    serving = McigenServe(
+        tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
+    )
+    try:
+        index, first = serving.started()
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        schema.unlink()
+        os.mkfifo(schema)
+        index, _ = serving.line(
+            r"live\.mci\.json:1:1: error: cannot read schema file: it is a FIFO, not "
+            "a regular file",
+            after=index + 1,
+        )
+        schema.unlink()
+        schema.symlink_to("/dev/zero")
+        index, _ = serving.line(
+            r"live\.mci\.json:1:1: error: cannot read schema file: it is a character "
+            "device, not a regular file",
+            after=index + 1,
+        )
+        schema.unlink()
+        write_schema(tmp_path, schema_of(HELLO, BYE), schema.name)
+        _, second = serving.started(after=index + 1)
+        assert gone(first)
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        assert tree_paths(url) == ["/bye", "/hello"]
+    finally:
+        serving.stop()
 
 
 def test_reload_restarts_an_mcp_server_over_http_and_ctrl_c_stops_both(

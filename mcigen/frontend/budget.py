@@ -31,6 +31,12 @@ def max_document_chars() -> int:
     return int(raw)
 
 
+def max_document_bytes() -> int:
+    """The most bytes a file within the limit may take (a character is 4 bytes at
+    most, in UTF-8); ValueError when the environment sets a bad limit."""
+    return 4 * max_document_chars()
+
+
 def over_budget(limit: int) -> str:
     """The message for a document that grows past ``limit`` characters."""
     return f"the document grows past {limit} characters here ({ENV_VAR} sets the limit)"

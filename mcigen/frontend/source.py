@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import Diagnostics, Location
-from .budget import max_document_chars
+from ..input_file import read_input
+from .budget import max_document_bytes, max_document_chars
 from .json_reader import read_json
 from .lines import JSON_LINE_BREAKS, YAML_LINE_BREAKS, LineIndex
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
@@ -128,7 +129,9 @@ def _format(suffix: str) -> tuple[_Reader, re.Pattern[str]]:
 def _read_text(path: Path) -> str:
     _, line_breaks = _format(path.suffix)
     try:
-        raw = path.read_bytes()
+        raw = read_input(path, max_document_bytes())
+    except ValueError as error:  # the environment sets a bad limit
+        raise UnreadableSource(str(error)) from None
     except OSError as error:
         raise UnreadableSource(
             f"cannot read schema file: {error.strerror or error}"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from .budget import max_document_chars
+from ..input_file import read_input
+from .budget import max_document_bytes
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPENERS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
@@ -23,10 +24,7 @@ def top_level_keys(path: Path) -> frozenset[str] | None:
     or is larger than the document budget allows."""
     suffix = path.suffix.lower()
     try:
-        # a character is 4 bytes at most: a larger file is over the budget
-        if path.stat().st_size > 4 * max_document_chars():
-            return None
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_input(path, max_document_bytes()).decode("utf-8-sig")
         if suffix == ".json":
             data = json.loads(text)
             return frozenset(data) if isinstance(data, dict) else None

@@ -12,7 +12,6 @@ from mcigen_runtime.tree import join, segment
 
 from .. import ir
 from ..diagnostics import Diagnostics, Location, did_you_mean
-from ..unique_names import unique
 from .filters import glob_allows
 from .mcp_servers import McpAccess, server_tools
 from .schema_fit import EMPTY_SCHEMA, misfit
@@ -26,7 +25,7 @@ def load_broker_tools(
     diagnostics: Diagnostics,
 ) -> tuple[list[ir.Tool], list[ir.TreeLeaf]]:
     """Every source's tools and their leaves, in config order."""
-    placed = _Placed({node.path: f"node '{node.path}'" for node in schema.tree_nodes})
+    placed = _Placed(schema)
     tools: list[ir.Tool] = []
     leaves: list[ir.TreeLeaf] = []
     for source in schema.broker_sources:
@@ -37,6 +36,7 @@ def load_broker_tools(
             schema.schema_version,
             whitespace,
             diagnostics,
+            unbound_is_mcigens=True,
         )
         if found is None:
             continue
@@ -51,11 +51,16 @@ def load_broker_tools(
 
 
 class _Placed:
-    """The paths taken so far (by nodes and leaves) and the tools' names."""
+    """The paths taken so far (by nodes and leaves) and the tools' names, each
+    with what took it and where that was written (when known)."""
 
-    def __init__(self, nodes: dict[str, str]) -> None:
-        self.paths = nodes
-        self.names: set[str] = set()
+    def __init__(self, schema: ir.Schema) -> None:
+        mounted = {s.node: s.server.name_location for s in schema.broker_sources}
+        self.paths: dict[str, tuple[str, Location | None]] = {
+            node.path: (f"node '{node.path}'", mounted.get(node.path))
+            for node in schema.tree_nodes
+        }
+        self.names: dict[str, tuple[str, Location]] = {}
 
     def leaf(
         self, source: ir.BrokerSource, tool: ir.Tool, diagnostics: Diagnostics
@@ -63,16 +68,27 @@ class _Placed:
         override = source.overrides.get(tool.name)
         path = join(source.node, segment(source.aliases.get(tool.name, tool.name)))
         what = f"tool '{tool.name}' of source '{source.node}'"
-        other = self.paths.setdefault(path, what)
+        where = _where(source, override)
+        other, other_where = self.paths.setdefault(path, (what, where))
         if other != what:
             diagnostics.error(
-                _where(source, override),
-                f"{what} would be the leaf '{path}', which is the path of {other}; "
-                "give it another name in 'path_aliases', or leave it out with "
-                "'tool_filter'",
+                where,
+                f"{what} would be the leaf '{path}', which is the path of {other}"
+                f"{_at(other_where)}; give it another name in 'path_aliases', or "
+                "leave it out with 'tool_filter'",
             )
             return None
-        name = unique(path[1:].replace("/", "."), self.names)
+        # '/a/b.c' and '/a.b/c' would share a name: which one got it would
+        # depend on the order of the config
+        name = path[1:].replace("/", ".")
+        first, first_where = self.names.setdefault(name, (what, where))
+        if first != what:
+            diagnostics.error(
+                where,
+                f"{what} would be the tool '{name}', as {first}{_at(first_where)} "
+                "is; give one of them another name in 'path_aliases'",
+            )
+            return None
         if override is None:
             return ir.TreeLeaf(path, name)
         _check_example_args(tool, override, diagnostics)
@@ -84,6 +100,10 @@ class _Placed:
             override.example_args,
             override.render_mode,
         )
+
+
+def _at(location: Location | None) -> str:
+    return "" if location is None else f" (at {location})"
 
 
 def _tool(source: ir.BrokerSource, tool: ir.Tool, name: str) -> ir.Tool:

@@ -4,17 +4,27 @@ or expired.
 
 The cache is a toolset file with an ``expiresAt`` date; it is written in mci-py's
 format, byte for byte, so that both tools share one cache, except that it keeps a
-tool's ``outputSchema`` (mci-py's reader ignores it). Server settings may use
-``{{env.VAR}}``: they are resolved from the build environment for fetching only.
+tool's ``outputSchema`` and that its metadata holds ``mcigenServer``, a hash of the
+settings the tools were fetched from (mci-py's reader ignores both). Server
+settings may use ``{{env.VAR}}``: they are resolved from the build environment for
+fetching only.
+
+A cache is used only for the settings it was fetched from: one whose
+``mcigenServer`` names other settings (the server's command changed, or a broker
+config's nodes were renamed) is fetched again, or refused when nothing may
+connect. A cache without it was written by mci-py, and is trusted as mci-py
+trusts it, by its server's name; but not for a broker config, whose caches only
+mcigen writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -28,7 +38,7 @@ from mcigen_runtime.executors.mcp.calls import (
 from mcigen_runtime.limits import DEFAULT
 from mcigen_runtime.templating.compiler import compile_renderer
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
-from mcigen_runtime.templating.syntax import Template
+from mcigen_runtime.templating.syntax import Placeholder, Template, Text
 
 from .. import ir
 from ..diagnostics import Diagnostics, Level
@@ -38,6 +48,8 @@ from .contained import UnusableName, path_inside
 from .filters import apply_filter
 
 DEFAULT_EXPIRY_DAYS = 30
+FINGERPRINT = "mcigenServer"
+"""The cache's metadata key holding :func:`settings_fingerprint`."""
 _UNKNOWN_IS_NO_PROBLEM = (Level.NOTE, Level.NOTE)
 
 _HINT_TAGS = (
@@ -71,6 +83,10 @@ class McpAccess:
 
     mode: McpMode = McpMode.CACHE
     environment: Mapping[str, str] | None = None
+    announce: Callable[[str], None] | None = None
+    """Told, before a server is started (or an HTTP server reached) to list its
+    tools, which one and how, its settings as written: the command line says so
+    on stderr, since starting a program is not what one expects of ``check``."""
 
 
 def cache_path(library: Path, server: str) -> Path:
@@ -116,16 +132,54 @@ def server_tools(
     schema_version: str,
     whitespace: str,
     diagnostics: Diagnostics,
+    *,
+    unbound_is_mcigens: bool = False,
 ) -> list[ir.Tool] | None:
     """The tools of ``server``, from its cache or from the server itself; None
-    (and an error) when they cannot be known."""
+    (and an error) when they cannot be known. ``unbound_is_mcigens``: a cache
+    without a fingerprint is not mci-py's, and so not to be trusted."""
     try:
         cache = cache_path(library, server.name)
     except UnusableName as problem:
         diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
         return None
-    fetcher = _ServerTools(server, cache, whitespace, access.environment)
+    fetcher = _ServerTools(server, cache, whitespace, access, unbound_is_mcigens)
     return fetcher.tools(access.mode, schema_version, diagnostics)
+
+
+def settings_fingerprint(server: ir.McpServer) -> str:
+    """A hash of what decides which server answers: its type, command, args and
+    URL as written (``{{env.X}}``, ``${X}`` unresolved), and the names of its
+    ``env`` and ``headers`` (not their values: a written secret is no part of a
+    cache)."""
+    config = server.config
+    settings = {
+        "type": config.get("type", "stdio"),
+        "command": _as_written(config.get("command")),
+        "args": [_as_written(arg) for arg in config.get("args") or ()],
+        "url": _as_written(config.get("url")),
+        "env": sorted(config.get("env") or {}),
+        "headers": sorted(config.get("headers") or {}),
+    }
+    text = json.dumps(settings, sort_keys=True, ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _as_written(value: object) -> object:
+    """A setting as written: a broker command's word (a template of text and
+    ``env.NAME`` placeholders) with each placeholder as ``${NAME}`` again (every
+    ``${NAME}`` of a word is one, so no text reads the same)."""
+    if not isinstance(value, Template):
+        return value
+    return "".join(
+        (
+            node.value
+            if isinstance(node, Text)
+            else f"${{{node.source.removeprefix('env.')}}}"
+        )
+        for node in value.nodes
+        if isinstance(node, Text | Placeholder)
+    )
 
 
 @dataclasses.dataclass
@@ -133,13 +187,18 @@ class _ServerTools:
     server: ir.McpServer
     cache: Path
     whitespace: str
-    environment: Mapping[str, str] | None
+    access: McpAccess
+    unbound_is_mcigens: bool
 
     def tools(
         self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
     ) -> list[ir.Tool] | None:
         name = self.server.name
         cached = None if mode is McpMode.REFRESH else self._cached(mode, diagnostics)
+        if cached is not None and not self._bound(cached):
+            if not self._fetch_unbound(cached, mode, diagnostics):
+                return None
+            return self._fetched(schema_version, None, diagnostics)
         if cached is not None and _fresh(cached):
             return list(cached.tools)
         if mode is McpMode.OFFLINE:
@@ -161,6 +220,16 @@ class _ServerTools:
                 "its tools are not checked (--no-connect)",
                 levels=_UNKNOWN_IS_NO_PROBLEM,
             )
+        return self._fetched(schema_version, cached, diagnostics)
+
+    def _fetched(
+        self, schema_version: str, cached: ir.Schema | None, diagnostics: Diagnostics
+    ) -> list[ir.Tool] | None:
+        """The tools the server lists now, written to the cache; ``cached`` when it
+        cannot be reached."""
+        name = self.server.name
+        if self.access.announce is not None:
+            self.access.announce(_started(self.server))
         try:
             document = self._fetch(schema_version)
         except (McpConnectionError, TemplateRuntimeError) as error:
@@ -177,6 +246,49 @@ class _ServerTools:
         )
         diagnostics.extend(found.items)
         return None if written is None else list(written.tools)
+
+    def _bound(self, cached: ir.Schema) -> bool:
+        """Whether ``cached`` was fetched from this server's settings as they are."""
+        fingerprint = cached.metadata.get(FINGERPRINT)
+        if fingerprint is None:
+            return not self.unbound_is_mcigens
+        return bool(fingerprint == settings_fingerprint(self.server))
+
+    def _fetch_unbound(
+        self, cached: ir.Schema, mode: McpMode, diagnostics: Diagnostics
+    ) -> bool:
+        """Whether to fetch the tools of a cache fetched from other settings,
+        having said so: not offline (an error) nor without connecting (a note:
+        its tools are unknown); otherwise yes (a note)."""
+        name = self.server.name
+        if FINGERPRINT in cached.metadata:
+            other = (
+                f"the cache {self.cache} of MCP server '{name}' was fetched from "
+                "other settings (its command, args, url, or names of env or headers "
+                "differ, or it belongs to another node)"
+            )
+        else:
+            other = (
+                f"the cache {self.cache} of MCP server '{name}' does not say which "
+                f"settings it was fetched from (no '{FINGERPRINT}' in its metadata)"
+            )
+        if mode is McpMode.OFFLINE:
+            diagnostics.error(
+                self.server.location,
+                f"{other}; build once without --offline to fetch its tools again",
+            )
+            return False
+        if mode is McpMode.NO_CONNECT:
+            diagnostics.add(
+                Level.NOTE,
+                self.server.location,
+                f"{other}; its tools are not checked (--no-connect)",
+            )
+            return False
+        diagnostics.add(
+            Level.NOTE, self.server.location, f"{other}; fetching its tools again"
+        )
+        return True
 
     def _stale(
         self,
@@ -215,15 +327,32 @@ class _ServerTools:
         return cached
 
     def _fetch(self, schema_version: str) -> dict[str, Any]:
-        listed = list_mcp_tools(_build_time_params(self.server, self.environment))
+        params = _build_time_params(self.server, self.access.environment)
+        listed = list_mcp_tools(params)
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
         name = self.server.name
         return {
             "schemaVersion": schema_version,
-            "metadata": {"name": name, "description": f"MCP server: {name}"},
+            "metadata": {
+                "name": name,
+                "description": f"MCP server: {name}",
+                FINGERPRINT: settings_fingerprint(self.server),
+            },
             "tools": [_cache_entry(name, tool) for tool in listed],
             "expiresAt": expires.isoformat(),
         }
+
+
+def _started(server: ir.McpServer) -> str:
+    """Which server is reached to list its tools, and how, as written (a
+    ``{{env.X}}`` or ``${X}`` unresolved: its value may be a secret)."""
+    config = server.config
+    name = server.name
+    if config.get("type") == "http":
+        return f"reaching MCP server '{name}' at {config.get('url')} to list its tools"
+    words = [config.get("command"), *(config.get("args") or ())]
+    command = " ".join(str(_as_written(word)) for word in words)
+    return f"starting MCP server '{name}' to list its tools: {command}"
 
 
 def _fresh(cached: ir.Schema) -> bool:
@@ -270,15 +399,21 @@ def _build_time_params(
         for key in ("env", "headers")
     }
     if config.get("type") == "http":
-        return McpServerParams(
+        params = McpServerParams(
             server.name, url=resolve(config["url"]), headers=pairs["headers"]
         )
-    return McpServerParams(
-        server.name,
-        command=resolve(config["command"]),
-        args=tuple(resolve(arg) for arg in config.get("args") or ()),
-        env=pairs["env"],
-    )
+    else:
+        params = McpServerParams(
+            server.name,
+            command=resolve(config["command"]),
+            args=tuple(resolve(arg) for arg in config.get("args") or ()),
+            env=pairs["env"],
+        )
+    # the listing, every page of it, waits as long as a call of the package would
+    timeout_ms = (config.get("config") or {}).get("timeout_ms")
+    if isinstance(timeout_ms, int):
+        return dataclasses.replace(params, call_timeout=timeout_ms / 1000)
+    return params
 
 
 def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:

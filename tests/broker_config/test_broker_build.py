@@ -180,10 +180,7 @@ def test_no_connect_without_a_cache_is_a_note_and_starts_nothing(
 def test_a_committed_cache_builds_offline_and_refresh_rewrites_it(
     twice: Path, tmp_path: Path
 ) -> None:
-    unreachable = json.loads(json.dumps(TWICE))
-    for node in unreachable["tree"][1:]:
-        node["source"]["command"] = "no-such-program-anywhere"
-    config = write_config(tmp_path, unreachable)
+    config = write_config(tmp_path, TWICE)
     caches = tmp_path / "mci" / "mcp"
     shutil.copytree(twice / "mci" / "mcp", caches)
     result = run_mcigen("build", config, "-o", tmp_path / "pkg", "--offline")
@@ -194,7 +191,6 @@ def test_a_committed_cache_builds_offline_and_refresh_rewrites_it(
     cached = json.loads(cache.read_text())
     cached["tools"] = [t for t in cached["tools"] if t["name"] != "pid"]
     cache.write_text(json.dumps(cached))
-    config = write_config(tmp_path, TWICE)
     result = run_mcigen("build", config, "-o", tmp_path / "pkg", "--refresh")
     assert result.returncode == 0, result.stderr
     refreshed = [t["name"] for t in json.loads(cache.read_text())["tools"]]
@@ -337,3 +333,30 @@ def test_an_empty_override_description_empties_it_and_clashes_are_told_in_the_co
         "Python function 't_a_b', like tool 't.a-b' (at broker.json:5:17); it is "
         "'t_a_b_2' in Python, and 't.a_b' everywhere else"
     )
+
+
+def test_check_says_which_command_it_starts_before_starting_it(tmp_path: Path) -> None:
+    """``check`` fetches what ``build`` would (so it checks the same tools), but a
+    program started is never a surprise: its command line, as written (the
+    variable, not its value), comes first on stderr; --offline starts none."""
+    command, trace = leaves_a_trace(tmp_path)
+    source = {"command": f"{command} --root ${{SECRET_ROOT}}"}
+    config = write_config(tmp_path, {"tree": [{"path": "/files", "source": source}]})
+    offline = run_mcigen("check", config, "--offline")
+    assert offline.returncode == 1
+    assert "starting" not in offline.stderr
+    assert not trace.exists()
+    result = subprocess.run(
+        [sys.executable, "-m", "mcigen", "check", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "SECRET_ROOT": "hunter2"},
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        f"mcigen: starting MCP server 'files' to list its tools: {command} --root "
+        "${SECRET_ROOT}"
+    )
+    assert "hunter2" not in result.stderr
+    assert trace.exists()

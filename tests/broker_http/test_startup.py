@@ -1,5 +1,5 @@
 """``python -m PKG broker`` start-up: what it checks and starts before it listens,
-``--dump-tree``, ``--ignore-broken-tool`` and ``--log-level``."""
+``--dump-tree``, ``--check-start``, ``--ignore-broken-tool`` and ``--log-level``."""
 
 from __future__ import annotations
 
@@ -76,6 +76,21 @@ def test_a_missing_variable_stops_start_up_naming_it_and_never_listens(
     assert "TOY_TOKEN is not set; MCP server 'toy' needs it" in done.stderr
     assert "Traceback" not in done.stderr
     assert not listening(port)
+
+
+def test_check_start_goes_through_start_up_and_exits_without_listening(
+    package: ModuleType,
+) -> None:
+    """What ``mcigen serve --reload`` asks of a rebuilt broker before it replaces
+    the running one: 0 when it would start, 2 (and why) when it would not."""
+    port = free_port()
+    done = broker_command(package, f"127.0.0.1:{port}", "--check-start")
+    assert done.returncode == 0, done.stderr
+    assert "the broker would start (tools: 12)" in done.stderr
+    assert "serving" not in done.stderr and not listening(port)
+    refused = broker_command(package, "--check-start", TOY_TOKEN=None)
+    assert refused.returncode == 2
+    assert "TOY_TOKEN is not set; MCP server 'toy' needs it" in refused.stderr
 
 
 def test_a_server_that_cannot_start_stops_start_up(package: ModuleType) -> None:

@@ -111,7 +111,7 @@ def test_a_source_is_lowered_with_its_filter_aliases_and_overrides(
     )
     assert schema is not None, diagnostics.render()
     (source,) = schema.broker_sources
-    assert source.server.name == "root"
+    assert source.server.name == "%2F"
     config = source.server.config
     assert config["command"].nodes == (Text("npx"),)
     assert [word.nodes for word in config["args"]] == [
@@ -221,3 +221,70 @@ def test_recognition_reads_only_the_top_level_keys_of_yaml(
 ) -> None:
     (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
     assert holds_broker(tmp_path / "c.yaml") is recognised
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        ("1e999", "at most 86400 seconds (a day), got inf"),
+        ("-1e999", "a number of seconds > 0, got -inf"),
+        ("86401", "at most 86400 seconds (a day), got 86401"),
+    ],
+)
+def test_a_timeout_past_a_day_or_infinite_is_located_in_json(
+    tmp_path: Path, written: str, problem: str
+) -> None:
+    text = (
+        '{"tree": [{"path": "/x", "source": {"command": "x",\n'
+        f'  "tool_overrides": {{"t": {{"timeout": {written}}}}}}}}}]}}\n'
+    )
+    assert messages(tmp_path, text) == [
+        f"broker.json:2:39: error: 'timeout' must be {problem}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        (".inf", "at most 86400 seconds (a day), got inf"),
+        ("-.inf", "a number of seconds > 0, got -inf"),
+        (".nan", "a number of seconds > 0, got nan"),
+    ],
+)
+def test_a_timeout_that_is_no_number_of_seconds_is_located_in_yaml(
+    tmp_path: Path, written: str, problem: str
+) -> None:
+    path = tmp_path / "broker.yaml"
+    path.write_text(
+        "tree:\n"
+        "  - path: /x\n"
+        "    source:\n"
+        "      command: x\n"
+        "      tool_overrides:\n"
+        f"        t: {{timeout: {written}}}\n",
+        encoding="utf-8",
+    )
+    _, diagnostics = lower_broker(path)
+    assert [str(item) for item in diagnostics.sorted()] == [
+        f"{path}:6:22: error: 'timeout' must be {problem}"
+    ]
+
+
+def test_server_names_are_one_per_path_and_fit_a_file_name() -> None:
+    """A server's name names its cache file: two paths never share one."""
+    from mcigen_runtime.tree import normalize
+
+    from mcigen.frontend.broker.sources import server_name
+
+    assert server_name("/repo/read") == "repo.read"
+    assert server_name("/a/b") == "a.b"
+    assert server_name("/a.b") == "a%2Eb"
+    assert server_name("/") == "%2F"
+    written = ["/a%2Eb", "/a%252Eb", "/%2F", "/%252F", "/a%2Fb", "/a/b/", "/a.b"]
+    assert len({server_name(normalize(path)) for path in written}) == len(
+        {normalize(path) for path in written}
+    )
+    assert server_name("/ü ~") == "%C3%BC%20%7E"
+    long_a, long_b = "/" + "x" * 300 + "a", "/" + "x" * 300 + "b"
+    assert server_name(long_a) != server_name(long_b)
+    assert len(server_name(long_a)) == 120 and "~" in server_name(long_a)

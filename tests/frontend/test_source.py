@@ -31,7 +31,8 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
     (tmp_path / "dir.yaml").mkdir()
     _, diagnostics = load_schema(tmp_path / "dir.yaml", display_name="dir.yaml")
     assert [str(d) for d in diagnostics.items] == [
-        "dir.yaml:1:1: error: cannot read schema file: Is a directory"
+        "dir.yaml:1:1: error: cannot read schema file: it is a directory, not a "
+        "regular file"
     ]
 
 

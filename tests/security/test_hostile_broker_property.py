@@ -1,9 +1,11 @@
 """Hostile strings in every path, summary, description, command word, alias,
-override and filter pattern of a pyMCPBroker config, built offline against caches
-the test writes: ``mcigen build`` refuses with located diagnostics and writes
-nothing, or the package imports without running any of it, its manifest keeps the
-tree's every path, summary and description exactly, and the MCP server function
-gives back exactly the command's words."""
+override and filter pattern of a pyMCPBroker config, and in the tools its servers
+list (names, descriptions, input schemas), built offline against caches the test
+writes as a fetch writes them: ``mcigen build`` refuses with located diagnostics
+and writes nothing, or the package imports without running any of it, its
+manifest keeps the tree's every path, summary and description exactly (each
+leaf's its own server's, however the nodes' paths would once have shared a
+cache), and the MCP server function gives back exactly the command's words."""
 
 from __future__ import annotations
 
@@ -22,10 +24,14 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.tree import join, normalize, path_segments, segment
+from mcigen_runtime.tree import join, normalize, segment
 
+from mcigen import ir
 from mcigen.cli import main
+from mcigen.frontend.broker import lower_broker
+from mcigen.frontend.broker.sources import server_name
 from mcigen.planner.filters import glob_allows
+from mcigen.planner.mcp_servers import FINGERPRINT, settings_fingerprint
 
 from .support import BUILDS, every_module_imported, importable_from
 from .test_hostile_strings_property import hostile
@@ -67,17 +73,44 @@ class Config:
     document: dict[str, Any]
     sources: list[dict[str, Any]]
     """Each source node as written, in config order."""
+    listed: list[list[dict[str, Any]]]
+    """The tools each source's server lists besides TOOLS, in config order."""
     ascii_only: bool
+
+
+listed_tool = st.builds(
+    lambda name, description, field, about, value: {
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                field: {"type": "string", "description": about, "enum": [value]}
+            },
+        },
+    },
+    hostile.filter(lambda name: name not in TOOLS),
+    hostile,
+    hostile,
+    hostile,
+    hostile,
+)
+"""A tool a hostile server lists."""
 
 
 @st.composite
 def hostile_configs(draw: st.DrawFn) -> Config:
-    groups, sources = [], []
+    groups, sources, listed = [], [], []
+    first: list[str] = []
     for index in range(draw(st.integers(1, 2))):
-        path = "/" + "/".join(draw(st.lists(segments, min_size=1, max_size=2)))
+        parts = draw(st.lists(segments, min_size=1, max_size=2))
+        if first and draw(st.booleans()):
+            # '/x/y' then '/x.y': once one cache name, read for either node
+            parts = [".".join(first)]
+        first = first or parts
+        path = "/" + "/".join(parts)
         source_node = {
-            # the last segment keeps the servers' names (and cache files) apart
-            "path": f"{path}/m{index}",
+            "path": f"{path}/m{draw(st.sampled_from(['', str(index)]))}",
             "summary": draw(hostile),
             "source": _source(draw),
         }
@@ -86,12 +119,15 @@ def hostile_configs(draw: st.DrawFn) -> Config:
             group["description"] = draw(hostile)
         groups.append(group)
         sources.append(source_node)
+        listed.append(
+            draw(st.lists(listed_tool, max_size=2, unique_by=lambda t: t["name"]))
+        )
     tree: Any = groups
     if draw(st.booleans()):
         tree = {"path": "/", "summary": draw(hostile), "children": groups}
         if draw(st.booleans()):
             tree["description"] = draw(hostile)
-    return Config({"tree": tree}, sources, draw(st.booleans()))
+    return Config({"tree": tree}, sources, listed, draw(st.booleans()))
 
 
 def _source(draw: st.DrawFn) -> dict[str, Any]:
@@ -117,30 +153,48 @@ def _source(draw: st.DrawFn) -> dict[str, Any]:
     return source
 
 
-def _server_name(node_path: str) -> str:
-    return ".".join(path_segments(node_path))
+def _write_caches(path: Path, library: Path, config: Config) -> bool:
+    """The cache of every server the config mounts, fetched from its settings:
+    TOOLS (described as its node's) and the tools listed for it; False when a
+    server's name cannot be a file name (the build must then refuse the name).
+    None written when the config is refused anyway."""
+    schema, _ = lower_broker(path)
+    sources = [] if schema is None else schema.broker_sources
+    listed = {
+        normalize(node["path"]): more
+        for node, more in zip(config.sources, config.listed, strict=True)
+    }
+    return all([_write_cache(library, s, listed[s.node]) for s in sources])
 
 
-def _write_cache(library: Path, server: str) -> bool:
-    """The server's cache of TOOLS; False when its name cannot be a file name
-    (the build must then refuse the name)."""
+def _description(name: str, node: str) -> str:
+    return f"The tool {name} of {node}."
+
+
+def _write_cache(library: Path, source: ir.BrokerSource, listed: list[Any]) -> bool:
+    server = source.server
     tools = [
-        {
-            "name": name,
-            "description": f"The tool {name}.",
-            "inputSchema": {"type": "object", "properties": properties},
-            "execution": {"type": "mcp", "serverName": server, "toolName": name},
-        }
-        for name, properties in TOOLS.items()
+        *(
+            {
+                "name": name,
+                "description": _description(name, source.node),
+                "inputSchema": {"type": "object", "properties": properties},
+            }
+            for name, properties in TOOLS.items()
+        ),
+        *listed,
     ]
+    for tool in tools:
+        execution = {"type": "mcp", "serverName": server.name, "toolName": tool["name"]}
+        tool["execution"] = execution
     cache = {
         "schemaVersion": "1.0",
-        "metadata": {"name": server, "description": f"MCP server: {server}"},
-        "tools": tools,
+        "metadata": {FINGERPRINT: settings_fingerprint(server)},
+        "tools": json.loads(json.dumps(tools)),
         "expiresAt": "2999-01-01",
     }
     try:
-        (library / f"{server}.mci.json").write_text(json.dumps(cache), "utf-8")
+        (library / f"{server.name}.mci.json").write_text(json.dumps(cache), "utf-8")
     except (OSError, ValueError, UnicodeError):
         return False
     return True
@@ -165,12 +219,10 @@ def test_hostile_broker_configs_are_data(
     folder = workspace / f"{package}_config"
     library = folder / "mci" / "mcp"
     library.mkdir(parents=True)
-    every_cache_written = all(
-        [_write_cache(library, _server_name(s["path"])) for s in config.sources]
-    )
     path = folder / "broker.json"
     text = json.dumps(config.document, indent=2, ensure_ascii=config.ascii_only)
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    every_cache_written = _write_caches(path, library, config)
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
         code = main(["build", str(path), "-o", str(workspace / package), "--offline"])
@@ -191,7 +243,9 @@ def _check_refused(code: int, stderr: str, config: Path, out: Path) -> None:
     located = [_LOCATED_ERROR.match(line) for line in stderr.splitlines()]
     assert any(located), stderr
     for match in filter(None, located):
-        assert Path(match["file"]) == config, stderr
+        # a tool a server lists is refused in its cache
+        file = Path(match["file"])
+        assert file == config or file.parent == config.parent / "mci" / "mcp", stderr
         assert int(match["line"]) >= 1 and int(match["column"]) >= 1
     assert not out.exists()
 
@@ -220,18 +274,19 @@ def _check_tree(manifest: dict[str, Any], config: Config) -> None:
 
     descriptions = {tool["name"]: tool["description"] for tool in manifest["tools"]}
     expected = []
-    for source_node in config.sources:
+    for source_node, listed in zip(config.sources, config.listed, strict=True):
         source = source_node["source"]
+        node = normalize(source_node["path"])
         aliases = source.get("path_aliases", {})
         overrides = source.get("tool_overrides", {})
-        for name in TOOLS:
+        served = {name: _description(name, node) for name in TOOLS}
+        served.update((tool["name"], tool["description"]) for tool in listed)
+        for name, served_description in served.items():
             if not glob_allows(name, source.get("tool_filter", [])):
                 continue
             override = overrides.get(name, {})
-            leaf_path = join(
-                normalize(source_node["path"]), segment(aliases.get(name, name))
-            )
-            description = override.get("description", f"The tool {name}.")
+            leaf_path = join(node, segment(aliases.get(name, name)))
+            description = override.get("description", served_description)
             expected.append((leaf_path, override.get("summary"), description))
     leaves = manifest["tree"]["leaves"]
     assert [
@@ -255,7 +310,7 @@ def _check_commands(package: str, config: Config, values: dict[str, str]) -> Non
                 params = function(env)
                 servers[params.name] = (params.command, *params.args)
     for source_node in config.sources:
-        server = _server_name(source_node["path"])
+        server = server_name(normalize(source_node["path"]))
         if server not in servers:
             continue  # its filter kept no tool
         words = shlex.split(source_node["source"]["command"])

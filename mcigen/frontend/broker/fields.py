@@ -5,6 +5,7 @@ nothing)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from mcigen_runtime.limits import MAX_TIMEOUT_S
 from mcigen_runtime.tree import RENDER_MODES
@@ -14,6 +15,14 @@ from ..context import At, Context, type_name
 
 STDIO = "stdio"
 TEXT = Str()
+
+
+def is_seconds(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number of seconds a call may wait: greater than
+    zero, at most a day (so finite: ``1e999`` and YAML's ``.inf`` are not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0 < value <= MAX_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -27,9 +36,9 @@ class Seconds(Check):
     def check(self, ctx: Context, at: At, value: object) -> None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             ctx.type_error(at, self.expected, value)
-        elif not value > 0:
+        elif not value > 0:  # nan too
             ctx.value_error(at, self.expected, value)
-        elif value > MAX_TIMEOUT_S:
+        elif not is_seconds(value):
             ctx.value_error(at, f"at most {MAX_TIMEOUT_S} seconds (a day)", value)
 
 

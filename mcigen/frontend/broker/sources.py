@@ -3,25 +3,30 @@ its filter, aliases and overrides."""
 
 from __future__ import annotations
 
+import hashlib
 import math
+import string
 from decimal import Decimal
 from typing import Any
 
 from mcigen_runtime.tree import path_segments
 
 from ... import ir
-from ...unique_names import unique
 from ..context import At, Context
 from .command import command_words
+from .fields import is_seconds
 from .nodes import WalkedNode
 
-ROOT_SERVER = "root"
+ROOT_SERVER = "%2F"
+"""The name of a server mounted on ``/``: an escaped ``/``, which no segment holds."""
+_KEPT = frozenset(string.ascii_letters + string.digits + "_-")
+_MAX_NAME = 120
+"""Longer names are cut, and told apart by a hash (a file name has 255 bytes)."""
 
 
 def lower_sources(ctx: Context, nodes: list[WalkedNode]) -> list[ir.BrokerSource]:
     """The sources of ``nodes``; those whose command cannot be split are left out
     (with an error)."""
-    taken: set[str] = set()
     sources = []
     for walked in nodes:
         if walked.source is None:
@@ -33,15 +38,44 @@ def lower_sources(ctx: Context, nodes: list[WalkedNode]) -> list[ir.BrokerSource
         words = command_words(ctx, at.field("command"), command)
         if not words:
             continue
-        name = unique(".".join(path_segments(walked.node.path)) or ROOT_SERVER, taken)
         server = ir.McpServer(
-            name,
+            server_name(walked.node.path),
             {"command": words[0], "args": words[1:]},
             ctx.doc.location(at.pointer),
             ctx.doc.location(walked.at.field("path").pointer),
         )
         sources.append(_source(ctx, at, walked, server))
     return sources
+
+
+def server_name(node: str) -> str:
+    """The name of the server mounted on the normalized path ``node``, which names
+    its cache file too: the segments joined with '.', every character but ASCII
+    letters, digits, '_' and '-' written as '%XX' (its UTF-8 bytes). No two paths
+    share a name, whatever order the config lists them in (``/a/b`` is ``a.b``,
+    ``/a.b`` is ``a%2Eb``); a name too long for a file is cut and ends with '~'
+    and a hash of the path ('~' is escaped everywhere else)."""
+    segments = path_segments(node)
+    if not segments:
+        return ROOT_SERVER
+    name = ".".join(_escaped(segment) for segment in segments)
+    if len(name) <= _MAX_NAME:
+        return name
+    digest = hashlib.sha256(node.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{name[: _MAX_NAME - 17]}~{digest[:16]}"
+
+
+def _escaped(segment: str) -> str:
+    return "".join(
+        (
+            char
+            if char in _KEPT
+            else "".join(
+                f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass")
+            )
+        )
+        for char in segment
+    )
 
 
 def _source(
@@ -64,14 +98,14 @@ def _source(
 
 
 def _override(ctx: Context, at: At, written: dict[str, Any]) -> ir.ToolOverride:
-    """``written`` has passed OVERRIDE's checks."""
+    """``written`` has been checked by OVERRIDE (its errors, if any, are told)."""
     timeout = written.get("timeout")
     return ir.ToolOverride(
         location=ctx.doc.key_location(at.pointer),
         summary=written.get("summary"),
         description=written.get("description"),
         max_output_chars=written.get("max_output_chars"),
-        timeout_ms=None if timeout is None else _milliseconds(timeout),
+        timeout_ms=_milliseconds(timeout) if is_seconds(timeout) else None,
         example_args=written.get("example_args"),
         render_mode=written.get("render_mode", "json"),
     )

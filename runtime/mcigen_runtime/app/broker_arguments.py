@@ -53,6 +53,14 @@ def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out, with a warning, the tools of an MCP server that fails to "
         "start, instead of not starting",
     )
+    parser.add_argument(
+        "--check-start",
+        action="store_true",
+        help="do all that starting does (check the environment, start every MCP "
+        "server and list its tools), then stop them and exit, listening nowhere: 0 "
+        "when the broker would start, 2 when it would not (what mcigen serve runs "
+        "before it swaps a rebuilt package in)",
+    )
     parser.add_argument("--reload", nargs=0, action=_Moved, help=argparse.SUPPRESS)
 
 

@@ -1,5 +1,5 @@
 """``python -m PKG broker [ADDR] [SECRET] [--dump-tree] [--log-level LEVEL]
-[--ignore-broken-tool]``: the package's broker over pyMCPBroker's HTTP API
+[--ignore-broken-tool] [--check-start]``: the package's broker over pyMCPBroker's HTTP API
 (``broker_http``).
 
 Start-up, before the server listens:
@@ -10,7 +10,8 @@ Start-up, before the server listens:
    fails stops start-up (exit 2), unless ``--ignore-broken-tool``, which leaves its
    tools out of the tree with a warning saying why.
 
-``--dump-tree`` prints the tree and exits, starting nothing.
+``--dump-tree`` prints the tree and exits, starting nothing. ``--check-start`` goes
+through start-up, then exits (0) instead of listening.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
         return 2
+    if args.check_start:
+        logger.info("the broker would start (tools: %d)", len(kept))
+        return 0
     return _listen(app, args.address, secret, args.log_level, len(kept))
 
 

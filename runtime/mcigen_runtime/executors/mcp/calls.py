@@ -77,6 +77,11 @@ CALL_TIMEOUT = 60.0
 #: How much longer than its timeout a call may take to give up on its own (the
 #: SDK's read timeout starts once the request is written) before it is stopped.
 _CALL_GRACE = 1.0
+#: The most a listing (``tools/list``, every page) may hold: a server answering
+#: each page with a new ``nextCursor`` would otherwise be listed for ever.
+LIST_PAGES = 1_000
+LIST_TOOLS = 10_000
+LIST_BYTES = 32 * 1024 * 1024
 #: How long closing all sessions may take before it is given up.
 CLOSE_TIMEOUT = 15.0
 #: The SDK's own defaults for Streamable HTTP: 30 s, and 300 s to read a stream.
@@ -114,6 +119,10 @@ class McpConnectionError(Exception):
 
 class _StartupError(Exception):
     """A session could not be started; the message is a one-line reason."""
+
+
+class _ListingTooLarge(Exception):
+    """A listing past LIST_PAGES, LIST_TOOLS or LIST_BYTES; the message says which."""
 
 
 class _Entry:
@@ -320,7 +329,7 @@ def _reason(exc: BaseException) -> str:
     exc = _leaf(exc)
     from mcp.shared.exceptions import MCPError
 
-    if isinstance(exc, (_StartupError, MCPError)):
+    if isinstance(exc, (_StartupError, _ListingTooLarge, MCPError)):
         text = str(exc)
     elif isinstance(exc, TimeoutError) and not str(exc):
         text = "timed out"
@@ -541,27 +550,38 @@ async def _call_within(
 
 
 async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
+    """Every page of the listing, all of them within the server's call timeout."""
     import anyio
     from mcp_types import PaginatedRequestParams
 
     async def op(session: ClientSession) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
+        size = 0
         seen: set[str] = set()
         cursor: str | None = None
-        while True:
-            params = (
-                PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            )
-            with anyio.fail_after(server.call_timeout):
+        with anyio.fail_after(server.call_timeout):
+            for _ in range(LIST_PAGES):
+                params = (
+                    None if cursor is None else PaginatedRequestParams(cursor=cursor)
+                )
                 page = await session.list_tools(params=params)
-            tools.extend(
-                tool.model_dump(by_alias=True, exclude_none=True, mode="json")
-                for tool in page.tools
-            )
-            cursor = page.next_cursor
-            if not cursor or cursor in seen:
-                return tools
-            seen.add(cursor)
+                for tool in page.tools:
+                    wire = tool.model_dump(
+                        by_alias=True, exclude_none=True, mode="json"
+                    )
+                    size += len(_json(wire))
+                    tools.append(wire)
+                if len(tools) > LIST_TOOLS or size > LIST_BYTES:
+                    raise _ListingTooLarge(
+                        f"it lists more than {LIST_TOOLS} tools or {LIST_BYTES} bytes"
+                    )
+                cursor = page.next_cursor
+                if not cursor or cursor in seen:
+                    return tools
+                seen.add(cursor)
+        raise _ListingTooLarge(
+            f"it lists more than {LIST_PAGES} pages, each with a new nextCursor"
+        )
 
     return await _with_session(server, op)
 
@@ -647,9 +667,14 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
     ``annotations`` with ``readOnlyHint`` and so on), as
     ``model_dump(by_alias=True, exclude_none=True, mode="json")`` gives them.
 
+    The whole listing, every page, must come within the server's
+    ``call_timeout`` and hold at most LIST_PAGES pages, LIST_TOOLS tools and
+    LIST_BYTES bytes of tools.
+
     Raises:
-        McpConnectionError: The server could not be started or reached, or
-            did not answer the listing; the message is one line.
+        McpConnectionError: The server could not be started or reached, did
+            not answer the listing in time, or listed past those bounds; the
+            message is one line, naming the server.
     """
     try:
         return _submit(_list_tools(server))
@@ -657,8 +682,8 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         raise McpConnectionError(str(exc)) from None
     except TimeoutError:
         raise McpConnectionError(
-            f"MCP server '{server.name}' did not list its tools: no answer within "
-            f"{server.call_timeout:g} s"
+            f"MCP server '{server.name}' did not list its tools: not every page "
+            f"within {server.call_timeout:g} s"
         ) from None
     except Exception as exc:
         raise McpConnectionError(
