@@ -64,6 +64,7 @@ def _start(call: CliCall) -> Running | ToolResult:
             call.cwd,
             child_env(call.env, call.env_mode),
             held=call.cwd.held if call.cwd is not None else (),
+            confined_to=call.cwd.confined_to if call.cwd is not None else None,
         )
     except OSError as error:
         return error_result(str(error))
