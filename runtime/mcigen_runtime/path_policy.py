@@ -283,6 +283,21 @@ def call_sandbox() -> Sandbox:
     return CALL_SANDBOX.get() or Sandbox(sandbox_scopes())
 
 
+def writable_directories(
+    base_dir: str | None, allow_list: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """Where a ``--confine-cli`` command may write: the base directory and the
+    directories of the allow list that exist (relative ones against the base),
+    resolved; None when a server runs with the sandbox off. :class:`PathRefused`
+    when the base directory is needed and missing."""
+    chosen = CALL_SANDBOX.get()
+    if chosen is not None and not chosen.checked:
+        return None
+    base = _base_directory(base_dir)
+    entries = (os.path.realpath(os.path.join(base, entry)) for entry in allow_list)
+    return (base, *(entry for entry in entries if os.path.isdir(entry)))
+
+
 class OutsideScopes(PathRefused):
     """A working directory outside every scope a call may work in."""
 

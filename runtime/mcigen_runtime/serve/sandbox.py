@@ -47,10 +47,12 @@ def disabled_by(env: Mapping[str, str]) -> bool:
 
 
 def confines_commands(registry: Registry) -> bool:
-    """Whether the package runs commands a sandbox confines: an MTDF package's."""
-    return registry.build.get("format") == "mtdf" and any(
-        tool.type == "cli" for tool in registry.tools
+    """Whether the package runs commands a sandbox confines: an MTDF package's,
+    or one built with ``--confine-cli``."""
+    confined = registry.build.get("format") == "mtdf" or "--confine-cli" in (
+        registry.build.get("flags") or ()
     )
+    return confined and any(tool.type == "cli" for tool in registry.tools)
 
 
 class SandboxPolicy:
@@ -64,8 +66,13 @@ class SandboxPolicy:
             weakref.WeakKeyDictionary()
         )
 
-    def describe(self) -> str:
-        """What the server says about its sandbox as it starts."""
+    def describe(self, registry: Registry) -> str:
+        """What the server of ``registry`` says about its sandbox as it starts."""
+        if self.enabled and registry.build.get("format") != "mtdf":
+            return (
+                "sandbox: cli tools' commands may write only beneath the base "
+                "directory and their directoryAllowList (Landlock, --confine-cli)"
+            )
         if not self.enabled:
             return (
                 "warning: sandbox disabled (--no-sandbox or AHMA_DISABLE_SANDBOX): "
