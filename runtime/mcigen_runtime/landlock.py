@@ -154,7 +154,10 @@ def write_confinement(writable: tuple[str, ...]) -> Confinement:
     try:
         for directory in writable:
             _allow(fd, directory, handled)
-        for directory in (tempfile.gettempdir(), *_DEVICE_DIRECTORIES):
+        temporary = os.path.realpath(tempfile.gettempdir())
+        if temporary != os.sep:  # TMPDIR=/ would open everything
+            _allow(fd, temporary, handled)
+        for directory in _DEVICE_DIRECTORIES:
             _allow(fd, directory, handled, missing_ok=True)
         for device in _DEVICES:
             _allow(fd, device, handled & (_WRITE_FILE | _TRUNCATE), missing_ok=True)

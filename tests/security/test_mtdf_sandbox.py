@@ -46,6 +46,18 @@ TOOLS: dict[str, dict[str, Any]] = {
             }
         ],
     },
+    "touch_later": {
+        "name": "touch_later",
+        "description": "touch, as a call that may go on in the background",
+        "command": "touch",
+        "subcommand": [
+            {
+                "name": "default",
+                "description": "Create the file",
+                "positional_args": [{"name": "target", "type": "string"}],
+            }
+        ],
+    },
     "where": {
         "name": "where",
         "description": "Print the working directory",
@@ -142,6 +154,23 @@ def test_a_command_cannot_write_outside_the_scope_in_strict_mode(
     assert not outside.exists()
     assert not allowed.is_error, text(allowed)
     assert inside.exists()
+
+
+@needs_landlock
+def test_a_call_in_the_background_is_confined_too(
+    package: Path, places: dict[str, Path]
+) -> None:
+    outside = places["outside"] / "made"
+
+    async def main() -> types.CallToolResult:
+        async with session(
+            package, places, "--sandbox-scope", str(places["scope"])
+        ) as client:
+            return await client.call_tool("touch_later", {"target": str(outside)})
+
+    refused = anyio.run(main)
+    assert refused.is_error and "Permission denied" in text(refused), text(refused)
+    assert not outside.exists()
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextvars
 import os
 import secrets
 import threading
@@ -218,8 +217,7 @@ class Operations:
             self._table[operation.id] = operation
         first_step: concurrent.futures.Future[None] = concurrent.futures.Future()
         task = asyncio.run_coroutine_threadsafe(
-            _in_context(contextvars.copy_context(), _stepped(call, first_step)),
-            _background_loop(),
+            _stepped(call, first_step), _background_loop()
         )
         operation._task = task
         task.add_done_callback(operation._finish)
@@ -253,16 +251,6 @@ class Operations:
 def new_id() -> str:
     """An operation id no client can guess: ``op_`` and 96 random bits."""
     return f"op_{secrets.token_urlsafe(12)}"
-
-
-async def _in_context(
-    context: contextvars.Context, call: Coroutine[Any, Any, ToolResult]
-) -> ToolResult:
-    """``call`` seeing the context variables of the call that started it (its
-    sandbox, its base directory), though it runs on the operations' loop."""
-    for variable, value in context.items():
-        variable.set(value)
-    return await call
 
 
 async def _stepped(
