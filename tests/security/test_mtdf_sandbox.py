@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import warnings
 from collections.abc import AsyncIterator
@@ -269,19 +270,43 @@ def test_without_roots_or_scopes_the_current_directory_is_the_scope(
     assert text(anyio.run(main)).strip() == str(places["cwd"])
 
 
-@pytest.mark.skipif(LANDLOCK is not None, reason=f"Landlock is here ({LANDLOCK})")
-def test_without_landlock_strict_mode_is_refused_at_start(package: Path) -> None:
-    import subprocess
-
+def serve_without_client(package: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m sbx serve ARGS`` on stdio with no input (it stops at once)."""
     env = {**os.environ, "PYTHONPATH": str(package)}
     env.pop("AHMA_DISABLE_SANDBOX", None)
-    served = subprocess.run(
-        [sys.executable, "-m", "sbx", "serve"],
+    return subprocess.run(
+        [sys.executable, "-m", "sbx", "serve", *args],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=30,
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((), "sandbox: commands may write only beneath the client's roots"),
+        (("--sandbox-scope", "/srv"), "sandbox: commands may write only beneath /srv"),
+        (("--no-sandbox",), "warning: sandbox disabled (--no-sandbox"),
+        (("--sandbox-scope", "/nowhere/at/all"), "not a directory"),
+    ],
+    ids=["roots", "scope", "off", "bad scope"],
+)
+def test_the_server_says_what_its_sandbox_is_as_it_starts(
+    package: Path, args: tuple[str, ...], said: str
+) -> None:
+    if args == ("--sandbox-scope", "/srv") and not os.path.isdir("/srv"):
+        pytest.skip("no /srv here")
+    if LANDLOCK is None and "--no-sandbox" not in args:
+        pytest.skip("no Landlock here: strict mode is refused")
+    served = serve_without_client(package, *args)
+    assert said in served.stderr.splitlines()[0], served.stderr
+
+
+@pytest.mark.skipif(LANDLOCK is not None, reason=f"Landlock is here ({LANDLOCK})")
+def test_without_landlock_strict_mode_is_refused_at_start(package: Path) -> None:
+    served = serve_without_client(package)
     assert served.returncode == 2
     assert WHY_NOT in served.stderr and "--no-sandbox" in served.stderr

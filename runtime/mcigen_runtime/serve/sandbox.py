@@ -66,8 +66,10 @@ class SandboxPolicy:
             weakref.WeakKeyDictionary()
         )
 
-    def describe(self, registry: Registry) -> str:
-        """What the server of ``registry`` says about its sandbox as it starts."""
+    def describe(self, registry: Registry, asks_roots: bool) -> str:
+        """What the server of ``registry`` says about its sandbox as it starts;
+        ``asks_roots``: whether it can ask its clients for their roots (stateless
+        HTTP cannot)."""
         if self.enabled and registry.build.get("format") != "mtdf":
             return (
                 "sandbox: cli tools' commands may write only beneath the base "
@@ -78,11 +80,14 @@ class SandboxPolicy:
                 "warning: sandbox disabled (--no-sandbox or AHMA_DISABLE_SANDBOX): "
                 "working directories are not checked and commands may write anywhere"
             )
-        where = (
-            ", ".join(self.fixed)
-            if self.fixed
-            else "the client's roots (else the base or current directory)"
-        )
+        if self.fixed:
+            where = ", ".join(self.fixed)
+        elif asks_roots:
+            where = "the client's roots (else the base or current directory)"
+        else:
+            where = (
+                "the base or current directory (stateless HTTP cannot ask for roots)"
+            )
         return f"sandbox: commands may write only beneath {where} (Landlock)"
 
     async def for_call(self, session: ServerSession | None) -> Sandbox:

@@ -627,7 +627,8 @@ def serve(package: str, args: argparse.Namespace) -> int:
     except (SandboxUnavailable, ValueError) as error:
         return _usage(package, str(error))
     if confines_commands(surface.registry) or not surface.sandbox.enabled:
-        print(surface.sandbox.describe(surface.registry), file=sys.stderr, flush=True)
+        said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
+        print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, options):
         print(
             f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr
