@@ -28,7 +28,6 @@ from ...path_policy import (
     WorkingDirectory,
     call_sandbox,
     confined_directory,
-    open_directory,
 )
 
 
@@ -59,8 +58,8 @@ def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirector
         raise ToolInputError(tool, [(key, "must be a string (a directory)")])
     sandbox = call_sandbox()
     try:
-        if not sandbox.checked:
-            return open_directory(os.path.join(sandbox.scopes[0], value))
+        if not sandbox.checked:  # any directory lies beneath the file system's root
+            return confined_directory(value, (sandbox.scopes[0], os.sep))
         root = confined_directory(value, sandbox.scopes)
         if sandbox.confined:
             root.confined_to = sandbox.scopes
