@@ -108,3 +108,34 @@ def test_without_the_flag_a_command_writes_anywhere(places: dict[str, Path]) -> 
     done = call(package, "make", places["outside"] / "made")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (places["outside"] / "made").exists()
+
+
+@pytest.mark.parametrize("args", [(), ("--no-sandbox",)], ids=["strict", "off"])
+def test_a_server_started_with_no_sandbox_does_not_confine(
+    places: dict[str, Path], args: tuple[str, ...]
+) -> None:
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    package = build(places, "--confine-cli")
+    target = places["outside"] / "made"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
+    env |= {"PYTHONPATH": str(package), "TMPDIR": str(places["tmp"])}
+    env.pop("AHMA_DISABLE_SANDBOX", None)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pkg", "serve", *args], env=env
+    )
+
+    async def main() -> bool:
+        with anyio.fail_after(30):
+            async with (
+                stdio_client(params) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                result = await client.call_tool("make", {"target": str(target)})
+                return bool(result.is_error)
+
+    refused = anyio.run(main)
+    assert refused == (not args)
+    assert target.exists() == bool(args)
