@@ -17,8 +17,9 @@ systems without ``/proc``.
 
 An MTDF tool's working directory must lie in the sandbox scopes (a server's
 client's roots or fixed scopes; else the base directory, else the current
-directory), checked on the descriptor the command starts in; its ``format: path`` values are opened beneath that directory, checked
-on their descriptors, and given to the command as those descriptors.
+directory), checked on the descriptor the command starts in; its ``format: path``
+values are opened beneath that directory, checked on their descriptors, and given
+to the command as those descriptors.
 """
 
 from __future__ import annotations

@@ -59,9 +59,13 @@ class SandboxPolicy:
     """Where a server's calls may work: the same for every session, or each
     session's client's roots."""
 
-    def __init__(self, enabled: bool, fixed: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, enabled: bool, fixed: tuple[str, ...] = (), asks_roots: bool = False
+    ) -> None:
         self.enabled = enabled
         self.fixed = tuple(os.path.realpath(scope) for scope in fixed)
+        self.asks_roots = asks_roots
+        """Whether the scopes are worth a ``roots/list`` (an MTDF package's)."""
         self._roots: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = (
             weakref.WeakKeyDictionary()
         )
@@ -102,7 +106,7 @@ class SandboxPolicy:
         self._roots.pop(session, None)
 
     async def _client_roots(self, session: ServerSession | None) -> tuple[str, ...]:
-        if session is None:
+        if session is None or not self.asks_roots:
             return ()
         known = self._roots.get(session)
         if known is not None:
@@ -140,7 +144,11 @@ def sandbox_policy(
     for scope in scopes:
         if not os.path.isdir(scope):
             raise ValueError(f"--sandbox-scope {scope}: not a directory")
-    policy = SandboxPolicy(not (no_sandbox or disabled_by(env)), tuple(scopes))
+    policy = SandboxPolicy(
+        not (no_sandbox or disabled_by(env)),
+        tuple(scopes),
+        asks_roots=registry.build.get("format") == "mtdf",
+    )
     if policy.enabled and confines_commands(registry):
         try:
             abi_version()
