@@ -316,7 +316,10 @@ def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
         real = os.path.realpath(target)
     if not any(lies_inside(real, scope) for scope in scopes):
         os.close(descriptor)
-        raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+        if len(scopes) == 1:
+            raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+        roots = ", ".join(f'"{scope}"' for scope in scopes)
+        raise OutsideScopes(f'Path "{path}" is outside the sandbox roots {roots}')
     return WorkingDirectory(descriptor, real)
 
 

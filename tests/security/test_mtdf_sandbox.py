@@ -30,7 +30,9 @@ except LandlockUnavailable as unavailable:
     LANDLOCK = None
     WHY_NOT = str(unavailable)
 
-needs_landlock = pytest.mark.skipif(LANDLOCK is None, reason="no Landlock here")
+needs_landlock = pytest.mark.skipif(
+    LANDLOCK is None, reason="no Landlock here: a strict server does not start"
+)
 
 TOOLS: dict[str, dict[str, Any]] = {
     "touch": {
@@ -223,6 +225,30 @@ def test_the_client_roots_are_the_scopes(
 
 
 @needs_landlock
+def test_a_directory_outside_every_root_names_them_all(
+    package: Path, places: dict[str, Path]
+) -> None:
+    roots = [places["scope"], places["tmp"]]
+
+    async def main() -> list[types.CallToolResult]:
+        async with session(package, places, roots=roots) as client:
+            return [
+                await client.call_tool(
+                    "where", {"working_directory": str(places["outside"])}
+                ),
+                await client.call_tool("where", {"working_directory": "../tmp"}),
+            ]
+
+    refused, second_root = anyio.run(main)
+    assert refused.is_error
+    assert (
+        f'Path "{places["outside"]}" is outside the sandbox roots '
+        f'"{places["scope"]}", "{places["tmp"]}"'
+    ) in text(refused)
+    assert text(second_root).strip() == str(places["tmp"])
+
+
+@needs_landlock
 def test_a_fixed_scope_replaces_the_client_roots(
     package: Path, places: dict[str, Path]
 ) -> None:
@@ -260,6 +286,7 @@ def test_changed_roots_are_asked_again(package: Path, places: dict[str, Path]) -
     assert anyio.run(main) == (str(places["scope"]), str(places["outside"]))
 
 
+@needs_landlock
 def test_without_roots_or_scopes_the_current_directory_is_the_scope(
     package: Path, places: dict[str, Path]
 ) -> None:
