@@ -56,6 +56,7 @@ import json
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,7 @@ from ..edge.settings import (
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import ToolEntry
+from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
 from ..registry import Registry, registry
 from ..results import (
@@ -86,6 +88,12 @@ from ..results import (
     tool_result,
 )
 from .operations import PROCESS
+from .sandbox import (
+    SandboxPolicy,
+    SandboxUnavailable,
+    confines_commands,
+    sandbox_policy,
+)
 
 if TYPE_CHECKING:
     import mcp_types
@@ -216,6 +224,8 @@ class ToolSurface:
     ) -> None:
         self.registry: Registry = registry(package)
         self.options = options
+        self.sandbox = SandboxPolicy(enabled=True)
+        """Where the calls may work; :func:`serve` sets the one its options say."""
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.tools = select_tools(self.registry.tools, options)
         names = mcp_tool_names(tool.name for tool in self.registry.tools)
@@ -277,10 +287,25 @@ class ToolSurface:
         arguments: Mapping[str, Any],
         progress: Progress | None = None,
         caller: Caller = PROCESS,
+        sandbox: Sandbox | None = None,
     ) -> mcp_types.CallToolResult:
         """``tools/call`` by ``caller`` (whose background operations it may see;
-        the default is the process's one client). Raises the SDK's ``MCPError``
-        for an unknown name."""
+        the default is the process's one client), in ``sandbox`` (None: the
+        default of :func:`call_sandbox`). Raises the SDK's ``MCPError`` for an
+        unknown name."""
+        token = CALL_SANDBOX.set(sandbox)
+        try:
+            return await self._call(name, arguments, progress, caller)
+        finally:
+            CALL_SANDBOX.reset(token)
+
+    async def _call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress | None,
+        caller: Caller,
+    ) -> mcp_types.CallToolResult:
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
         if self.operations is not None and name in self._operation_tools:
@@ -459,7 +484,13 @@ def build_server(surface: ToolSurface) -> Server[Any]:
 
             caller = session_of(ctx.request.headers)
         arguments = params.arguments or {}
-        return await surface.call(params.name, arguments, progress, caller)
+        sandbox = await surface.sandbox.for_call(ctx.session)
+        return await surface.call(params.name, arguments, progress, caller, sandbox)
+
+    async def roots_changed(
+        ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
+    ) -> None:
+        surface.sandbox.forget(ctx.session)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
@@ -468,14 +499,17 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     name = metadata.get("name")
     version = metadata.get("version")
     description = metadata.get("description")
-    return Server(
-        name if isinstance(name, str) and name else surface.registry.package,
-        version=str(version) if version not in (None, "") else UNVERSIONED,
-        description=description if isinstance(description, str) else None,
-        get_tool_input_schema=input_schema,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
+        warnings.simplefilter("ignore")
+        return Server(
+            name if isinstance(name, str) and name else surface.registry.package,
+            version=str(version) if version not in (None, "") else UNVERSIONED,
+            description=description if isinstance(description, str) else None,
+            get_tool_input_schema=input_schema,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_roots_list_changed=roots_changed,
+        )
 
 
 def tool_listings(
@@ -537,6 +571,7 @@ def app_from_environment(package: str) -> Starlette:
     options = options_from_environment(os.environ)
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
+    surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
@@ -585,6 +620,15 @@ def serve(package: str, args: argparse.Namespace) -> int:
         allowed_origins=origins | frozenset(args.allow_origins or ()),
     )
     surface = ToolSurface(package, options)
+    try:
+        surface.sandbox = sandbox_policy(
+            surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
+        )
+    except (SandboxUnavailable, ValueError) as error:
+        return _usage(package, str(error))
+    if confines_commands(surface.registry) or not surface.sandbox.enabled:
+        said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
+        print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, options):
         print(
             f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr

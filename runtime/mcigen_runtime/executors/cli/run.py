@@ -52,6 +52,9 @@ class CliCall:
     temp_files: tuple[str, ...] = ()
     """Files written for the call's arguments: removed once it is over, however
     it ends."""
+    confined_to: tuple[str, ...] | None = None
+    """Where the kernel lets the command write (``--confine-cli``); else its
+    working directory's (an MTDF call's sandbox), else nowhere is it confined."""
 
 
 def _start(call: CliCall) -> Running | ToolResult:
@@ -64,6 +67,7 @@ def _start(call: CliCall) -> Running | ToolResult:
             call.cwd,
             child_env(call.env, call.env_mode),
             held=call.cwd.held if call.cwd is not None else (),
+            confined_to=_confinement(call),
         )
     except OSError as error:
         return error_result(str(error))
@@ -73,6 +77,12 @@ def _start(call: CliCall) -> Running | ToolResult:
         if call.cwd is not None:
             call.cwd.close()
     return Running(process, call.timeout_s, active(call.limits).cli_output)
+
+
+def _confinement(call: CliCall) -> tuple[str, ...] | None:
+    if call.confined_to is not None or call.cwd is None:
+        return call.confined_to
+    return call.cwd.confined_to
 
 
 def run_cli(call: CliCall) -> ToolResult:
