@@ -49,7 +49,7 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
     return ir.Tool(
         name=tool.name,
         description=tool.description,
-        annotations={},
+        annotations={"title": tool.name},
         tags=(),
         input_schema=dict(tool.input_schema),
         execution=tool.sequence or _execution(tool),

@@ -284,9 +284,17 @@ class ToolSurface:
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
         if self.operations is not None and name in self._operation_tools:
-            from .operation_tools import call_operation_tool
+            from mcp.shared.exceptions import MCPError
+            from mcp_types import INVALID_PARAMS
 
-            answer = await call_operation_tool(self.operations, name, arguments, caller)
+            from .operation_tools import InvalidParams, call_operation_tool
+
+            try:
+                answer = await call_operation_tool(
+                    self.operations, name, arguments, caller
+                )
+            except InvalidParams as error:
+                raise MCPError(INVALID_PARAMS, error.message, error.data) from None
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -321,20 +329,21 @@ class ToolSurface:
         """Start the call as ``caller``'s operation; its result if it ends within
         the window (the operation is cancelled with the call meanwhile), else at
         once the operation's id and how to await it."""
-        from .operation_tools import background_hint, progress_message
+        from .operation_record import final_message, started_message
+        from .operation_tools import background_hint
 
         try:
             operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
-        await progress.send(0, None, f"{entry.name}: started as {operation.id}")
+        await progress.send(0, None, started_message(operation))
         try:
             finished = await operation.finished_within(self.background_after)
         except BaseException:
             operation.cancel("the call was cancelled")
             raise
         if finished:
-            await progress.send(100, 100, progress_message(operation))
+            await progress.send(100, 100, final_message(operation))
             result = operation.result()
             assert result is not None
             return mcp_result(result)
@@ -405,14 +414,14 @@ class Progress:
             return
         import asyncio
 
-        from .operation_tools import progress_message
+        from .operation_record import final_message
 
         loop = asyncio.get_running_loop()
 
         async def notify() -> None:
             try:
                 await session.send_progress_notification(
-                    token, 100, 100, progress_message(operation)
+                    token, 100, 100, final_message(operation)
                 )
             except Exception:
                 logger.debug("progress notification dropped", exc_info=True)
