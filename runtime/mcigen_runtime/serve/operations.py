@@ -61,14 +61,13 @@ KEEP_FOR_S = 3600.0
 class Operation:
     """One tool call running in the background. Create it with :meth:`Operations.start`."""
 
-    def __init__(
-        self, op_id: str, tool: str, caller: Caller, arguments: Mapping[str, Any]
-    ) -> None:
+    def __init__(self, op_id: str, tool: str, caller: Caller) -> None:
         self.id = op_id
         self.tool = tool
         """The tool's name (its MCI name, or the Ahma name of an MTDF tool)."""
         self.caller = caller
-        self.arguments = dict(arguments)
+        self.arguments: dict[str, Any] = {}
+        """What the tool was called with (set as it starts)."""
         self.started = time.monotonic()
         self.ended: float | None = None
         self.started_at = time.time()
@@ -232,7 +231,8 @@ class Operations:
         call = self.registry.call_async(entry.name, dict(arguments), env)
         with self._lock:
             self._forget_old()
-            operation = Operation(new_id(), entry.name, caller, arguments)
+            operation = Operation(new_id(), entry.name, caller)
+            operation.arguments = dict(arguments)
             self._table[operation.id] = operation
         first_step: concurrent.futures.Future[None] = concurrent.futures.Future()
         task = asyncio.run_coroutine_threadsafe(
