@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
+    from .disclosure import Disclosure
     from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
@@ -225,6 +226,8 @@ class ToolSurface:
         self._meta_names: frozenset[str] = frozenset()
         self.operations: Operations | None = None
         self._operation_tools: frozenset[str] = frozenset()
+        self.disclosure: Disclosure | None = None
+        self._bundle_of: dict[str, str] = {}
         if options.broker:
             from ..broker.meta_tools import META_TOOLS, Broker
 
@@ -245,6 +248,11 @@ class ToolSurface:
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
             self._offer_operations()
+        self._bundle_of = {
+            names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
+        }
+        if self._bundle_of:
+            self._offer_disclosure()
 
     def _offer_operations(self) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
@@ -262,10 +270,35 @@ class ToolSurface:
         self._definitions += [dict(definition) for definition in offered]
         self._operation_tools = frozenset(d["name"] for d in offered)
 
+    def _offer_disclosure(self) -> None:
+        """``activate_tools`` (Ahma's progressive disclosure) for a package with
+        tools of Ahma's bundles, unless the environment turns it off."""
+        from .disclosure import ACTIVATE_TOOLS, Disclosure, disclosure_off
+
+        if disclosure_off(os.environ) or ACTIVATE_TOOLS in self._by_name:
+            self._bundle_of = {}
+            return
+        self.disclosure = Disclosure(self.tools)
+        self._definitions.append(self.disclosure.definition())
+
     @property
     def definitions(self) -> list[dict[str, Any]]:
-        """The ``tools/list`` entries, as wire JSON."""
+        """The ``tools/list`` entries, as wire JSON (every one: see
+        :meth:`listed_to`)."""
         return self._definitions
+
+    def revealed(self, caller: Caller) -> frozenset[str]:
+        """The bundles ``caller`` has revealed (see ``disclosure``)."""
+        return (
+            frozenset() if self.disclosure is None else self.disclosure.revealed(caller)
+        )
+
+    def listed_to(self, revealed: frozenset[str]) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries of a client that revealed ``revealed``."""
+        listed = (None, *revealed)
+        return [
+            d for d in self._definitions if self._bundle_of.get(d["name"]) in listed
+        ]
 
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
@@ -283,6 +316,10 @@ class ToolSurface:
         for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
+        if self.disclosure is not None and name == "activate_tools":
+            return await self._activate_tools(
+                self.disclosure, arguments, progress, caller
+            )
         if self.operations is not None and name in self._operation_tools:
             from mcp.shared.exceptions import MCPError
             from mcp_types import INVALID_PARAMS
@@ -317,6 +354,26 @@ class ToolSurface:
                 f"({type(error).__name__}); see the server's log"
             )
         return mcp_result(result)
+
+    async def _activate_tools(
+        self,
+        disclosure: Disclosure,
+        arguments: Mapping[str, Any],
+        progress: Progress | None,
+        caller: Caller,
+    ) -> mcp_types.CallToolResult:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import INVALID_PARAMS
+
+        from .operation_tools import InvalidParams
+
+        try:
+            answer, changed = disclosure.call(arguments, caller)
+        except InvalidParams as error:
+            raise MCPError(INVALID_PARAMS, error.message) from None
+        if changed and progress is not None:
+            await progress.tools_changed()
+        return mcp_result(answer)
 
     async def _call_in_background(
         self,
@@ -406,6 +463,15 @@ class Progress:
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
 
+    async def tools_changed(self) -> None:
+        """``notifications/tools/list_changed`` to the client making the call."""
+        if self.session is None:
+            return
+        try:
+            await self.session.send_tool_list_changed()
+        except Exception:
+            logger.debug("tools/list_changed notification dropped", exc_info=True)
+
     def send_when_done(self, operation: Operation) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
@@ -444,13 +510,27 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
-    listings = tool_listings(surface.definitions, TOOLS_PAGE_SIZE)
+    listings = {
+        frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
+    }
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
+
+    def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
+        if ctx.request is None:
+            return PROCESS  # stdio
+        from .http import session_of
+
+        return session_of(ctx.request.headers)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        listing = listings.get(params.cursor if params is not None else None)
+        revealed = surface.revealed(caller_of(ctx))
+        if revealed not in listings:
+            listings[revealed] = tool_listings(
+                surface.listed_to(revealed), TOOLS_PAGE_SIZE
+            )
+        listing = listings[revealed].get(params.cursor if params is not None else None)
         if listing is None:
             raise MCPError(
                 code=INVALID_PARAMS, message="Invalid params: unknown cursor"
@@ -462,13 +542,8 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     ) -> mcp_types.CallToolResult:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
-        caller = PROCESS  # stdio
-        if ctx.request is not None:
-            from .http import session_of
-
-            caller = session_of(ctx.request.headers)
         arguments = params.arguments or {}
-        return await surface.call(params.name, arguments, progress, caller)
+        return await surface.call(params.name, arguments, progress, caller_of(ctx))
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
@@ -612,6 +687,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
+    from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
@@ -623,7 +699,9 @@ async def _serve_stdio(surface: ToolSurface) -> None:
         await server.run(
             LenientReadStream(read_stream, write_stream),
             write_stream,
-            server.create_initialization_options(),
+            server.create_initialization_options(
+                NotificationOptions(tools_changed=surface.disclosure is not None)
+            ),
         )
 
 
