@@ -111,8 +111,8 @@ def final_message(operation: Operation) -> str:
     result = operation.result()
     assert result is not None
     output = command_output(result)
-    if output is None:
-        full = f"Error: {result.text}"
+    if output is None:  # no command exited: a sequence's text, or why it failed
+        full = result.text if state == "completed" else f"Error: {result.text}"
     else:
         full = (
             f"Exit code: {output['exit_code']}\n"
