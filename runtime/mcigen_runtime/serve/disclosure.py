@@ -90,12 +90,12 @@ class Disclosure:
             return self._list(caller), False
         if action != "reveal":
             raise InvalidParams(
-                f"Unknown action '{action}'. Valid actions: 'list', 'reveal'", {}
+                f"Unknown action '{action}'. Valid actions: 'list', 'reveal'"
             )
         names = arguments.get("bundle")
         if not isinstance(names, str):
             raise InvalidParams(
-                "The 'bundle' parameter is required for the 'reveal' action", {}
+                "The 'bundle' parameter is required for the 'reveal' action"
             )
         return self._reveal([name.strip() for name in names.split(",")], caller)
 

@@ -116,7 +116,7 @@ class InvalidParams(Exception):
     """A call the tool refuses as JSON-RPC ``invalid params`` (Ahma's answer to a
     ``cancel`` without a string ``id``), with the error's ``data``."""
 
-    def __init__(self, message: str, data: dict[str, Any]) -> None:
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.data = data

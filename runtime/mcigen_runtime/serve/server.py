@@ -25,6 +25,9 @@ What the server exposes:
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
   structured content is the result's ``structuredContent``.
+- An MTDF package with tools of Ahma's bundles lists them once a client reveals
+  them with ``activate_tools`` (see ``disclosure.py``); background tools bring
+  ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -85,6 +88,7 @@ from ..results import (
     text_content,
     tool_result,
 )
+from .disclosure import ACTIVATE_TOOLS
 from .operations import PROCESS
 
 if TYPE_CHECKING:
@@ -96,6 +100,7 @@ if TYPE_CHECKING:
 
     from ..broker.meta_tools import Broker
     from .disclosure import Disclosure
+    from .operation_tools import InvalidParams
     from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
@@ -198,6 +203,13 @@ def _error_result(message: str) -> mcp_types.CallToolResult:
     )
 
 
+def _invalid_params(error: InvalidParams) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(INVALID_PARAMS, error.message, error.data)
+
+
 def _unknown_tool(name: str) -> Exception:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
@@ -273,7 +285,7 @@ class ToolSurface:
     def _offer_disclosure(self) -> None:
         """``activate_tools`` (Ahma's progressive disclosure) for a package with
         tools of Ahma's bundles, unless the environment turns it off."""
-        from .disclosure import ACTIVATE_TOOLS, Disclosure, disclosure_off
+        from .disclosure import Disclosure, disclosure_off
 
         if disclosure_off(os.environ) or ACTIVATE_TOOLS in self._by_name:
             self._bundle_of = {}
@@ -316,14 +328,11 @@ class ToolSurface:
         for an unknown name."""
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
-        if self.disclosure is not None and name == "activate_tools":
+        if self.disclosure is not None and name == ACTIVATE_TOOLS:
             return await self._activate_tools(
                 self.disclosure, arguments, progress, caller
             )
         if self.operations is not None and name in self._operation_tools:
-            from mcp.shared.exceptions import MCPError
-            from mcp_types import INVALID_PARAMS
-
             from .operation_tools import InvalidParams, call_operation_tool
 
             try:
@@ -331,7 +340,7 @@ class ToolSurface:
                     self.operations, name, arguments, caller
                 )
             except InvalidParams as error:
-                raise MCPError(INVALID_PARAMS, error.message, error.data) from None
+                raise _invalid_params(error) from None
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -362,15 +371,12 @@ class ToolSurface:
         progress: Progress | None,
         caller: Caller,
     ) -> mcp_types.CallToolResult:
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import INVALID_PARAMS
-
         from .operation_tools import InvalidParams
 
         try:
             answer, changed = disclosure.call(arguments, caller)
         except InvalidParams as error:
-            raise MCPError(INVALID_PARAMS, error.message) from None
+            raise _invalid_params(error) from None
         if changed and progress is not None:
             await progress.tools_changed()
         return mcp_result(answer)
