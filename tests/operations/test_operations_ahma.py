@@ -246,3 +246,41 @@ def test_every_tool_carries_a_title(pkg_dir: Path) -> None:
     tools = run(scenario)
     assert {tool.name for tool in tools} >= {"slow", "status", "await", "cancel"}
     assert [tool.title for tool in tools] == [tool.name for tool in tools]
+
+
+def test_a_cancelled_operations_last_notification_is_ahmas_cancellation_text(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    seen: list[types.ProgressNotificationParams] = []
+    ids: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ProgressNotification):
+            seen.append(message.params)
+
+    async def ignore(value: float, total: float | None, message: str | None) -> None:
+        pass
+
+    def last() -> list[types.ProgressNotificationParams]:
+        return [p for p in seen if f"Operation: {ids[0]}." in (p.message or "")]
+
+    async def scenario() -> None:
+        async with session(pkg_dir, on_message) as client:
+            started = await client.call_tool(
+                "slow", slow(tmp_path / "pid", "30"), progress_callback=ignore
+            )
+            ids.append(operation_id(started))
+            await client.call_tool("cancel", {"id": ids[0], "reason": "enough"})
+            with anyio.fail_after(5):
+                while not last():
+                    await anyio.sleep(0.05)
+
+    run(scenario)
+    [notification] = last()
+    assert (notification.progress, notification.total) == (100, 100)
+    assert notification.message == (
+        f"Operation was cancelled. Operation: {ids[0]}. Raw: Operation was cancelled. "
+        "Suggestions: retry the command; capture server logs with `2>&1`; if this "
+        "happened immediately, verify MCP roots/list handshake completed before "
+        "tools/call"
+    )
