@@ -217,6 +217,9 @@ class Tool:
     ``Synchronous``)."""
     probes: tuple[Probe, ...] = ()
     """What ``python -m pkg doctor`` runs to tell whether the tool can work here."""
+    bundle: str | None = None
+    """The Ahma bundle of an MTDF tool from one of Ahma's own tool files (``rust``
+    for ``cargo``): served over MCP, unlisted until ``activate_tools`` reveals it."""
 
 
 @dataclass(frozen=True)

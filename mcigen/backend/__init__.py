@@ -293,6 +293,7 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             ),
             background=p.tool.background,
             probes=p.tool.probes,
+            bundle=p.tool.bundle,
         )
         for p in package.tools
     )

@@ -25,6 +25,9 @@ What the server exposes:
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
   structured content is the result's ``structuredContent``.
+- An MTDF package with tools of Ahma's bundles lists them once a client reveals
+  them with ``activate_tools`` (see ``disclosure.py``); background tools bring
+  ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -87,6 +90,7 @@ from ..results import (
     text_content,
     tool_result,
 )
+from .disclosure import ACTIVATE_TOOLS
 from .operations import PROCESS
 from .sandbox import (
     SandboxPolicy,
@@ -103,6 +107,8 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
+    from .disclosure import Disclosure
+    from .operation_tools import InvalidParams
     from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
@@ -205,6 +211,13 @@ def _error_result(message: str) -> mcp_types.CallToolResult:
     )
 
 
+def _invalid_params(error: InvalidParams) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(INVALID_PARAMS, error.message, error.data)
+
+
 def _unknown_tool(name: str) -> Exception:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
@@ -235,6 +248,8 @@ class ToolSurface:
         self._meta_names: frozenset[str] = frozenset()
         self.operations: Operations | None = None
         self._operation_tools: frozenset[str] = frozenset()
+        self.disclosure: Disclosure | None = None
+        self._bundle_of: dict[str, str] = {}
         if options.broker:
             from ..broker.meta_tools import META_TOOLS, Broker
 
@@ -255,6 +270,11 @@ class ToolSurface:
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
             self._offer_operations()
+        self._bundle_of = {
+            names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
+        }
+        if self._bundle_of:
+            self._offer_disclosure()
 
     def _offer_operations(self) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
@@ -272,10 +292,35 @@ class ToolSurface:
         self._definitions += [dict(definition) for definition in offered]
         self._operation_tools = frozenset(d["name"] for d in offered)
 
+    def _offer_disclosure(self) -> None:
+        """``activate_tools`` (Ahma's progressive disclosure) for a package with
+        tools of Ahma's bundles, unless the environment turns it off."""
+        from .disclosure import Disclosure, disclosure_off
+
+        if disclosure_off(os.environ) or ACTIVATE_TOOLS in self._by_name:
+            self._bundle_of = {}
+            return
+        self.disclosure = Disclosure(self.tools)
+        self._definitions.append(self.disclosure.definition())
+
     @property
     def definitions(self) -> list[dict[str, Any]]:
-        """The ``tools/list`` entries, as wire JSON."""
+        """The ``tools/list`` entries, as wire JSON (every one: see
+        :meth:`listed_to`)."""
         return self._definitions
+
+    def revealed(self, caller: Caller) -> frozenset[str]:
+        """The bundles ``caller`` has revealed (see ``disclosure``)."""
+        return (
+            frozenset() if self.disclosure is None else self.disclosure.revealed(caller)
+        )
+
+    def listed_to(self, revealed: frozenset[str]) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries of a client that revealed ``revealed``."""
+        listed = (None, *revealed)
+        return [
+            d for d in self._definitions if self._bundle_of.get(d["name"]) in listed
+        ]
 
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
@@ -308,10 +353,19 @@ class ToolSurface:
     ) -> mcp_types.CallToolResult:
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
+        if self.disclosure is not None and name == ACTIVATE_TOOLS:
+            return await self._activate_tools(
+                self.disclosure, arguments, progress, caller
+            )
         if self.operations is not None and name in self._operation_tools:
-            from .operation_tools import call_operation_tool
+            from .operation_tools import InvalidParams, call_operation_tool
 
-            answer = await call_operation_tool(self.operations, name, arguments, caller)
+            try:
+                answer = await call_operation_tool(
+                    self.operations, name, arguments, caller
+                )
+            except InvalidParams as error:
+                raise _invalid_params(error) from None
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -335,6 +389,23 @@ class ToolSurface:
             )
         return mcp_result(result)
 
+    async def _activate_tools(
+        self,
+        disclosure: Disclosure,
+        arguments: Mapping[str, Any],
+        progress: Progress | None,
+        caller: Caller,
+    ) -> mcp_types.CallToolResult:
+        from .operation_tools import InvalidParams
+
+        try:
+            answer, changed = disclosure.call(arguments, caller)
+        except InvalidParams as error:
+            raise _invalid_params(error) from None
+        if changed and progress is not None:
+            await progress.tools_changed()
+        return mcp_result(answer)
+
     async def _call_in_background(
         self,
         operations: Operations,
@@ -346,20 +417,21 @@ class ToolSurface:
         """Start the call as ``caller``'s operation; its result if it ends within
         the window (the operation is cancelled with the call meanwhile), else at
         once the operation's id and how to await it."""
-        from .operation_tools import background_hint, progress_message
+        from .operation_record import final_message, started_message
+        from .operation_tools import background_hint
 
         try:
             operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
-        await progress.send(0, None, f"{entry.name}: started as {operation.id}")
+        await progress.send(0, None, started_message(operation))
         try:
             finished = await operation.finished_within(self.background_after)
         except BaseException:
             operation.cancel("the call was cancelled")
             raise
         if finished:
-            await progress.send(100, 100, progress_message(operation))
+            await progress.send(100, 100, final_message(operation))
             result = operation.result()
             assert result is not None
             return mcp_result(result)
@@ -422,6 +494,15 @@ class Progress:
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
 
+    async def tools_changed(self) -> None:
+        """``notifications/tools/list_changed`` to the client making the call."""
+        if self.session is None:
+            return
+        try:
+            await self.session.send_tool_list_changed()
+        except Exception:
+            logger.debug("tools/list_changed notification dropped", exc_info=True)
+
     def send_when_done(self, operation: Operation) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
@@ -430,14 +511,14 @@ class Progress:
             return
         import asyncio
 
-        from .operation_tools import progress_message
+        from .operation_record import final_message
 
         loop = asyncio.get_running_loop()
 
         async def notify() -> None:
             try:
                 await session.send_progress_notification(
-                    token, 100, 100, progress_message(operation)
+                    token, 100, 100, final_message(operation)
                 )
             except Exception:
                 logger.debug("progress notification dropped", exc_info=True)
@@ -460,13 +541,27 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
-    listings = tool_listings(surface.definitions, TOOLS_PAGE_SIZE)
+    listings = {
+        frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
+    }
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
+
+    def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
+        if ctx.request is None:
+            return PROCESS  # stdio
+        from .http import session_of
+
+        return session_of(ctx.request.headers)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        listing = listings.get(params.cursor if params is not None else None)
+        revealed = surface.revealed(caller_of(ctx))
+        if revealed not in listings:
+            listings[revealed] = tool_listings(
+                surface.listed_to(revealed), TOOLS_PAGE_SIZE
+            )
+        listing = listings[revealed].get(params.cursor if params is not None else None)
         if listing is None:
             raise MCPError(
                 code=INVALID_PARAMS, message="Invalid params: unknown cursor"
@@ -478,14 +573,11 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     ) -> mcp_types.CallToolResult:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
-        caller = PROCESS  # stdio
-        if ctx.request is not None:
-            from .http import session_of
-
-            caller = session_of(ctx.request.headers)
         arguments = params.arguments or {}
         sandbox = await surface.sandbox.for_call(ctx.session)
-        return await surface.call(params.name, arguments, progress, caller, sandbox)
+        return await surface.call(
+            params.name, arguments, progress, caller_of(ctx), sandbox
+        )
 
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
@@ -647,6 +739,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
+    from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
@@ -658,7 +751,9 @@ async def _serve_stdio(surface: ToolSurface) -> None:
         await server.run(
             LenientReadStream(read_stream, write_stream),
             write_stream,
-            server.create_initialization_options(),
+            server.create_initialization_options(
+                NotificationOptions(tools_changed=surface.disclosure is not None)
+            ),
         )
 
 

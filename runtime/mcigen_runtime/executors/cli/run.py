@@ -12,6 +12,7 @@ message and metadata.
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from ...limits import Limits, active
 from ...path_policy import WorkingDirectory
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
+from ..started import command_starting
 from .args import Operand, refusal
 from .argv import remove_files
 from .process import Running, spawn
@@ -62,6 +64,8 @@ def _start(call: CliCall) -> Running | ToolResult:
         refused = refusal(call.argv, call.operands)
         if refused is not None:
             return error_result(refused)
+        where = call.cwd.path if call.cwd is not None else os.getcwd()
+        command_starting(call.argv[0], where, call.timeout_s)
         process = spawn(
             call.argv,
             call.cwd,
