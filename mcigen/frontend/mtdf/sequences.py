@@ -31,7 +31,7 @@ def resolve_sequences(
     """Every listed tool, in order, a sequence given its resolved steps; every
     step that runs nothing listed reported into ``diagnostics``."""
     nodes = {
-        tool.name: _node(doc.data, tool.pointer)
+        tool.name: node_at(doc.data, tool.pointer)
         for doc, tools in files
         for tool in tools
     }
@@ -41,7 +41,7 @@ def resolve_sequences(
         for tool in tools:
             node = nodes[tool.name]
             if tool.name in sequences:
-                file_tool = _node(doc.data, "")
+                file_tool = node_at(doc.data, "")
                 execution = _sequence(
                     doc, tool, node, file_tool, nodes, sequences, diagnostics
                 )
@@ -122,7 +122,7 @@ def _listed_name(tool: str, subcommand: str, listed: Mapping[str, Fields]) -> st
     )
 
 
-def _node(data: object, pointer: str) -> Fields:
+def node_at(data: object, pointer: str) -> Fields:
     """The object at ``pointer`` (made of ``subcommand`` keys and indexes)."""
     node = data
     for part in pointer.split("/")[1:]:
