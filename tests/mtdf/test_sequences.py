@@ -59,6 +59,31 @@ FILES: dict[str, dict[str, Any]] = {
             {"tool": "fs", "subcommand": "default", "args": {"file": "b.txt"}},
         ],
     },
+    "tidy": {
+        "name": "tidy",
+        "description": "A subcommand's sequence",
+        "command": "touch",
+        "synchronous": True,
+        "subcommand": [
+            {
+                "name": "make",
+                "description": "Create a file",
+                "positional_args": [{"name": "file", "type": "string"}],
+            },
+            {
+                "name": "both",
+                "description": "Skip, then make",
+                "sequence": [
+                    {
+                        "tool": "tidy",
+                        "subcommand": "make",
+                        "skip_if_file_missing": "absent.txt",
+                    },
+                    {"tool": "tidy", "subcommand": "make", "description": ""},
+                ],
+            },
+        ],
+    },
     "good": {
         "name": "good",
         "description": "Makes the file the call names, then c.txt",
@@ -74,7 +99,7 @@ FILES: dict[str, dict[str, Any]] = {
 FAILED = (
     "Sequence failed at step 3:\n\n"
     "OK Step 1 completed: fs default\n(no output)\n\n"
-    "Sequence step 'fs default' (Only once) skipped due to environment override."
+    "Sequence step 'fs' (Only once) skipped due to environment override."
     "\n\n✗ Step 3 FAILED: fail default\nError: Command exited with code 1"
 )
 
@@ -157,3 +182,24 @@ def _steps_run(result: ToolResult) -> tuple[list[str], list[list[str]]]:
     lines = result.text.splitlines()
     steps = [line for line in lines if line.startswith("OK Step")]
     return steps, [json.loads(line)["argv"] for line in lines if line.startswith("{")]
+
+
+def test_skip_lines_are_ahmas_for_either_kind_of_sequence(
+    package: Any, tmp_path: Path
+) -> None:
+    """Ahma's ``format_step_skipped_message``: a tool-level step is named by its
+    tool, a subcommand's sequence's by its subcommand, and no brackets without a
+    description (its ``sequence.rs`` unit tests)."""
+    (tmp_path / "marker.txt").write_text("")
+    assert package.steps(working_directory=str(tmp_path)).text.splitlines()[5] == (
+        "Sequence step 'fs' (Only once) skipped due to environment override."
+    )
+    result = call(
+        package.__name__, "tidy_both", working_directory=str(tmp_path), file="x"
+    )
+    assert (result.isError, result.text) == (
+        False,
+        "All 2 sequence steps completed successfully:\n\n"
+        "Subcommand sequence step 'make' skipped due to environment override.\n\n"
+        "OK Step 2 completed: tidy make\n(no output)",
+    )

@@ -74,7 +74,9 @@ def _sequence(
             ir.SequenceStep(
                 tool=target,
                 label=f"{step_tool} {subcommand}",
-                description=_text(step, "description"),
+                skip_message=_skip_message(
+                    step_tool if tool.pointer == "" else None, subcommand, step
+                ),
                 args=dict(step.get("args") or {}),
                 skip_if_file_exists=_text(step, "skip_if_file_exists"),
                 skip_if_file_missing=_text(step, "skip_if_file_missing"),
@@ -132,6 +134,18 @@ def node_at(data: object, pointer: str) -> Fields:
             node = node[part]
     assert isinstance(node, dict)
     return node
+
+
+def _skip_message(tool: str | None, subcommand: str, step: Fields) -> str:
+    """Ahma's line for a skipped step: a tool-level sequence's step named by its
+    tool (``tool``), a subcommand's sequence's by its subcommand; the description
+    in brackets when there is one."""
+    named = f"Sequence step '{tool}'"
+    if tool is None:
+        named = f"Subcommand sequence step '{subcommand}'"
+    description = _text(step, "description")
+    about = f" ({description})" if description else ""
+    return f"{named}{about} skipped due to environment override."
 
 
 def _text(step: Fields, key: str) -> str | None:
