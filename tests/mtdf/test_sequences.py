@@ -203,3 +203,55 @@ def test_skip_lines_are_ahmas_for_either_kind_of_sequence(
         "Subcommand sequence step 'make' skipped due to environment override.\n\n"
         "OK Step 2 completed: tidy make\n(no output)",
     )
+
+
+ECHO = {
+    "name": "say",
+    "description": "Echo",
+    "command": "echo",
+    "timeout_seconds": 10,
+    "synchronous": True,
+    "subcommand": [{"name": "default", "description": "echo"}],
+}
+
+
+def _skipping(skip: dict[str, str]) -> dict[str, Any]:
+    """A sequence of three ``say`` steps, the second skipped by ``skip``."""
+    steps = [
+        {"tool": "say", "subcommand": "default", "args": {"message": f"step{i}_ran"}}
+        for i in (1, 2, 3)
+    ]
+    steps[1] |= skip | {"description": "The skipped one"}
+    return {
+        "name": "skipping",
+        "description": "Three steps, the second skipped",
+        "command": "sequence",
+        "timeout_seconds": 30,
+        "synchronous": True,
+        "sequence": steps,
+    }
+
+
+@pytest.mark.parametrize(
+    "skip",
+    [{"skip_if_file_exists": "here.txt"}, {"skip_if_file_missing": "absent.txt"}],
+    ids=["file exists", "file missing"],
+)
+def test_ahmas_skip_expectations(
+    skip: dict[str, str], tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """What Ahma's ``sequence_integration_coverage_test.rs`` asserts of a
+    synchronous sequence whose middle step is skipped, in the call's working
+    directory: steps 1 and 3 run, step 2 is reported skipped and does not run."""
+    folder = tmp_path_factory.mktemp("skipping") / ".ahma"
+    folder.mkdir()
+    (folder / "say.json").write_text(json.dumps(ECHO))
+    (folder / "skipping.json").write_text(json.dumps(_skipping(skip)))
+    (tmp_path / "here.txt").write_text("")
+    out = tmp_path_factory.mktemp("built") / "skippkg"
+    for name in build_folder(folder, out):
+        result = call(name, "skipping", working_directory=str(tmp_path))
+    assert not result.isError, result.text
+    assert "Step 1" in result.text and "Step 3" in result.text
+    assert "skipped" in result.text
+    assert "step2_should_not_run" not in result.text and "Step 2" not in result.text
