@@ -119,3 +119,17 @@ def test_skip_invalid_is_for_mtdf_folders(tmp_path: Path) -> None:
         "mcigen: error: --skip-invalid leaves out tool files of an MTDF folder, "
         f"and {schema} is an MCI schema\n"
     )
+
+
+def test_the_older_guides_hints_default_is_kept_where_ahma_skips_the_file(
+    tmp_path: Path,
+) -> None:
+    """COMPATIBILITY row 148: Ahma today cannot load such a file (unknown field
+    ``default``); mcigen warns and builds its tools."""
+    seed = GOOD | {"name": "seed", "hints": {"default": "wait for it"}}
+    folder = _folder(tmp_path, good=GOOD, seed=seed)
+    listed = run_mcigen("serve", folder, "-o", tmp_path / "pkg", "--", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "seed" in listed.stdout
+    assert "warning: 'default' comes from the older MTDF guide" in listed.stderr
+    assert "skipped" not in listed.stderr
