@@ -133,3 +133,19 @@ def test_the_older_guides_hints_default_is_kept_where_ahma_skips_the_file(
     assert "seed" in listed.stdout
     assert "warning: 'default' comes from the older MTDF guide" in listed.stderr
     assert "skipped" not in listed.stderr
+
+
+def test_ahmas_loader_expectations_invalid_json_and_other_files(
+    tmp_path: Path,
+) -> None:
+    """What Ahma's ``config_coverage_test.rs`` asserts of its loader: a file that
+    is not JSON is skipped and the valid tool loads; ``readme.txt`` and
+    ``config.yaml`` beside it are not tool files at all."""
+    folder = _folder(tmp_path, good=GOOD, broken="{name: broken}")
+    (folder / "readme.txt").write_text("notes", encoding="utf-8")
+    (folder / "config.yaml").write_text("name: elsewhere\ncommand: ignored\n")
+    result = run_mcigen("list", folder, "--skip-invalid")
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["hello"]
+    assert f"{folder / 'broken.json'}:1:2: warning: invalid JSON" in result.stderr
+    assert "readme.txt" not in result.stderr and "config.yaml" not in result.stderr
