@@ -43,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         source_format = _format_of(schema, args.source_format)
         if source_format.folder_holds is None and not schema.is_file():
             return _usage_error(_not_one_file(schema, source_format))
+        if args.skip_invalid and source_format.folder_holds is None:
+            return _usage_error(
+                f"--skip-invalid leaves out tool files of an MTDF folder, "
+                f"and {schema} is {source_format.label}"
+            )
         args.source_format = source_format
         exit_code: int = args.run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
@@ -115,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
     _mcp_options(listing, no_connect=True)
+    _skip_invalid_option(listing)
     listing.set_defaults(run=_list, whitespace="compat")
     return parser
 
@@ -153,6 +159,7 @@ def _build_options(build: argparse.ArgumentParser, *, check: bool = False) -> No
         "and the package as DIR/NAME (default NAME: DIR's basename, '-' as '_')",
     )
     _whitespace_option(build)
+    _skip_invalid_option(build)
     _mcp_options(build, no_connect=check)
     add_policy_options(build)
 
@@ -211,6 +218,16 @@ def _whitespace_option(parser: argparse.ArgumentParser) -> None:
         default="compat",
         help="directive whitespace: 'compat' keeps mci-py's output, 'trim' drops "
         "lines holding only a directive",
+    )
+
+
+def _skip_invalid_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="MTDF folder: leave out each tool file that does not load, as Ahma "
+        "does (its problems are printed as warnings), and use the rest "
+        "(serve implies it for a folder)",
     )
 
 
@@ -305,6 +322,7 @@ def _reading(args: argparse.Namespace) -> CompileOptions:
     return CompileOptions(
         source_format=args.source_format,
         whitespace=args.whitespace,
+        skip_invalid=args.skip_invalid,
         mcp=McpAccess(args.mcp_mode, announce=_say_started),
     )
 

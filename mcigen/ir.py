@@ -135,7 +135,8 @@ class SequenceStep:
     """The name of the package's tool the step runs (never itself a sequence)."""
     label: str
     """The step as results name it (``cargo fmt``)."""
-    description: str | None
+    skip_message: str
+    """What the result says when the step is skipped (Ahma's words)."""
     args: dict[str, JSON]
     """The step's own arguments, which win over the call's."""
     skip_if_file_exists: str | None = None

@@ -13,7 +13,7 @@ from . import ir
 from .backend import emit
 from .backend.project import plan_project
 from .diagnostics import Diagnostics, Location
-from .frontend.formats import MCI, Format
+from .frontend.formats import MCI, Format, Reading
 from .frontend.source import read_source
 from .planner import McpAccess, PlanOptions, plan
 
@@ -25,6 +25,8 @@ class CompileOptions:
     source_format: Format = MCI
     whitespace: str = "compat"
     """How directive templates treat whitespace: "compat" (mci-py's) or "trim"."""
+    skip_invalid: bool = False
+    """Leave out the MTDF tool files that do not load (``--skip-invalid``)."""
     mcp: McpAccess = McpAccess()
     policy: ir.RuntimePolicy = ir.DEFAULT_POLICY
     vendor_runtime: bool = False
@@ -37,7 +39,9 @@ def plan_schema(
     path: Path, options: CompileOptions = CompileOptions()
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen list`` runs."""
-    schema, diagnostics = options.source_format.lower(path, options.whitespace)
+    schema, diagnostics = options.source_format.lower(
+        path, Reading(options.whitespace, options.skip_invalid)
+    )
     if schema is None:
         return None, diagnostics
     package, planning = plan(

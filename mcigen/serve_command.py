@@ -1,5 +1,7 @@
 """``mcigen serve SCHEMA -o DIR [BUILD OPTIONS] [--reload] -- COMMAND [ARG ...]``:
-build the package as ``mcigen build`` does, then run its server, ``python -m PKG
+build the package as ``mcigen build`` does (for a folder of MTDF tool files, with
+``--skip-invalid``: as Ahma, it leaves out a file that does not load, saying why on
+stderr), then run its server, ``python -m PKG
 COMMAND ARG...`` (``serve`` or ``broker``), as a child process.
 
 With ``--reload``, every change of SCHEMA rebuilds the package, into a staging
@@ -66,6 +68,8 @@ def serve(args: argparse.Namespace, schema: Path, build: Build) -> int:
     """Build, run the server until it ends (rebuilding it on change with
     ``--reload``); the build's exit status if it failed, else the server's."""
     output = Path(args.output)
+    # a folder is served as Ahma serves it: a tool file that does not load is left out
+    args.skip_invalid = args.skip_invalid or schema.is_dir()
     supervisor = Supervisor(lambda: _start(output, args))
     try:
         changes = (

@@ -15,9 +15,20 @@ from .mci import load_schema
 from .mtdf import holds_mtdf
 from .mtdf.lower import lower_mtdf
 
-Lowering = Callable[[Path, str], tuple[ir.Schema | None, Diagnostics]]
-"""The schema at a path, its templates parsed in a whitespace mode ("compat" or
-"trim"), and the diagnostics; no schema when one of them is an error."""
+
+@dataclass(frozen=True)
+class Reading:
+    """How an input is read."""
+
+    whitespace: str = "compat"
+    """How directive templates treat whitespace: "compat" (mci-py's) or "trim"."""
+    skip_invalid: bool = False
+    """Leave out a tool file of a folder that does not load, as Ahma does (MTDF)."""
+
+
+Lowering = Callable[[Path, Reading], tuple[ir.Schema | None, Diagnostics]]
+"""The schema at a path, read as ``Reading`` says, and the diagnostics; no schema
+when one of them is an error."""
 
 
 @dataclass(frozen=True)
@@ -37,20 +48,22 @@ MTDF = Format(
     "mtdf",
     "MTDF tool files",
     holds_mtdf,
-    lambda path, _whitespace: lower_mtdf(path),
+    lambda path, reading: lower_mtdf(path, reading.skip_invalid),
     folder_holds="MTDF tool file",
 )
 BROKER = Format(
     "broker",
     "a broker config",
     holds_broker,
-    lambda path, _whitespace: lower_broker(path),
+    lambda path, _reading: lower_broker(path),
 )
 MCI = Format(
     "mci",
     "an MCI schema",
     lambda _path: True,
-    lambda path, whitespace: load_schema(path, whitespace=whitespace, partial=True),
+    lambda path, reading: load_schema(
+        path, whitespace=reading.whitespace, partial=True
+    ),
 )
 
 FORMATS = (MTDF, BROKER, MCI)

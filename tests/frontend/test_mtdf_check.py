@@ -327,10 +327,10 @@ CASES: list[tuple[str, Any, str, str]] = [
         "integer, array",
     ),
     (
-        "async words in a subcommand that inherits synchronous",
+        "async words in a subcommand that inherits synchronous (tool validate's error)",
         _with({"synchronous": True}, {"description": "Runs in the background"}),
         '"Runs in the background"',
-        "warning: the description mentions async behavior but the subcommand runs "
+        "error: the description mentions async behavior but the subcommand runs "
         "synchronously; set synchronous to false or update the description",
     ),
 ]
@@ -450,7 +450,7 @@ def test_a_file_with_many_problems_gives_them_all_at_once(tmp_path: Path) -> Non
     result = run_mcigen("check", tmp_path / "many.json")
     assert result.returncode == 1
     *lines, summary = result.stderr.splitlines()
-    assert summary == "11 errors, 1 warning"
+    assert summary == "12 errors, 0 warnings"
     positions = [DIAGNOSTIC.match(line) for line in lines]
     assert all(positions), lines
     assert [(int(m["line"]), int(m["col"])) for m in positions if m] == [
@@ -491,6 +491,143 @@ def test_a_folder_without_mtdf_files_is_a_usage_error(tmp_path: Path) -> None:
         f"mcigen: error: {tmp_path} is a folder holding no MTDF tool file, "
         "and an MCI schema is one file\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("place", "text", "where", "message"),
+    [
+        ("tools/x.json", '{"name": "x",\n "command": ', "2:13", "invalid JSON"),
+        (
+            "tools/x.json",
+            '{"name": "x", "description": "y"}',
+            "1:1",
+            "the tool lacks the required field 'command'",
+        ),
+        (
+            "p/.ahma/x.json",
+            '{"name": "x", "description": "y"}',
+            "1:1",
+            "the tool lacks the required field 'command'",
+        ),
+    ],
+    ids=["invalid JSON", "no command", "no command in .ahma"],
+)
+def test_a_lone_broken_tool_file_is_reported_at_its_line(
+    tmp_path: Path, place: str, text: str, where: str, message: str
+) -> None:
+    """A folder's one ``*.json`` that does not load is MTDF with problems, not a
+    folder "holding no MTDF tool file"; so is a file of an ``.ahma`` folder."""
+    file = tmp_path / place
+    file.parent.mkdir(parents=True)
+    file.write_text(text, encoding="utf-8")
+    in_ahma = file.parent.name == ".ahma"
+    for path in (file.parent, *((file.parent.parent, file) if in_ahma else ())):
+        for command in (("check",), ("build", "-o", tmp_path / "out")):
+            result = run_mcigen(*command, path)
+            assert result.returncode == 1, (path, result.stderr)
+            assert result.stderr.startswith(f"{file}:{where}: error: {message}")
+
+
+def test_a_whitespace_command_is_an_error_at_it_for_check_and_build(
+    tmp_path: Path,
+) -> None:
+    """Ahma's validator passes it (only "" is empty) and every call fails;
+    COMPATIBILITY row 140."""
+    document = _with({"command": "   "})
+    _check(tmp_path, document)
+    where = _where(tmp_path, "tool.json", '"   "')
+    for command in (("check",), ("build", "-o", tmp_path / "out")):
+        result = run_mcigen(*command, tmp_path / "tool.json")
+        assert (result.returncode, result.stderr) == (
+            1,
+            f"{where}: error: tool 'lister' has no program: 'command' holds only "
+            "whitespace (Ahma fails every call with 'Command must not be empty')\n"
+            "1 error, 0 warnings\n",
+        )
+
+
+def test_two_leaves_with_one_tool_name_fail_check_as_build(tmp_path: Path) -> None:
+    document = _with(
+        {
+            "subcommand": [
+                {"name": "a_b", "description": "x"},
+                {"name": "a", "description": "y", "subcommand": [TOOL_LEAF_B]},
+            ]
+        }
+    )
+    _check(tmp_path, document)
+    first = _where(tmp_path, "tool.json", '{\n      "name": "a_b"')
+    second = _where(tmp_path, "tool.json", '{\n          "name": "b"')
+    for command in (("check",), ("build", "-o", tmp_path / "out")):
+        result = run_mcigen(*command, tmp_path / "tool.json")
+        assert (result.returncode, result.stderr) == (
+            1,
+            f"{second}: error: tool 'lister_a_b' is also listed for {first}; "
+            "tool names must be unique\n1 error, 0 warnings\n",
+        )
+
+
+TOOL_LEAF_B = {"name": "b", "description": "z"}
+PATH_ITEMS = {"type": "string", "format": "path"}
+
+
+ARGV_REFUSALS: list[tuple[str, dict[str, Any], str, str]] = [
+    (
+        "array option with file_arg",
+        {"options": [{"name": "msg", "type": "array", "file_arg": True}]},
+        "true",
+        "option 'msg' is an array with 'file_arg': Ahma writes its elements joined "
+        "with spaces into one file; a build does not (make it a string option)",
+    ),
+    (
+        "items.format path alone",
+        {"options": [{"name": "files", "type": "array", "items": PATH_ITEMS}]},
+        '"path"',
+        "'files' has items of format 'path' but is not itself 'format': 'path': "
+        "Ahma checks no element, a build would check each; give the array "
+        "'format': 'path' too",
+    ),
+    (
+        "reserved key as a positional",
+        {"positional_args": [{"name": "working_directory", "type": "string"}]},
+        '"working_directory"',
+        "positional argument 'working_directory' is an input key Ahma reads "
+        "itself; rename it",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("sub", "marker", "message"),
+    [case[1:] for case in ARGV_REFUSALS],
+    ids=[case[0] for case in ARGV_REFUSALS],
+)
+def test_command_lines_a_build_cannot_give_as_ahma_are_refused_where_written(
+    tmp_path: Path, sub: dict[str, Any], marker: str, message: str
+) -> None:
+    """COMPATIBILITY rows 141-143."""
+    _check(tmp_path, _with({}, sub))
+    where = _where(tmp_path, "tool.json", marker)
+    for command in (("check",), ("build", "-o", tmp_path / "out")):
+        result = run_mcigen(*command, tmp_path / "tool.json")
+        assert (result.returncode, result.stderr) == (
+            1,
+            f"{where}: error: {message}\n1 error, 0 warnings\n",
+        )
+
+
+def test_a_bin_sh_tool_with_no_words_is_refused_at_its_command(
+    tmp_path: Path,
+) -> None:
+    """COMPATIBILITY row 144."""
+    lines = _check(tmp_path, _with({"command": "/bin/sh"}))
+    where = _where(tmp_path, "tool.json", '"/bin/sh"')
+    assert lines == [
+        f"{where}: error: tool 'lister' runs "
+        "/bin/sh with no words of its own, so a call's values would be the whole "
+        "script: Ahma runs them as shell code, mcigen quotes each; put the program "
+        "in 'command' (\"/bin/sh ls\")"
+    ]
 
 
 def test_build_stops_on_a_bad_tool_file(tmp_path: Path) -> None:

@@ -85,11 +85,17 @@ def test_a_tool_level_sequence_runs_other_files_tools(tmp_path: Path) -> None:
     check = next(t for t in tools if t.name == "check")
     assert check.sequence == ir.SequenceExecution(
         steps=(
-            ir.SequenceStep("cargo_fmt", "cargo fmt", None, {"all": True}),
+            ir.SequenceStep(
+                "cargo_fmt",
+                "cargo fmt",
+                "Sequence step 'cargo' skipped due to environment override.",
+                {"all": True},
+            ),
             ir.SequenceStep(
                 "cargo_pr_create",
                 "cargo pr_create",
-                "Underscored",
+                "Sequence step 'cargo' (Underscored) skipped due to environment "
+                "override.",
                 {},
                 skip_if_file_missing="Cargo.toml",
             ),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.registry import registry
 
 from mcigen.frontend.mtdf import mtdf_tools
 
@@ -110,6 +111,18 @@ TOOLS: dict[str, dict[str, Any]] = {
                     {"name": "body", "type": "string", "file_arg": True},
                     {"name": "target", "type": "string", "format": "path"},
                 ],
+            )
+        ],
+    },
+    "twin": {
+        "name": "twin",
+        "description": "A positional named as an option",
+        "command": "echo-args",
+        "subcommand": [
+            _sub(
+                "default",
+                options=[{"name": "x", "type": "boolean"}],
+                positional_args=[_positional("x")],
             )
         ],
     },
@@ -284,3 +297,14 @@ def test_row_85_a_tool_without_subcommands_runs_its_command(
     own: str, workspace: Path
 ) -> None:
     assert printed(call(own, "bare", args=["x"]))["argv"] == ["echo-args", "x"]
+
+
+def test_a_positional_named_as_an_option_is_the_operand_as_in_ahma(
+    own: str, workspace: Path
+) -> None:
+    """AHMA-SEMANTICS §4 and §6: the positional's property replaces the option's,
+    and the key reaches the command line only as the operand."""
+    assert printed(call(own, "twin", x="val"))["argv"] == ["echo-args", "val"]
+    assert registry(own).find("twin").input_schema["properties"]["x"] == {
+        "type": "string"
+    }

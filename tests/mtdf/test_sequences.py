@@ -59,6 +59,31 @@ FILES: dict[str, dict[str, Any]] = {
             {"tool": "fs", "subcommand": "default", "args": {"file": "b.txt"}},
         ],
     },
+    "tidy": {
+        "name": "tidy",
+        "description": "A subcommand's sequence",
+        "command": "touch",
+        "synchronous": True,
+        "subcommand": [
+            {
+                "name": "make",
+                "description": "Create a file",
+                "positional_args": [{"name": "file", "type": "string"}],
+            },
+            {
+                "name": "both",
+                "description": "Skip, then make",
+                "sequence": [
+                    {
+                        "tool": "tidy",
+                        "subcommand": "make",
+                        "skip_if_file_missing": "absent.txt",
+                    },
+                    {"tool": "tidy", "subcommand": "make", "description": ""},
+                ],
+            },
+        ],
+    },
     "good": {
         "name": "good",
         "description": "Makes the file the call names, then c.txt",
@@ -74,7 +99,7 @@ FILES: dict[str, dict[str, Any]] = {
 FAILED = (
     "Sequence failed at step 3:\n\n"
     "OK Step 1 completed: fs default\n(no output)\n\n"
-    "Sequence step 'fs default' (Only once) skipped due to environment override."
+    "Sequence step 'fs' (Only once) skipped due to environment override."
     "\n\n✗ Step 3 FAILED: fail default\nError: Command exited with code 1"
 )
 
@@ -157,3 +182,76 @@ def _steps_run(result: ToolResult) -> tuple[list[str], list[list[str]]]:
     lines = result.text.splitlines()
     steps = [line for line in lines if line.startswith("OK Step")]
     return steps, [json.loads(line)["argv"] for line in lines if line.startswith("{")]
+
+
+def test_skip_lines_are_ahmas_for_either_kind_of_sequence(
+    package: Any, tmp_path: Path
+) -> None:
+    """Ahma's ``format_step_skipped_message``: a tool-level step is named by its
+    tool, a subcommand's sequence's by its subcommand, and no brackets without a
+    description (its ``sequence.rs`` unit tests)."""
+    (tmp_path / "marker.txt").write_text("")
+    assert package.steps(working_directory=str(tmp_path)).text.splitlines()[5] == (
+        "Sequence step 'fs' (Only once) skipped due to environment override."
+    )
+    result = call(
+        package.__name__, "tidy_both", working_directory=str(tmp_path), file="x"
+    )
+    assert (result.isError, result.text) == (
+        False,
+        "All 2 sequence steps completed successfully:\n\n"
+        "Subcommand sequence step 'make' skipped due to environment override.\n\n"
+        "OK Step 2 completed: tidy make\n(no output)",
+    )
+
+
+ECHO = {
+    "name": "say",
+    "description": "Echo",
+    "command": "echo",
+    "timeout_seconds": 10,
+    "synchronous": True,
+    "subcommand": [{"name": "default", "description": "echo"}],
+}
+
+
+def _skipping(skip: dict[str, str]) -> dict[str, Any]:
+    """A sequence of three ``say`` steps, the second skipped by ``skip``."""
+    steps = [
+        {"tool": "say", "subcommand": "default", "args": {"message": f"step{i}_ran"}}
+        for i in (1, 2, 3)
+    ]
+    steps[1] |= skip | {"description": "The skipped one"}
+    return {
+        "name": "skipping",
+        "description": "Three steps, the second skipped",
+        "command": "sequence",
+        "timeout_seconds": 30,
+        "synchronous": True,
+        "sequence": steps,
+    }
+
+
+@pytest.mark.parametrize(
+    "skip",
+    [{"skip_if_file_exists": "here.txt"}, {"skip_if_file_missing": "absent.txt"}],
+    ids=["file exists", "file missing"],
+)
+def test_ahmas_skip_expectations(
+    skip: dict[str, str], tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """What Ahma's ``sequence_integration_coverage_test.rs`` asserts of a
+    synchronous sequence whose middle step is skipped, in the call's working
+    directory: steps 1 and 3 run, step 2 is reported skipped and does not run."""
+    folder = tmp_path_factory.mktemp("skipping") / ".ahma"
+    folder.mkdir()
+    (folder / "say.json").write_text(json.dumps(ECHO))
+    (folder / "skipping.json").write_text(json.dumps(_skipping(skip)))
+    (tmp_path / "here.txt").write_text("")
+    out = tmp_path_factory.mktemp("built") / "skippkg"
+    for name in build_folder(folder, out):
+        result = call(name, "skipping", working_directory=str(tmp_path))
+    assert not result.isError, result.text
+    assert "Step 1" in result.text and "Step 3" in result.text
+    assert "skipped" in result.text
+    assert "step2_should_not_run" not in result.text and "Step 2" not in result.text

@@ -16,7 +16,7 @@ SEQUENCE = "mcigen_runtime.executors.sequence"
 @dataclass
 class SequenceStepView:
     label: Code
-    description: Code
+    skip_message: Code
     invoke: Code
     invoke_async: Code
     args: Code
@@ -49,7 +49,7 @@ def sequence_view(build: Build, execution: ir.SequenceExecution) -> SequenceView
         view.steps.append(
             SequenceStepView(
                 label=literal(step.label),
-                description=literal(step.description),
+                skip_message=literal(step.skip_message),
                 invoke=ident(invoke),
                 invoke_async=ident(f"{invoke}_async"),
                 args=literal(step.args),

@@ -3,18 +3,21 @@
     tools, diagnostics = mtdf_tools(Path(".ahma"))  # the tools Ahma lists
 
 Every problem of every file comes back at once, in file order; none is raised.
+With ``skip_invalid``, a tool file with an error is left out, as Ahma's loader
+leaves out a file it cannot read, and its problems come back as warnings.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...diagnostics import Diagnostics, Location
+from ...diagnostics import Diagnostic, Diagnostics, Level, Location
 from ..context import Context
 from ..source import SourceDocument, read_source
+from .command_lines import check_command_lines
 from .flatten import MtdfParameter, MtdfTool, flatten_tool
 from .layout import TOOL_FILE_SUFFIX, holds_mtdf, tool_files, tools_folder
-from .names import check_unique_names
+from .names import check_unique_names, check_unique_tools
 from .rules import check_rules
 from .sequences import resolve_sequences
 from .shape import check_shape
@@ -23,43 +26,38 @@ from .tool_guidance import guidance_blocks
 __all__ = ["MtdfParameter", "MtdfTool", "holds_mtdf", "mtdf_tools"]
 
 
-def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
+def mtdf_tools(
+    path: Path, skip_invalid: bool = False
+) -> tuple[list[MtdfTool], Diagnostics]:
     """The tools Ahma lists for the files at ``path``, in file order, and every
     problem of the files and of ``tool_guidance.json`` beside them; no tools
     when there is an error."""
-    tool_docs, diagnostics = _read_checked(path)
+    diagnostics = Diagnostics()
+    files = _listed_files(path, diagnostics)
     folder = tools_folder(path) if path.is_dir() else path.parent
     blocks = guidance_blocks(folder, diagnostics)
-    if diagnostics.has_errors:
-        return [], Diagnostics(diagnostics.sorted())
-    files = [
-        (doc, flatten_tool(_fields(doc), blocks, doc.location)) for doc in tool_docs
-    ]
-    tools = resolve_sequences(files, diagnostics)
+    skipped: list[Diagnostic] = []
+    loading = files
+    while True:
+        tools, found = _tools_of(loading, blocks)
+        invalid = _invalid_files(found, loading) if skip_invalid else set()
+        if not invalid:
+            break
+        skipped += [_as_warning(d) for d in found.items if d.location.file in invalid]
+        loading = [file for file in loading if str(file) not in invalid]
+    diagnostics.extend(found.items)
+    if skipped:
+        diagnostics.extend(skipped)
+        _summarise_skipped(path, len(files), len(files) - len(loading), diagnostics)
     diagnostics = Diagnostics(diagnostics.sorted())
     return ([] if diagnostics.has_errors else tools), diagnostics
 
 
-def _fields(doc: SourceDocument) -> dict[str, object]:
-    assert isinstance(doc.data, dict)  # _check_file keeps only objects
-    return doc.data
-
-
-def _read_checked(path: Path) -> tuple[list[SourceDocument], Diagnostics]:
-    """Every tool file's data and every problem found in them."""
+def _tools_of(
+    files: list[Path], blocks: dict[str, str]
+) -> tuple[list[MtdfTool], Diagnostics]:
+    """The tools listed for ``files`` and every problem found in them."""
     diagnostics = Diagnostics()
-    try:
-        files = tool_files(path)
-    except OSError as error:
-        diagnostics.error(
-            Location(str(path), 1, 1),
-            f"cannot read the folder: {error.strerror or error}",
-        )
-        return [], diagnostics
-    if not files:
-        diagnostics.error(
-            Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"
-        )
     names: list[tuple[str, Location]] = []
     tool_docs: list[SourceDocument] = []
     for file in files:
@@ -67,7 +65,64 @@ def _read_checked(path: Path) -> tuple[list[SourceDocument], Diagnostics]:
         tool_docs += [checked] if checked is not None else []
         names += name
     check_unique_names(names, diagnostics)
-    return tool_docs, diagnostics
+    if diagnostics.has_errors:
+        return [], diagnostics
+    listed = []
+    for doc in tool_docs:
+        tools = flatten_tool(_fields(doc), blocks, doc.location)
+        check_unique_tools(tools, diagnostics)
+        check_command_lines(doc, tools, diagnostics)
+        listed.append((doc, tools))
+    if diagnostics.has_errors:
+        return [], diagnostics
+    return resolve_sequences(listed, diagnostics), diagnostics
+
+
+def _invalid_files(found: Diagnostics, files: list[Path]) -> set[str]:
+    """The tool files among ``files`` that an error is located in."""
+    errors = {d.location.file for d in found.items if d.level is Level.ERROR}
+    return errors & {str(file) for file in files}
+
+
+def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
+    return Diagnostic(Level.WARNING, diagnostic.location, diagnostic.message)
+
+
+def _summarise_skipped(
+    path: Path, total: int, skipped: int, diagnostics: Diagnostics
+) -> None:
+    where = Location(str(path), 1, 1)
+    if skipped == total:
+        diagnostics.error(where, f"none of the {total} tool files loads")
+        return
+    diagnostics.warning(
+        where,
+        f"tool files skipped, as they do not load: {skipped} of {total} (their "
+        "problems are the warnings here)",
+    )
+
+
+def _fields(doc: SourceDocument) -> dict[str, object]:
+    assert isinstance(doc.data, dict)  # _check_file keeps only objects
+    return doc.data
+
+
+def _listed_files(path: Path, diagnostics: Diagnostics) -> list[Path]:
+    """The tool files at ``path``; a folder that cannot be read or holds none is
+    an error."""
+    try:
+        files = tool_files(path)
+    except OSError as error:
+        diagnostics.error(
+            Location(str(path), 1, 1),
+            f"cannot read the folder: {error.strerror or error}",
+        )
+        return []
+    if not files:
+        diagnostics.error(
+            Location(str(path), 1, 1), "the folder holds no MTDF tool files (*.json)"
+        )
+    return files
 
 
 def _check_file(

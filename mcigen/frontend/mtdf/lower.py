@@ -16,26 +16,31 @@ from ... import ir
 from ...diagnostics import Diagnostics
 from . import mtdf_tools
 from .flatten import MtdfParameter, MtdfTool
+from .runtime_keys import (
+    EXTRA_ARGS,
+    JOINING_SHELL,
+    RESERVED,
+    TIMEOUT,
+    WORKING_DIRECTORY,
+)
 from .words import split_words
 
 SCHEMA_VERSION = "mtdf"
 DEFAULT_TIMEOUT_S = 360
 """Ahma's server default (``--timeout``), for tools that set none."""
-EXTRA_ARGS, WORKING_DIRECTORY, TIMEOUT = "args", "working_directory", "timeout_seconds"
-RESERVED = frozenset({EXTRA_ARGS, WORKING_DIRECTORY, TIMEOUT, "execution_mode"})
-"""Input keys Ahma reads itself: never on the command line, even when declared."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-JOINING_SHELL = "/bin/sh"
-"""The program Ahma runs as ``/bin/sh -c "<argv joined with spaces>"``."""
 REDIRECT = " 2>&1"
 """What Ahma appends to the script after a shell's ``-c``."""
 PATH_FORMAT = "path"
 _BACKGROUND = {True: "never", False: "always", None: "unless_asked"}
 
 
-def lower_mtdf(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
-    """The schema of the MTDF tool file or folder at ``path``; None on errors."""
-    tools, diagnostics = mtdf_tools(path)
+def lower_mtdf(
+    path: Path, skip_invalid: bool = False
+) -> tuple[ir.Schema | None, Diagnostics]:
+    """The schema of the MTDF tool file or folder at ``path``; None on errors.
+    With ``skip_invalid``, the tool files that do not load are left out."""
+    tools, diagnostics = mtdf_tools(path, skip_invalid)
     if diagnostics.has_errors:
         return None, diagnostics
     schema = ir.Schema(

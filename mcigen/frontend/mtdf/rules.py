@@ -52,7 +52,7 @@ def _check_subcommand(
         and isinstance(description, str)
         and _ASYNC_WORDS.search(description.lower())
     ):
-        ctx.warning(
+        ctx.error(
             _field(at, "description"),
             "the description mentions async behavior but the subcommand runs "
             "synchronously; set synchronous to false or update the description",

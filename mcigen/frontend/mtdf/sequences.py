@@ -31,7 +31,7 @@ def resolve_sequences(
     """Every listed tool, in order, a sequence given its resolved steps; every
     step that runs nothing listed reported into ``diagnostics``."""
     nodes = {
-        tool.name: _node(doc.data, tool.pointer)
+        tool.name: node_at(doc.data, tool.pointer)
         for doc, tools in files
         for tool in tools
     }
@@ -41,7 +41,7 @@ def resolve_sequences(
         for tool in tools:
             node = nodes[tool.name]
             if tool.name in sequences:
-                file_tool = _node(doc.data, "")
+                file_tool = node_at(doc.data, "")
                 execution = _sequence(
                     doc, tool, node, file_tool, nodes, sequences, diagnostics
                 )
@@ -74,7 +74,9 @@ def _sequence(
             ir.SequenceStep(
                 tool=target,
                 label=f"{step_tool} {subcommand}",
-                description=_text(step, "description"),
+                skip_message=_skip_message(
+                    step_tool if tool.pointer == "" else None, subcommand, step
+                ),
                 args=dict(step.get("args") or {}),
                 skip_if_file_exists=_text(step, "skip_if_file_exists"),
                 skip_if_file_missing=_text(step, "skip_if_file_missing"),
@@ -122,7 +124,7 @@ def _listed_name(tool: str, subcommand: str, listed: Mapping[str, Fields]) -> st
     )
 
 
-def _node(data: object, pointer: str) -> Fields:
+def node_at(data: object, pointer: str) -> Fields:
     """The object at ``pointer`` (made of ``subcommand`` keys and indexes)."""
     node = data
     for part in pointer.split("/")[1:]:
@@ -132,6 +134,18 @@ def _node(data: object, pointer: str) -> Fields:
             node = node[part]
     assert isinstance(node, dict)
     return node
+
+
+def _skip_message(tool: str | None, subcommand: str, step: Fields) -> str:
+    """Ahma's line for a skipped step: a tool-level sequence's step named by its
+    tool (``tool``), a subcommand's sequence's by its subcommand; the description
+    in brackets when there is one."""
+    named = f"Sequence step '{tool}'"
+    if tool is None:
+        named = f"Subcommand sequence step '{subcommand}'"
+    description = _text(step, "description")
+    about = f" ({description})" if description else ""
+    return f"{named}{about} skipped due to environment override."
 
 
 def _text(step: Fields, key: str) -> str | None:

@@ -33,7 +33,8 @@ TIMEOUT = "timeout_seconds"
 class Step:
     label: str
     """The step's tool as the results name it (``cargo fmt``)."""
-    description: str | None
+    skip_message: str
+    """What the result says when the step is skipped."""
     invoke: Invoker
     invoke_async: AsyncInvoker
     args: Mapping[str, Any]
@@ -146,10 +147,7 @@ class _Report:
         self.failed_at: int | None = None
 
     def skip(self, step: Step) -> None:
-        self.parts.append(
-            f"Sequence step '{step.label}' ({step.description or ''}) "
-            "skipped due to environment override."
-        )
+        self.parts.append(step.skip_message)
 
     def add(self, index: int, step: Step, result: ToolResult) -> bool:
         """Record a step's result; whether the sequence stops here."""
