@@ -75,7 +75,8 @@ FAILED = (
     "Sequence failed at step 3:\n\n"
     "OK Step 1 completed: fs default\n(no output)\n\n"
     "Sequence step 'fs default' (Only once) skipped due to environment override."
-    "\n\n✗ Step 3 FAILED: fail default\nError: Command exited with code 1"
+    "\n\n✗ Step 3 FAILED: fail default\n"
+    "Error: Command failed with exit code 1: stderr: , stdout: "
 )
 
 

@@ -157,6 +157,7 @@ def _prepare_archive(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -263,6 +264,7 @@ def _prepare_repo_status(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -375,6 +377,7 @@ def _prepare_repo_commit(
         env=env,
         env_mode="inherit",
         temp_files=files.paths,
+        ahma_wording=True,
     )
 
 
@@ -478,6 +481,7 @@ def _prepare_repo_log(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -582,6 +586,7 @@ def _prepare_repo_stash(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -658,6 +663,7 @@ def _prepare_repo_stash_list(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -736,6 +742,7 @@ def _prepare_repo_stash_pop(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -843,6 +850,7 @@ def _prepare_search(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
