@@ -80,7 +80,10 @@ class _Words:
         plain = tuple(
             flag.source
             for flag in execution.flags
-            if flag.operand and not flag.path and not flag.file_flag
+            if flag.operand
+            and not flag.path
+            and not flag.file_flag
+            and flag.source != execution.script_operand  # the shell reads it all
         )
         if plain and not execution.extra_args_allowed:
             self.checks.append(
@@ -99,9 +102,13 @@ class _Words:
             self.statements.append("argv += extra")
         if execution.script_from is not None:
             shell_script = self.use("shell_script")
+            given = ""
+            if execution.script_operand is not None:
+                # the script operand is the first flag: value_1 holds its value
+                given = ", given=value_1 is not None"
             self.statements.append(
                 f"argv = {shell_script}(argv, start={execution.script_from}, "
-                f"suffix={literal(execution.script_suffix)})"
+                f"suffix={literal(execution.script_suffix)}{given})"
             )
         self.statements.append("cwd = root" if self.root is not None else "cwd = None")
 

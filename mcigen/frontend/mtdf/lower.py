@@ -64,17 +64,20 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
 def _execution(tool: MtdfTool) -> ir.CliExecution:
     words = [word for text in tool.command_words for word in split_words(text)]
     program, args = words[0], words[1:]
+    flags = _flags(tool)
     script_from: int | None = None
     suffix = ""
+    script_operand = None
     if _is_shell(program) and "-c" in args:
         script_from, suffix = args.index("-c") + 2, REDIRECT
+        script_operand = _script_operand(flags, script_from == len(args) + 1)
     elif program == JOINING_SHELL:
         args.insert(0, "-c")
         script_from = 2
     return ir.CliExecution(
         command=program,
         args=tuple(args),
-        flags=_flags(tool),
+        flags=flags,
         cwd=None,
         timeout_ms=(tool.timeout_seconds or DEFAULT_TIMEOUT_S) * 1000,
         allow_option_like_args=True,
@@ -85,8 +88,20 @@ def _execution(tool: MtdfTool) -> ir.CliExecution:
         timeout_property=TIMEOUT,
         script_from=script_from,
         script_suffix=suffix,
+        script_operand=script_operand,
         templated=False,
     )
+
+
+def _script_operand(flags: tuple[ir.CliFlag, ...], ends_at_c: bool) -> str | None:
+    """The property that is a shell tool's script, as Ahma runs it: the first
+    item after the command's last word, ``-c``, when a string operand fills it
+    (``sandboxed_shell``'s ``command``). A value spliced after literal words of
+    the script stays one quoted word of it."""
+    first = flags[0] if flags and ends_at_c else None
+    if first is None or not first.operand or first.kind != "value" or first.path:
+        return None
+    return first.source
 
 
 def _is_shell(program: str) -> bool:
