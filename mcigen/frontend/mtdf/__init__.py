@@ -18,13 +18,15 @@ from .names import check_unique_names
 from .rules import check_rules
 from .sequences import resolve_sequences
 from .shape import check_shape
+from .shell_tool import SHELL_TOOL
 from .tool_guidance import guidance_blocks
 
 __all__ = ["MtdfParameter", "MtdfTool", "holds_mtdf", "mtdf_tools"]
 
 
 def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
-    """The tools Ahma lists for the files at ``path``, in file order, and every
+    """The tools Ahma lists for the files at ``path``, in file order (its
+    built-in ``sandboxed_shell`` aside, which steps may run), and every
     problem of the files and of ``tool_guidance.json`` beside them; no tools
     when there is an error."""
     tool_docs, diagnostics = _read_checked(path)
@@ -35,7 +37,7 @@ def mtdf_tools(path: Path) -> tuple[list[MtdfTool], Diagnostics]:
     files = [
         (doc, flatten_tool(_fields(doc), blocks, doc.location)) for doc in tool_docs
     ]
-    tools = resolve_sequences(files, diagnostics)
+    tools = resolve_sequences(files, diagnostics, built_in=SHELL_TOOL)
     diagnostics = Diagnostics(diagnostics.sorted())
     return ([] if diagnostics.has_errors else tools), diagnostics
 

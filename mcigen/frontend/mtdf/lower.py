@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from ... import ir
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, Location
 from . import mtdf_tools
 from .flatten import MtdfParameter, MtdfTool
+from .shell_tool import shell_tool
 from .words import split_words
 
 SCHEMA_VERSION = "mtdf"
@@ -32,7 +33,8 @@ _BACKGROUND = {True: "never", False: "always", None: "unless_asked"}
 
 
 def lower_mtdf(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
-    """The schema of the MTDF tool file or folder at ``path``; None on errors."""
+    """The schema of the MTDF tool file or folder at ``path``, Ahma's built-in
+    ``sandboxed_shell`` first, as Ahma lists it; None on errors."""
     tools, diagnostics = mtdf_tools(path)
     if diagnostics.has_errors:
         return None, diagnostics
@@ -40,7 +42,7 @@ def lower_mtdf(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
         source=path.resolve().name,
         schema_version=SCHEMA_VERSION,
         metadata={},
-        tools=tuple(lower_tool(tool) for tool in tools),
+        tools=tuple(map(lower_tool, [shell_tool(Location(str(path), 1, 1)), *tools])),
     )
     return schema, diagnostics
 
