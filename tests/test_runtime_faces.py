@@ -89,7 +89,8 @@ FACES: dict[str, dict[str, str]] = {
     },
     "mcigen_runtime.executors.cli": {
         "CliCall": (
-            "(argv, cwd, timeout_s, limits, env, env_mode, operands=, temp_files=)"
+            "(argv, cwd, timeout_s, limits, env, env_mode, operands=, temp_files=, "
+            "ahma_wording=)"
         ),
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",
@@ -97,7 +98,7 @@ FACES: dict[str, dict[str, str]] = {
         "plain_operands": "(raw, keys, tool)",
         "run_cli": "(call)",
         "run_cli_async": "(call)",
-        "shell_script": "(argv, start, suffix)",
+        "shell_script": "(argv, start, suffix, given=)",
         "timeout_s": "(raw, key, default_s, tool)",
         "word": "(value)",
         "words": "(value)",
