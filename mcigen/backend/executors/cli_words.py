@@ -96,16 +96,15 @@ class _Words:
             self.root = f"{working_root}(raw, key={key}, tool={self.tool})"
         head = [execution.command, *execution.args]
         self.statements.append(f"argv: list[str] = {literal(head)}")
+        given = ""
         for index, flag in enumerate(execution.flags, start=1):
             self.statements.append(self.flag(flag, f"value_{index}"))
+            if flag.source == execution.script_operand:
+                given = f", given=value_{index} is not None"
         if execution.extra_args is not None:
             self.statements.append("argv += extra")
         if execution.script_from is not None:
             shell_script = self.use("shell_script")
-            given = ""
-            if execution.script_operand is not None:
-                # the script operand is the first flag: value_1 holds its value
-                given = ", given=value_1 is not None"
             self.statements.append(
                 f"argv = {shell_script}(argv, start={execution.script_from}, "
                 f"suffix={literal(execution.script_suffix)}{given})"
