@@ -97,9 +97,9 @@ def _execution(tool: MtdfTool) -> ir.CliExecution:
 
 def _script_operand(flags: tuple[ir.CliFlag, ...], ends_at_c: bool) -> str | None:
     """The property that is a shell tool's script, as Ahma runs it: the first
-    item after the command's last word, ``-c``, when a string operand fills it
-    (``sandboxed_shell``'s ``command``). A value spliced after literal words of
-    the script stays one quoted word of it."""
+    item after the command's last word, ``-c``, when an operand of one value
+    (not a path) fills it (``sandboxed_shell``'s ``command``). A value spliced
+    after literal words of the script stays one quoted word of it."""
     first = flags[0] if flags and ends_at_c else None
     if first is None or not first.operand or first.kind != "value" or first.path:
         return None
