@@ -222,6 +222,9 @@ class Tool:
     ``Synchronous``)."""
     probes: tuple[Probe, ...] = ()
     """What ``python -m pkg doctor`` runs to tell whether the tool can work here."""
+    bundle: str | None = None
+    """The Ahma bundle of an MTDF tool from one of Ahma's own tool files (``rust``
+    for ``cargo``): served over MCP, unlisted until ``activate_tools`` reveals it."""
 
 
 @dataclass(frozen=True)
@@ -330,11 +333,15 @@ CLI_ENV_MODES = ("inherit", "minimal")
 class RuntimePolicy:
     """What the build decides for calls: their limits (non-default ones only, by
     name), the environment variables file templates may read beyond those the schema
-    names (``--file-env``), and what a command's environment is (``--cli-env``)."""
+    names (``--file-env``), what a command's environment is (``--cli-env``), and
+    whether the kernel confines what a command writes (``--confine-cli``)."""
 
     limits: tuple[tuple[str, int], ...] = ()
     file_env: tuple[str, ...] = ()
     cli_env: str = "inherit"
+    confine_cli: bool = False
+    """``--confine-cli``: a cli tool's command may write only beneath the base
+    directory and the directories of its allow list (Landlock)."""
 
 
 DEFAULT_POLICY = RuntimePolicy()

@@ -1,5 +1,6 @@
 """The build options that set a package's runtime policy: ``--limit NAME=SIZE``
-(repeatable), ``--file-env NAME`` (repeatable) and ``--cli-env inherit|minimal``."""
+(repeatable), ``--file-env NAME`` (repeatable), ``--cli-env inherit|minimal`` and ``--confine-cli``.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
         help="what cli tools' commands see when called as functions: the whole "
         "environment (inherit) or PATH, HOME, locale, TZ and TMPDIR only (minimal)",
     )
+    parser.add_argument(
+        "--confine-cli",
+        action="store_true",
+        help="MCI cli tools: the kernel (Landlock) lets a command write only beneath "
+        "the base directory and the tool's directoryAllowList (and the temporary "
+        "directory); a tool with enableAnyPaths is not confined",
+    )
 
 
 def runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
@@ -49,6 +57,7 @@ def runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
         limits=tuple(sorted(limits.items())),
         file_env=tuple(sorted(set(args.file_env))),
         cli_env=args.cli_env,
+        confine_cli=args.confine_cli,
     )
 
 

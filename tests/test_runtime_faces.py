@@ -33,6 +33,7 @@ FACES: dict[str, dict[str, str]] = {
         "PathRefused": "class",
         "checked_path": "(path, base_dir, enable_any_paths, allow_list)",
         "schema_directory": "(module_file, way)",
+        "writable_directories": "(base_dir, allow_list)",
     },
     "mcigen_runtime.structured": {
         "StructuredResult": "(*, content, isError=, metadata=, structured=)",
@@ -90,7 +91,7 @@ FACES: dict[str, dict[str, str]] = {
     "mcigen_runtime.executors.cli": {
         "CliCall": (
             "(argv, cwd, timeout_s, limits, env, env_mode, operands=, temp_files=, "
-            "ahma_wording=)"
+            "confined_to=, ahma_wording=)"
         ),
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",

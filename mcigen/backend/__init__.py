@@ -84,7 +84,12 @@ def _emit(
     }
     by_name = {planned.tool.name: planned for planned in package.tools}
     views = {
-        group: [tool_view(p, options.whitespace, servers, by_name) for p in members]
+        group: [
+            tool_view(
+                p, options.whitespace, servers, by_name, options.policy.confine_cli
+            )
+            for p in members
+        ]
         for group, members in sorted(groups.items())
     }
     no_models = GroupModels(frozenset(), "")
@@ -288,6 +293,7 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             ),
             background=p.tool.background,
             probes=p.tool.probes,
+            bundle=p.tool.bundle,
         )
         for p in package.tools
     )

@@ -26,6 +26,8 @@ def build_entry(options: ir.BuildOptions) -> dict[str, Any]:
         flags += ["--file-env", name]
     if policy.cli_env != ir.DEFAULT_POLICY.cli_env:
         flags += ["--cli-env", policy.cli_env]
+    if policy.confine_cli:
+        flags.append("--confine-cli")
     if options.vendor_runtime:
         flags.append("--vendor-runtime")
     if options.project:

@@ -64,12 +64,15 @@ def tool_view(
     whitespace: str,
     mcp_servers: Mapping[str, McpServerView] | None = None,
     tools: Mapping[str, ir.PlannedTool] | None = None,
+    confine_cli: bool = False,
 ) -> ToolView:
     """``mcp_servers``: the server functions of the package, by server name;
-    ``tools``: the package's tools by name (what a sequence's steps run)."""
+    ``tools``: the package's tools by name (what a sequence's steps run);
+    ``confine_cli``: the build's ``--confine-cli``."""
     tool = planned.tool
     parameters = planned.parameters
-    executor = executor_view(Build(planned, whitespace, mcp_servers or {}, tools or {}))
+    build = Build(planned, whitespace, mcp_servers or {}, tools or {}, confine_cli)
+    executor = executor_view(build)
     imports = set(executor.imports)
     validation = _validation(planned)
     if validation:

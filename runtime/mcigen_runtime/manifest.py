@@ -4,7 +4,7 @@ every field.
 
 The JSON keeps the MCI spellings a reader of the file expects (``inputSchema``);
 each field is written only where it says something (a tool's ``background`` when
-it is not ``never``, its ``probes`` when it has some).
+it is not ``never``, its ``probes`` when it has some, its ``bundle`` when it has one).
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ class ToolEntry:
     """Served over MCP, whether a call may go on as an operation: ``never``,
     ``always``, or ``unless_asked`` (unless ``execution_mode`` is ``Synchronous``)."""
     probes: tuple[Probe, ...] = ()
+    bundle: str | None = None
+    """Served over MCP, the Ahma bundle that lists the tool once revealed (see
+    ``serve/bundles.py``); None: always listed."""
 
     @property
     def summary(self) -> str:
@@ -170,6 +173,8 @@ def _tool_json(tool: ToolEntry) -> dict[str, Any]:
         written["background"] = tool.background
     if tool.probes:
         written["probes"] = [asdict(probe) for probe in tool.probes]
+    if tool.bundle is not None:
+        written["bundle"] = tool.bundle
     return written
 
 
@@ -189,6 +194,7 @@ def _tool(fields: dict[str, Any]) -> ToolEntry:
         server=fields.get("server"),
         background=fields.get("background", "never"),
         probes=tuple(_probe(probe) for probe in fields.get("probes") or ()),
+        bundle=fields.get("bundle"),
     )
 
 

@@ -15,10 +15,11 @@ name is checked instead (mci-py's check, with its messages) when opening fails, 
 mci-py refuses a path outside the policy before it looks for the file, and on
 systems without ``/proc``.
 
-An MTDF tool's working directory must lie in the sandbox scopes (today one: the
-base directory, else the current directory), checked on the descriptor the command
-starts in; its ``format: path`` values are opened beneath that directory, checked
-on their descriptors, and given to the command as those descriptors.
+An MTDF tool's working directory must lie in the sandbox scopes (a server's
+client's roots or fixed scopes; else the base directory, else the current
+directory), checked on the descriptor the command starts in; its ``format: path``
+values are opened beneath that directory, checked on their descriptors, and given
+to the command as those descriptors.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -153,7 +155,7 @@ class WorkingDirectory(os.PathLike[str]):
     (:meth:`hold`): the process is given them (``pass_fds``), and closing the
     directory closes them too."""
 
-    __slots__ = ("_descriptor", "_spawn_path", "path", "held")
+    __slots__ = ("_descriptor", "_spawn_path", "path", "held", "confined_to")
 
     def __init__(self, descriptor: int, path: str) -> None:
         self._descriptor = descriptor
@@ -161,6 +163,9 @@ class WorkingDirectory(os.PathLike[str]):
         """The directory's path, as opened (resolved, when it was checked)."""
         self.held: tuple[int, ...] = ()
         """Descriptors the process is given besides its directory."""
+        self.confined_to: tuple[str, ...] | None = None
+        """The directories the kernel lets the process write beneath (None: it is
+        not confined)."""
         by_descriptor = f"/proc/self/fd/{descriptor}"
         self._spawn_path = by_descriptor if os.path.isdir(by_descriptor) else path
 
@@ -246,12 +251,52 @@ def _base_directory(schema_dir: str | None) -> str:
 
 
 def sandbox_scopes() -> tuple[str, ...]:
-    """The directories a cli call may choose its working directory in, resolved:
-    the base directory (``Client(base_dir=...)``, ``MCIGEN_BASE_DIR``), else the
-    current directory. The first is where a relative working directory is taken
-    from, and the default one."""
+    """The directories a cli call may choose its working directory in when no
+    server set the call's sandbox, resolved: the base directory
+    (``Client(base_dir=...)``, ``MCIGEN_BASE_DIR``), else the current directory."""
     chosen = BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
     return (os.path.realpath(chosen or os.curdir),)
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """Where an MTDF call may work, and how that is enforced."""
+
+    scopes: tuple[str, ...]
+    """Resolved directories; the first is where a relative working directory is
+    taken from, and the default one."""
+    checked: bool = True
+    """Whether the working directory must lie in a scope (``--no-sandbox`` turns
+    it off)."""
+    confined: bool = False
+    """Whether the kernel lets the command write only beneath the scopes (strict
+    mode: on in a server)."""
+
+
+CALL_SANDBOX: ContextVar[Sandbox | None] = ContextVar("sandbox", default=None)
+"""The sandbox a server sets around each call (its client's roots, its fixed
+scopes, or none of it); without one, :func:`call_sandbox` gives the default."""
+
+
+def call_sandbox() -> Sandbox:
+    """The sandbox of the call being made: the one a server set, else checks
+    against :func:`sandbox_scopes` without kernel confinement."""
+    return CALL_SANDBOX.get() or Sandbox(sandbox_scopes())
+
+
+def writable_directories(
+    base_dir: str | None, allow_list: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """Where a ``--confine-cli`` command may write: the base directory and the
+    directories of the allow list that exist (relative ones against the base),
+    resolved; None when a server runs with the sandbox off. :class:`PathRefused`
+    when the base directory is needed and missing."""
+    chosen = CALL_SANDBOX.get()
+    if chosen is not None and not chosen.checked:
+        return None
+    base = _base_directory(base_dir)
+    entries = (os.path.realpath(os.path.join(base, entry)) for entry in allow_list)
+    return (base, *(entry for entry in entries if os.path.isdir(entry)))
 
 
 class OutsideScopes(PathRefused):
@@ -271,7 +316,10 @@ def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
         real = os.path.realpath(target)
     if not any(lies_inside(real, scope) for scope in scopes):
         os.close(descriptor)
-        raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+        if len(scopes) == 1:
+            raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+        roots = ", ".join(f'"{scope}"' for scope in scopes)
+        raise OutsideScopes(f'Path "{path}" is outside the sandbox roots {roots}')
     return WorkingDirectory(descriptor, real)
 
 

@@ -44,6 +44,8 @@ class Registry:
     """What the broker's meta-tools serve."""
     _by_name: dict[str, ToolEntry] = field(default_factory=dict, repr=False)
     servers: tuple[ServerEntry, ...] = ()
+    build: dict[str, Any] = field(default_factory=dict)
+    """How the package was built (``mcigen build`` input, format, name, flags)."""
 
     def __post_init__(self) -> None:
         for entry in self.tools:
@@ -123,4 +125,5 @@ def _read(package: ModuleType) -> Registry:
         manifest.tools,
         manifest.tree,
         servers=manifest.servers,
+        build=manifest.build,
     )

@@ -71,7 +71,10 @@ def test_a_failing_commands_stdout_reaches_the_model(pkg_dir: Path) -> None:
                 for b in awaited.content[1:]
                 if isinstance(b, types.TextContent)
             ]
-            # how an operation's answer words it is the operations' own
-            assert all(part in done["output"] for part in ("3", "out", "err"))
+            assert done["result"] == {
+                "exit_code": 3,
+                "stderr": "err\n",
+                "stdout": "out\n",
+            }
 
     run(scenario)

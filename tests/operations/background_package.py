@@ -6,7 +6,8 @@ background mode).
 (its process group) to ``pidfile`` and sleeps ``seconds``, then prints ``slept``;
 ``maybe`` is ``slow`` without ``synchronous`` (in the background unless
 ``execution_mode`` asks otherwise); ``quick`` prints ``quick`` in the background,
-``plain`` prints ``plain`` synchronously.
+``plain`` prints ``plain`` synchronously; ``flaky`` (in the background) sleeps
+``seconds``, prints ``out`` and ``err ü`` (on stderr) and exits with code 3.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ WINDOW = "0.5"
 after half a second goes on in the background (5 s otherwise)."""
 
 SLEEPER = '#!/bin/sh\necho $$ > "$1"\nsleep "$2" && echo slept\n'
+FAILER = '#!/bin/sh\nsleep "$1"\necho out\necho "err \u00fc" >&2\nexit 3\n'
 
 
 def _tool(name: str, command: str, **fields: Any) -> dict[str, Any]:
@@ -50,6 +52,10 @@ def build_background_package(directory: Path, name: str = "pkg") -> Path:
     sleeper = directory / "sleeper"
     sleeper.write_text(SLEEPER, encoding="utf-8")
     sleeper.chmod(0o755)
+    failer = directory / "failer"
+    failer.write_text(FAILER, encoding="utf-8")
+    failer.chmod(0o755)
+    seconds = {"name": "seconds", "type": "string", "required": True}
     tools = directory / "tools"
     tools.mkdir()
     for document in (
@@ -57,6 +63,12 @@ def build_background_package(directory: Path, name: str = "pkg") -> Path:
         _sleeper("maybe", sleeper),
         _tool("quick", "echo quick", synchronous=False),
         _tool("plain", "echo plain", synchronous=True),
+        _tool(
+            "flaky",
+            str(failer),
+            leaf={"positional_args": [seconds]},
+            synchronous=False,
+        ),
     ):
         path = tools / f"{document['name']}.json"
         path.write_text(json.dumps(document), encoding="utf-8")

@@ -30,12 +30,15 @@ def text(result: types.CallToolResult) -> str:
 
 
 def blocks(result: types.CallToolResult) -> list[dict[str, Any]]:
-    """The operation blocks of a ``status``/``await``/``cancel`` answer."""
-    return [
-        json.loads(b.text)
-        for b in result.content[1:]
-        if isinstance(b, types.TextContent)
-    ]
+    """The operation records of a ``status``/``await`` answer (Ahma's serialised
+    operations: the blocks that are JSON objects with a ``state``)."""
+    found = []
+    for block in result.content[1:]:
+        if isinstance(block, types.TextContent) and block.text.startswith("{"):
+            value = json.loads(block.text)
+            if "state" in value:
+                found.append(value)
+    return found
 
 
 def operation_id(result: types.CallToolResult) -> str:
@@ -67,16 +70,18 @@ def test_a_slow_call_answers_an_id_and_await_gives_its_result(
             op_id = operation_id(started)
             assert f"({'slow'})" in text(started)
             status = await client.call_tool("status", {"id": op_id})
-            assert [b["state"] for b in blocks(status)] == ["running"]
+            assert [b["state"] for b in blocks(status)] == ["InProgress"]
             awaited = await client.call_tool("await", {"id": op_id})
             assert text(awaited).startswith("Completed 1 operations in ")
             [done] = blocks(awaited)
             assert done["id"] == op_id
-            assert done["state"] == "completed"
-            assert done["output"] == "slept\n"
+            assert done["state"] == "Completed"
+            assert done["result"]["stdout"] == "slept\n"
             status = await client.call_tool("status", {"tools": "sl"})
-            assert [b["state"] for b in blocks(status)] == ["completed"]
-            assert text(status).startswith("Operations status: 0 active, 1 completed")
+            assert [b["state"] for b in blocks(status)] == ["Completed"]
+            assert text(status).startswith(
+                "Operations status for 'sl': 0 active, 1 completed (total: 1)\n"
+            )
 
     run(scenario)
 
@@ -110,15 +115,18 @@ def test_cancel_stops_the_operations_process(pkg_dir: Path, tmp_path: Path) -> N
                 "cancel", {"id": op_id, "reason": "enough"}
             )
             assert text(cancelled).startswith(
-                f"Operation '{op_id}' has been cancelled: enough"
+                f"OK Operation '{op_id}' has been cancelled successfully.\n"
+                "String: reason='enough'."
             )
             assert gone_within(2, group)
             [state] = blocks(await client.call_tool("status", {"id": op_id}))
-            assert state["state"] == "cancelled"
+            assert state["state"] == "Cancelled"
+            assert state["result"] == {"cancelled": True, "reason": "enough"}
             again = await client.call_tool("cancel", {"id": op_id})
-            assert "is already cancelled" in text(again)
-            unknown = await client.call_tool("cancel", {"id": "op_999"})
-            assert unknown.is_error
+            assert text(again).startswith(
+                f"WARNING Operation '{op_id}' is already cancelled and cannot be "
+                "cancelled."
+            )
 
     run(scenario)
 
@@ -207,6 +215,7 @@ def test_over_http_an_id_from_one_request_is_awaited_in_another(
                 started = await client.call_tool("slow", slow(tmp_path / "pid", "1"))
                 op_id = operation_id(started)
                 [done] = blocks(await client.call_tool("await", {"id": op_id}))
-                assert (done["state"], done["output"]) == ("completed", "slept\n")
+                assert done["state"] == "Completed"
+                assert done["result"]["stdout"] == "slept\n"
 
         run(scenario)

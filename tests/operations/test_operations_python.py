@@ -99,6 +99,7 @@ def test_the_manifest_names_background_modes_only_where_not_never(
         "slow": "always",
         "maybe": "unless_asked",
         "quick": "always",
+        "flaky": "always",
         "plain": None,
     }
 

@@ -47,6 +47,8 @@ class CliView(ExecutorView):
     timeout: Code = code("30.0")
     operands: Code | None = None
     """The arguments a property fills whole, as a tuple of ``Operand``."""
+    confined_to: Code | None = None
+    """Where the command may write (``--confine-cli``), as an expression."""
     words: CliWords | None = None
     """How a command of literal words builds its command line (MTDF); the other
     fields are for templated commands."""
@@ -83,6 +85,11 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
         view.cwd = code(f"_checked_path({path}, {path_policy(build.planned)})")
         view.base_dir = True
         view.imports.add((PATH_POLICY, "checked_path as _checked_path"))
+    if build.confine_cli and not build.planned.path_policy.enable_any_paths:
+        allowed = literal(build.planned.path_policy.directory_allow_list)
+        view.confined_to = code(f"_writable_directories(_BASE_DIR, {allowed})")
+        view.base_dir = True
+        view.imports.add((PATH_POLICY, "writable_directories as _writable_directories"))
     view.flags = [
         CliFlagView(
             literal(flag.name), literal(tuple(flag.source.split("."))), flag.kind

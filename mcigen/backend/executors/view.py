@@ -42,6 +42,9 @@ class Build:
     """The package's MCP servers' functions, by server name."""
     tools: Mapping[str, ir.PlannedTool]
     """The package's tools by name (what a sequence's steps run)."""
+    confine_cli: bool = False
+    """Whether a cli tool's command may write only where its path policy allows
+    (``--confine-cli``)."""
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ class MtdfTool:
     paths_by_name: bool = False
     """The tool file's ``paths_by_name``: ``format: path`` values reach the
     command as absolute names, as in Ahma, not as descriptor paths."""
+    config: str = ""
+    """The tool file's ``name`` (several tools share it when it has subcommands)."""
 
     @property
     def title(self) -> str:
@@ -180,6 +182,7 @@ def _tool(
         location=locate(leaf.pointer if leaf else ""),
         allow_raw_args=tool.get("allow_raw_args") is True,
         paths_by_name=tool.get("paths_by_name") is True,
+        config=str(tool["name"]),
     )
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mcigen_runtime.serve.bundles import BUNDLE_OF_CONFIG
+
 from ... import ir
 from ...diagnostics import Diagnostics, Location
 from . import mtdf_tools
@@ -51,7 +53,7 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
     return ir.Tool(
         name=tool.name,
         description=tool.description,
-        annotations={},
+        annotations={"title": tool.name},
         tags=(),
         input_schema=dict(tool.input_schema),
         execution=tool.sequence or _execution(tool),
@@ -60,6 +62,7 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
         location=tool.location,
         background=_BACKGROUND[tool.synchronous],
         probes=tool.probes,
+        bundle=BUNDLE_OF_CONFIG.get(tool.config),
     )
 
 

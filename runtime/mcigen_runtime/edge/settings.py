@@ -285,6 +285,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         f"${ENV_PREFIX}ALLOWED_ORIGINS",
     )
     parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="MTDF tools: do not check working directories against the sandbox "
+        "scopes nor confine what commands write (also: AHMA_DISABLE_SANDBOX=1)",
+    )
+    parser.add_argument(
+        "--sandbox-scope",
+        dest="sandbox_scopes",
+        action="append",
+        metavar="DIR",
+        help="MTDF tools: work and write only beneath DIR (repeatable; the first "
+        "is the default working directory), whatever roots the client names",
+    )
+    parser.add_argument(
         "--only", metavar="NAMES", help="expose only these tools (comma-separated)"
     )
     parser.add_argument(

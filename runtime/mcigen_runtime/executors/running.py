@@ -95,16 +95,21 @@ def contain() -> None:
     _guarded = guard is not None
 
 
-def child_setup() -> Callable[[], None] | None:
-    """What a command runs before it starts (``preexec_fn``), if anything."""
+def child_setup(
+    last: Callable[[], None] | None = None,
+) -> Callable[[], None] | None:
+    """What a command runs before it starts (``preexec_fn``), if anything; ``last``
+    (its confinement) after the rest, which it might forbid."""
     if not (_adopting or _guarded):
-        return None
-    return partial(_in_the_child, os.getpid())
+        return last
+    return partial(_in_the_child, os.getpid(), last)
 
 
-def _in_the_child(server: int) -> None:
+def _in_the_child(server: int, last: Callable[[], None] | None) -> None:
     orphans.die_with_parent(server)
     warden.join()
+    if last is not None:
+        last()
 
 
 @contextmanager

@@ -1,5 +1,5 @@
-"""The MCP tools ``status``, ``await`` and ``cancel`` over a server's operations, and
-the texts a client sees of an operation, shaped as Ahma MCP words them.
+"""The MCP tools ``status``, ``await`` and ``cancel`` over a server's operations,
+answering as Ahma MCP answers (each operation as :mod:`.operation_record` shows it).
 
 - A call that goes on in the background answers at once with
   :func:`background_hint`: ``AHMA ID: op_…``, then how to collect the result.
@@ -8,14 +8,13 @@ the texts a client sees of an operation, shaped as Ahma MCP words them.
 - ``await {tools?, id?}`` waits (at most :data:`AWAIT_LIMIT_S`) for the operation
   ``id``, or for every running operation whose tool name starts with one of the
   comma-separated prefixes ``tools`` (all of them without a filter), and answers
-  ``Completed N operations in S.SSs`` and one JSON block per operation.
-- ``status {tools?, id?}`` answers the same blocks at once, running and finished.
-- ``cancel {id, reason?}`` stops an operation.
-
-Each operation block is a JSON object: ``id``, ``tool_name``, ``state``
-(``running``, ``completed``, ``failed``, ``cancelled``), ``duration_ms`` and, once
-finished, ``isError`` and ``output`` (the result's text, bounded by the tool's own
-output limits).
+  ``Completed N operations in S.SSs`` and one record per operation; with nothing
+  running it lists the finished operations of those ``tools``.
+- ``status {tools?, id?}`` answers a count, then the running and the finished
+  operations' records, at once.
+- ``cancel {id, reason?}`` stops an operation and answers Ahma's text and its
+  ``tool_hint`` block; without an ``id`` it is a JSON-RPC invalid-params error
+  (:class:`InvalidParams`).
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from typing import Any
 
 from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
+from .operation_record import record_text
 from .operations import Caller, Operation, Operations
 
 BACKGROUND_AFTER_S = 5.0
@@ -50,12 +50,14 @@ _FILTERS = {
 DEFINITIONS: tuple[dict[str, Any], ...] = (
     {
         "name": STATUS,
+        "title": STATUS,
         "description": "Report the background operations, running and finished, "
         "without waiting for them.",
         "inputSchema": {"type": "object", "properties": _FILTERS},
     },
     {
         "name": AWAIT,
+        "title": AWAIT,
         "description": "Wait for background operations to finish and return their "
         "results: the operation `id`, or every running one (of the tools whose names "
         f"start with a prefix in `tools`). Waits at most {AWAIT_LIMIT_S:.0f} s.",
@@ -63,6 +65,7 @@ DEFINITIONS: tuple[dict[str, Any], ...] = (
     },
     {
         "name": CANCEL,
+        "title": CANCEL,
         "description": "Cancel the background operation `id`, stopping its process.",
         "inputSchema": {
             "type": "object",
@@ -109,112 +112,200 @@ def background_hint(operation: Operation) -> str:
     )
 
 
-def progress_message(operation: Operation) -> str:
-    """The message of the last progress notification of ``operation``."""
-    word = {"completed": "COMPLETED", "cancelled": "CANCELLED"}.get(
-        operation.status(), "FAILED"
-    )
-    return (
-        f"OPERATION {word}: '{operation.id}'\nTool: {operation.tool}\n"
-        f"Duration: {_duration_ms(operation)}ms"
-    )
+class InvalidParams(Exception):
+    """A call the tool refuses as JSON-RPC ``invalid params`` (Ahma's answer to a
+    ``cancel`` without a string ``id``), with the error's ``data``."""
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
 
 
 async def call_operation_tool(
     operations: Operations, name: str, arguments: Mapping[str, Any], caller: Caller
 ) -> ToolResult:
     """Run ``status``, ``await`` or ``cancel`` (``name``) for ``caller``, over its
-    own operations only."""
-    for key in ("tools", "id", "reason"):
-        if key in arguments and not isinstance(arguments[key], str):
-            return error_result(f"invalid input for tool '{name}': {key}: not a string")
+    own operations only. Raises :class:`InvalidParams`."""
     if name == CANCEL:
         return _cancel(operations, arguments, caller)
+    for key in ("tools", "id"):
+        if key in arguments and not isinstance(arguments[key], str):
+            return error_result(f"invalid input for tool '{name}': {key}: not a string")
     prefixes = [p.strip() for p in arguments.get("tools", "").split(",") if p.strip()]
-    if "id" in arguments:
-        found = operations.find(arguments["id"], caller)
-        candidates = [] if found is None else [found]
-    else:
-        candidates = operations.listed(caller)
-    wanted = [
+    op_id: str | None = arguments.get("id")
+    if name == STATUS:
+        return _status(operations, caller, op_id, prefixes)
+    if op_id is not None:
+        return await _await_one(operations.find(op_id, caller), op_id)
+    return await _await_all(operations.listed(caller), prefixes)
+
+
+def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operation]:
+    return [
         op
-        for op in candidates
+        for op in operations
         if not prefixes or any(op.tool.startswith(p) for p in prefixes)
     ]
-    if name == STATUS:
-        if "id" in arguments and not wanted:
-            return _answer(f"Operation '{arguments['id']}' not found", [])
-        running = sum(op.status() == "running" for op in wanted)
-        return _answer(
-            f"Operations status: {running} active, {len(wanted) - running} "
-            f"completed (total: {len(wanted)})",
-            wanted,
-        )
-    return await _await(arguments.get("id"), prefixes, wanted)
 
 
-async def _await(
-    op_id: str | None, prefixes: list[str], wanted: list[Operation]
+def _status(
+    operations: Operations, caller: Caller, op_id: str | None, prefixes: list[str]
 ) -> ToolResult:
     if op_id is None:
-        wanted = [op for op in wanted if op.status() == "running"]
-    if not wanted:
-        if op_id is not None:
-            return _answer(f"Operation {op_id} not found", [])
-        scope = f" for tools: {', '.join(prefixes)}" if prefixes else " to await for"
-        return _answer(f"No pending operations{scope}.", [])
-    started = time.monotonic()
-    await asyncio.gather(*(op.finished_within(AWAIT_LIMIT_S) for op in wanted))
-    done = [op for op in wanted if op.status() != "running"]
-    summary = f"Completed {len(done)} operations in {time.monotonic() - started:.2f}s"
-    if len(done) < len(wanted):
-        summary += (
-            f"; {len(wanted) - len(done)} still running after {AWAIT_LIMIT_S:.0f}s"
+        candidates = operations.listed(caller)
+    else:
+        found = operations.find(op_id, caller)
+        candidates = [] if found is None else [found]
+    wanted = _of_tools(candidates, prefixes)
+    active = [op for op in wanted if op.status() == "running"]
+    finished = [op for op in wanted if op not in active]
+    if op_id is not None:
+        summary = f"Operation '{op_id}' {'found' if wanted else 'not found'}"
+    else:
+        scope = f" for '{', '.join(prefixes)}'" if prefixes else ""
+        summary = (
+            f"Operations status{scope}: {len(active)} active, {len(finished)} "
+            f"completed (total: {len(wanted)})"
         )
-    return _answer(summary, wanted)
+    texts = [summary]
+    analysis = _concurrency(finished)
+    if analysis is not None:
+        texts.append(f"\nConcurrency Analysis:\n{analysis}")
+    if active:
+        texts += ["\n=== ACTIVE OPERATIONS ===", *map(record_text, active)]
+    if finished:
+        texts += ["\n=== COMPLETED OPERATIONS ===", *map(record_text, finished)]
+    return _texts(texts)
+
+
+def _concurrency(finished: list[Operation]) -> str | None:
+    """How long finished operations ran before they were first waited for, as a
+    share of how long they ran (Ahma's "concurrency analysis")."""
+    ran = waited = 0.0
+    with_waits = 0
+    for op in finished:
+        if op.ended is None:
+            continue
+        ran += op.ended - op.started
+        if op.first_waited is not None:
+            waited += op.first_waited - op.started
+            with_waits += 1
+    if ran <= 0:
+        return None
+    if not with_waits:
+        return "OK Excellent concurrency: No blocking waits detected"
+    share = waited / ran * 100
+    if share < 10:
+        return f"OK Good concurrency efficiency: {share:.1f}% of execution time spent waiting"
+    if share < 50:
+        return (
+            f"WARNING Moderate concurrency efficiency: {share:.1f}% of execution "
+            "time spent waiting"
+        )
+    return (
+        f"WARNING Low concurrency efficiency: {share:.1f}% of execution time spent "
+        "waiting. Consider using status tool instead of frequent waits."
+    )
+
+
+async def _await_one(operation: Operation | None, op_id: str) -> ToolResult:
+    if operation is None:
+        return _texts([f"Operation {op_id} not found"])
+    if operation.status() != "running":
+        return _texts([f"Operation {op_id} already completed", record_text(operation)])
+    started = time.monotonic()
+    if not await operation.finished_within(AWAIT_LIMIT_S):
+        return _texts([f"Timeout waiting for operation {op_id}"])
+    return _completed([operation], started)
+
+
+async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult:
+    wanted = _of_tools(listed, prefixes)
+    pending = [op for op in wanted if op.status() == "running"]
+    if not pending:
+        if not prefixes:
+            return _texts(["No pending operations to await for."])
+        scope = f"No pending operations for tools: {', '.join(prefixes)}"
+        if not wanted:
+            return _texts([scope])
+        recent = f"{scope}. However, these operations recently completed:"
+        return _texts([recent, *map(record_text, wanted)])
+    started = time.monotonic()
+    await asyncio.gather(*(op.finished_within(AWAIT_LIMIT_S) for op in pending))
+    still = [op for op in pending if op.status() == "running"]
+    if not still:
+        return _completed(pending, started)
+    lines = [
+        f"Wait operation timed out after {time.monotonic() - started:.2f}s "
+        f"(configured timeout: {AWAIT_LIMIT_S:.0f}s).",
+        "",
+        f"Progress: {len(pending) - len(still)}/{len(pending)} operations completed "
+        "during await.",
+        f"Still running: {len(still)} operations.",
+        "",
+        "Suggestions:",
+        "\u2022 Use the 'status' tool to check remaining operations",
+        "\u2022 Operations continue running in background - they may complete shortly",
+        "",
+        "Still running operations:",
+        *(f"\u2022 {op.id} ({op.tool})" for op in still),
+    ]
+    return _texts(["\n".join(lines)])
+
+
+def _completed(finished: list[Operation], started: float) -> ToolResult:
+    took = time.monotonic() - started
+    summary = f"Completed {len(finished)} operations in {took:.2f}s"
+    return _texts([summary, *map(record_text, finished)])
 
 
 def _cancel(
     operations: Operations, arguments: Mapping[str, Any], caller: Caller
 ) -> ToolResult:
-    op_id = arguments.get("id")
-    if op_id is None:
-        return error_result("invalid input for tool 'cancel': id: required")
+    if "id" not in arguments:
+        raise InvalidParams("id parameter is required", {"missing_param": "id"})
+    op_id = arguments["id"]
+    if not isinstance(op_id, str):
+        raise InvalidParams("id must be a string", {"id": op_id})
+    reason = arguments.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        return error_result("invalid input for tool 'cancel': reason: not a string")
     operation = operations.find(op_id, caller)
     if operation is None:
-        return error_result(f"Operation '{op_id}' not found.")
-    if not operation.cancel(arguments.get("reason")):
-        return _answer(
-            f"Operation '{op_id}' is already {operation.status()} and cannot be "
-            "cancelled.",
-            [operation],
+        said = (
+            f"FAIL Operation '{op_id}' not found. It may have already completed or "
+            "never existed."
         )
-    return _answer(
-        f"Operation '{op_id}' has been cancelled: {operation.cancel_reason}.",
-        [operation],
-    )
+    elif operation.cancel(reason):
+        why = reason or "No reason provided (default: user-initiated)"
+        said = (
+            f"OK Operation '{op_id}' has been cancelled successfully.\n"
+            f"String: reason='{why}'.\nHint: Consider restarting the operation if "
+            "needed."
+        )
+    else:
+        said = (
+            f"WARNING Operation '{op_id}' is already {operation.status()} and cannot "
+            "be cancelled."
+        )
+    return _texts([said, _restart_hint(op_id)])
 
 
-def _answer(summary: str, listed: list[Operation]) -> ToolResult:
-    blocks = [text_content(summary)]
-    blocks += [text_content(json.dumps(_described(op), indent=2)) for op in listed]
-    return tool_result(list(blocks), False, None)
-
-
-def _described(operation: Operation) -> dict[str, Any]:
-    described: dict[str, Any] = {
-        "id": operation.id,
-        "tool_name": operation.tool,
-        "state": operation.status(),
-        "duration_ms": _duration_ms(operation),
+def _restart_hint(op_id: str) -> str:
+    """The machine-readable block that follows every ``cancel`` answer."""
+    hint = {
+        "tool_hint": {
+            "suggested_tool": STATUS,
+            "reason": "Operation cancelled; check status and consider restarting",
+            "next_steps": [
+                {"tool": STATUS, "args": {"id": op_id}},
+                {"tool": AWAIT, "args": {"tools": "", "timeout_seconds": 360}},
+            ],
+        }
     }
-    result = operation.result()
-    if result is not None:
-        described["isError"] = result.isError
-        described["output"] = result.text
-    return described
+    return json.dumps(hint, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def _duration_ms(operation: Operation) -> int:
-    end = time.monotonic() if operation.ended is None else operation.ended
-    return round((end - operation.started) * 1000)
+def _texts(texts: list[str]) -> ToolResult:
+    return tool_result([text_content(text) for text in texts], False, None)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ToolInputError
+from ..executors.started import StartedCommand, watch_commands
 from ..manifest import ToolEntry
 from ..registry import Registry
 
@@ -65,8 +66,16 @@ class Operation:
         self.tool = tool
         """The tool's name (its MCI name, or the Ahma name of an MTDF tool)."""
         self.caller = caller
+        self.arguments: dict[str, Any] = {}
+        """What the tool was called with (set as it starts)."""
         self.started = time.monotonic()
         self.ended: float | None = None
+        self.started_at = time.time()
+        """When it started, as a wall-clock time (``started`` is monotonic)."""
+        self.first_waited: float | None = None
+        """Monotonic time of the first wait for it (Ahma's ``first_wait_time``)."""
+        self.command: StartedCommand | None = None
+        """The command its call started (the last one, for a sequence)."""
         self.cancel_reason: str | None = None
         self._task: concurrent.futures.Future[ToolResult] | None = None
         self._done = threading.Event()
@@ -115,6 +124,8 @@ class Operation:
         """Wait (in any event loop) until the call has finished or ``timeout``
         seconds have passed; whether it has finished. Cancelling the wait does not
         cancel the operation."""
+        if self.first_waited is None:
+            self.first_waited = time.monotonic()
         if self._done.is_set():
             return True
         loop = asyncio.get_running_loop()
@@ -144,6 +155,13 @@ class Operation:
         self.cancel_reason = reason or "cancelled by the caller"
         self._task.cancel()
         return True
+
+    def wall_clock(self, monotonic: float) -> float:
+        """The wall-clock time of ``monotonic`` (one of this operation's times)."""
+        return self.started_at + (monotonic - self.started)
+
+    def _command_started(self, command: StartedCommand) -> None:
+        self.command = command
 
     def _finish(self, _: object) -> None:
         self.ended = time.monotonic()
@@ -214,10 +232,11 @@ class Operations:
         with self._lock:
             self._forget_old()
             operation = Operation(new_id(), entry.name, caller)
+            operation.arguments = dict(arguments)
             self._table[operation.id] = operation
         first_step: concurrent.futures.Future[None] = concurrent.futures.Future()
         task = asyncio.run_coroutine_threadsafe(
-            _stepped(call, first_step), _background_loop()
+            _stepped(call, first_step, operation._command_started), _background_loop()
         )
         operation._task = task
         task.add_done_callback(operation._finish)
@@ -254,11 +273,15 @@ def new_id() -> str:
 
 
 async def _stepped(
-    call: Coroutine[Any, Any, ToolResult], first_step: concurrent.futures.Future[None]
+    call: Coroutine[Any, Any, ToolResult],
+    first_step: concurrent.futures.Future[None],
+    on_command: Callable[[StartedCommand], object],
 ) -> ToolResult:
-    """Run ``call``; ``first_step`` is settled once it has run up to its first
-    wait, by when a tool has validated its input: with the ``ToolInputError`` that
-    refused it, else with None."""
+    """Run ``call``, telling ``on_command`` of the commands it starts;
+    ``first_step`` is settled once it has run up to its first wait, by when a tool
+    has validated its input (and started its command): with the
+    ``ToolInputError`` that refused it, else with None."""
+    watch_commands(on_command)
     asyncio.get_running_loop().call_soon(_settle, first_step)
     try:
         return await call

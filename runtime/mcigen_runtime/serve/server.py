@@ -25,6 +25,9 @@ What the server exposes:
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
   structured content is the result's ``structuredContent``.
+- An MTDF package with tools of Ahma's bundles lists them once a client reveals
+  them with ``activate_tools`` (see ``disclosure.py``); background tools bring
+  ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -56,6 +59,7 @@ import json
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +78,7 @@ from ..edge.settings import (
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import ToolEntry
+from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
 from ..registry import Registry, registry
 from ..results import (
@@ -85,7 +90,14 @@ from ..results import (
     text_content,
     tool_result,
 )
+from .disclosure import ACTIVATE_TOOLS
 from .operations import PROCESS
+from .sandbox import (
+    SandboxPolicy,
+    SandboxUnavailable,
+    confines_commands,
+    sandbox_policy,
+)
 
 if TYPE_CHECKING:
     import mcp_types
@@ -95,6 +107,8 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
+    from .disclosure import Disclosure
+    from .operation_tools import InvalidParams
     from .operations import Caller, Operation, Operations
 
 require_extra("mcp")
@@ -197,6 +211,13 @@ def _error_result(message: str) -> mcp_types.CallToolResult:
     )
 
 
+def _invalid_params(error: InvalidParams) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(INVALID_PARAMS, error.message, error.data)
+
+
 def _unknown_tool(name: str) -> Exception:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
@@ -216,6 +237,8 @@ class ToolSurface:
     ) -> None:
         self.registry: Registry = registry(package)
         self.options = options
+        self.sandbox = SandboxPolicy(enabled=True)
+        """Where the calls may work; :func:`serve` sets the one its options say."""
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.tools = select_tools(self.registry.tools, options)
         names = mcp_tool_names(tool.name for tool in self.registry.tools)
@@ -225,6 +248,8 @@ class ToolSurface:
         self._meta_names: frozenset[str] = frozenset()
         self.operations: Operations | None = None
         self._operation_tools: frozenset[str] = frozenset()
+        self.disclosure: Disclosure | None = None
+        self._bundle_of: dict[str, str] = {}
         if options.broker:
             from ..broker.meta_tools import META_TOOLS, Broker
 
@@ -245,6 +270,11 @@ class ToolSurface:
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
             self._offer_operations()
+        self._bundle_of = {
+            names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
+        }
+        if self._bundle_of:
+            self._offer_disclosure()
 
     def _offer_operations(self) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
@@ -262,10 +292,35 @@ class ToolSurface:
         self._definitions += [dict(definition) for definition in offered]
         self._operation_tools = frozenset(d["name"] for d in offered)
 
+    def _offer_disclosure(self) -> None:
+        """``activate_tools`` (Ahma's progressive disclosure) for a package with
+        tools of Ahma's bundles, unless the environment turns it off."""
+        from .disclosure import Disclosure, disclosure_off
+
+        if disclosure_off(os.environ) or ACTIVATE_TOOLS in self._by_name:
+            self._bundle_of = {}
+            return
+        self.disclosure = Disclosure(self.tools)
+        self._definitions.append(self.disclosure.definition())
+
     @property
     def definitions(self) -> list[dict[str, Any]]:
-        """The ``tools/list`` entries, as wire JSON."""
+        """The ``tools/list`` entries, as wire JSON (every one: see
+        :meth:`listed_to`)."""
         return self._definitions
+
+    def revealed(self, caller: Caller) -> frozenset[str]:
+        """The bundles ``caller`` has revealed (see ``disclosure``)."""
+        return (
+            frozenset() if self.disclosure is None else self.disclosure.revealed(caller)
+        )
+
+    def listed_to(self, revealed: frozenset[str]) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries of a client that revealed ``revealed``."""
+        listed = (None, *revealed)
+        return [
+            d for d in self._definitions if self._bundle_of.get(d["name"]) in listed
+        ]
 
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
@@ -277,16 +332,40 @@ class ToolSurface:
         arguments: Mapping[str, Any],
         progress: Progress | None = None,
         caller: Caller = PROCESS,
+        sandbox: Sandbox | None = None,
     ) -> mcp_types.CallToolResult:
         """``tools/call`` by ``caller`` (whose background operations it may see;
-        the default is the process's one client). Raises the SDK's ``MCPError``
-        for an unknown name."""
+        the default is the process's one client), in ``sandbox`` (None: the
+        default of :func:`call_sandbox`). Raises the SDK's ``MCPError`` for an
+        unknown name."""
+        token = CALL_SANDBOX.set(sandbox)
+        try:
+            return await self._call(name, arguments, progress, caller)
+        finally:
+            CALL_SANDBOX.reset(token)
+
+    async def _call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress | None,
+        caller: Caller,
+    ) -> mcp_types.CallToolResult:
         if self.broker is not None:
             return await self._call_meta(self.broker, name, arguments)
+        if self.disclosure is not None and name == ACTIVATE_TOOLS:
+            return await self._activate_tools(
+                self.disclosure, arguments, progress, caller
+            )
         if self.operations is not None and name in self._operation_tools:
-            from .operation_tools import call_operation_tool
+            from .operation_tools import InvalidParams, call_operation_tool
 
-            answer = await call_operation_tool(self.operations, name, arguments, caller)
+            try:
+                answer = await call_operation_tool(
+                    self.operations, name, arguments, caller
+                )
+            except InvalidParams as error:
+                raise _invalid_params(error) from None
             return mcp_result(answer)
         entry = self._by_name.get(name)
         if entry is None:
@@ -310,6 +389,23 @@ class ToolSurface:
             )
         return mcp_result(result)
 
+    async def _activate_tools(
+        self,
+        disclosure: Disclosure,
+        arguments: Mapping[str, Any],
+        progress: Progress | None,
+        caller: Caller,
+    ) -> mcp_types.CallToolResult:
+        from .operation_tools import InvalidParams
+
+        try:
+            answer, changed = disclosure.call(arguments, caller)
+        except InvalidParams as error:
+            raise _invalid_params(error) from None
+        if changed and progress is not None:
+            await progress.tools_changed()
+        return mcp_result(answer)
+
     async def _call_in_background(
         self,
         operations: Operations,
@@ -321,20 +417,21 @@ class ToolSurface:
         """Start the call as ``caller``'s operation; its result if it ends within
         the window (the operation is cancelled with the call meanwhile), else at
         once the operation's id and how to await it."""
-        from .operation_tools import background_hint, progress_message
+        from .operation_record import final_message, started_message
+        from .operation_tools import background_hint
 
         try:
             operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
-        await progress.send(0, None, f"{entry.name}: started as {operation.id}")
+        await progress.send(0, None, started_message(operation))
         try:
             finished = await operation.finished_within(self.background_after)
         except BaseException:
             operation.cancel("the call was cancelled")
             raise
         if finished:
-            await progress.send(100, 100, progress_message(operation))
+            await progress.send(100, 100, final_message(operation))
             result = operation.result()
             assert result is not None
             return mcp_result(result)
@@ -397,6 +494,15 @@ class Progress:
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
 
+    async def tools_changed(self) -> None:
+        """``notifications/tools/list_changed`` to the client making the call."""
+        if self.session is None:
+            return
+        try:
+            await self.session.send_tool_list_changed()
+        except Exception:
+            logger.debug("tools/list_changed notification dropped", exc_info=True)
+
     def send_when_done(self, operation: Operation) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
@@ -405,14 +511,14 @@ class Progress:
             return
         import asyncio
 
-        from .operation_tools import progress_message
+        from .operation_record import final_message
 
         loop = asyncio.get_running_loop()
 
         async def notify() -> None:
             try:
                 await session.send_progress_notification(
-                    token, 100, 100, progress_message(operation)
+                    token, 100, 100, final_message(operation)
                 )
             except Exception:
                 logger.debug("progress notification dropped", exc_info=True)
@@ -435,13 +541,27 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
-    listings = tool_listings(surface.definitions, TOOLS_PAGE_SIZE)
+    listings = {
+        frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
+    }
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
+
+    def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
+        if ctx.request is None:
+            return PROCESS  # stdio
+        from .http import session_of
+
+        return session_of(ctx.request.headers)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        listing = listings.get(params.cursor if params is not None else None)
+        revealed = surface.revealed(caller_of(ctx))
+        if revealed not in listings:
+            listings[revealed] = tool_listings(
+                surface.listed_to(revealed), TOOLS_PAGE_SIZE
+            )
+        listing = listings[revealed].get(params.cursor if params is not None else None)
         if listing is None:
             raise MCPError(
                 code=INVALID_PARAMS, message="Invalid params: unknown cursor"
@@ -453,13 +573,16 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     ) -> mcp_types.CallToolResult:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
-        caller = PROCESS  # stdio
-        if ctx.request is not None:
-            from .http import session_of
-
-            caller = session_of(ctx.request.headers)
         arguments = params.arguments or {}
-        return await surface.call(params.name, arguments, progress, caller)
+        sandbox = await surface.sandbox.for_call(ctx.session)
+        return await surface.call(
+            params.name, arguments, progress, caller_of(ctx), sandbox
+        )
+
+    async def roots_changed(
+        ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
+    ) -> None:
+        surface.sandbox.forget(ctx.session)
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
@@ -468,14 +591,17 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     name = metadata.get("name")
     version = metadata.get("version")
     description = metadata.get("description")
-    return Server(
-        name if isinstance(name, str) and name else surface.registry.package,
-        version=str(version) if version not in (None, "") else UNVERSIONED,
-        description=description if isinstance(description, str) else None,
-        get_tool_input_schema=input_schema,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
+        warnings.simplefilter("ignore")
+        return Server(
+            name if isinstance(name, str) and name else surface.registry.package,
+            version=str(version) if version not in (None, "") else UNVERSIONED,
+            description=description if isinstance(description, str) else None,
+            get_tool_input_schema=input_schema,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_roots_list_changed=roots_changed,
+        )
 
 
 def tool_listings(
@@ -537,6 +663,7 @@ def app_from_environment(package: str) -> Starlette:
     options = options_from_environment(os.environ)
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
+    surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
@@ -585,6 +712,15 @@ def serve(package: str, args: argparse.Namespace) -> int:
         allowed_origins=origins | frozenset(args.allow_origins or ()),
     )
     surface = ToolSurface(package, options)
+    try:
+        surface.sandbox = sandbox_policy(
+            surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
+        )
+    except (SandboxUnavailable, ValueError) as error:
+        return _usage(package, str(error))
+    if confines_commands(surface.registry) or not surface.sandbox.enabled:
+        said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
+        print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, options):
         print(
             f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr
@@ -603,6 +739,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
+    from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
@@ -614,7 +751,9 @@ async def _serve_stdio(surface: ToolSurface) -> None:
         await server.run(
             LenientReadStream(read_stream, write_stream),
             write_stream,
-            server.create_initialization_options(),
+            server.create_initialization_options(
+                NotificationOptions(tools_changed=surface.disclosure is not None)
+            ),
         )
 
 

@@ -27,8 +27,8 @@ from ...path_policy import (
     OutsideScopes,
     PathRefused,
     WorkingDirectory,
+    call_sandbox,
     confined_directory,
-    sandbox_scopes,
 )
 
 
@@ -48,17 +48,23 @@ def words(value: Any) -> list[str]:
 
 
 def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirectory:
-    """The call's working directory, opened: ``raw[key]`` taken against the sandbox
-    root (``Client(base_dir=...)`` or ``MCIGEN_BASE_DIR``, else the current
-    directory), which is the default, and refused (:class:`ToolInputError` naming
-    ``key``) outside it."""
+    """The call's working directory, opened: ``raw[key]`` taken against the first
+    sandbox scope (see :func:`call_sandbox`), which is the default, and refused
+    (:class:`ToolInputError` naming ``key``) outside every scope unless the
+    sandbox is off. In strict mode it says where the command may write."""
     value = raw.get(key)
     if value is None:
         value = os.curdir
     if not isinstance(value, str):
         raise ToolInputError(tool, [(key, "must be a string (a directory)")])
+    sandbox = call_sandbox()
     try:
-        return confined_directory(value, sandbox_scopes())
+        if not sandbox.checked:  # any directory lies beneath the file system's root
+            return confined_directory(value, (sandbox.scopes[0], os.sep))
+        root = confined_directory(value, sandbox.scopes)
+        if sandbox.confined:
+            root.confined_to = sandbox.scopes
+        return root
     except OutsideScopes as error:
         raise ToolInputError(tool, [(key, str(error))]) from None
     except ValueError as error:  # a NUL byte

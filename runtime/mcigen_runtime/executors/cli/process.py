@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ...landlock import LandlockUnavailable, write_confinement
 from ..deadline import allowed
 from ..running import child_setup, disown, end, forget, reap_adopted, spawning, track
 from .output import Tail
@@ -47,20 +48,35 @@ def spawn(
     cwd: os.PathLike[str] | None,
     env: Mapping[str, str] | None,
     held: tuple[int, ...] = (),
+    confined_to: tuple[str, ...] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start a command as both runners do, in a server so that it dies with it
     (see :func:`mcigen_runtime.executors.running.contain`), keeping open the
-    descriptors ``held`` (its checked path operands)."""
-    with spawning() as started:
-        process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            pass_fds=held,
-            preexec_fn=child_setup(),
-            **_SPAWN,
-        )
-        started(process.pid)
+    descriptors ``held`` (its checked path operands), and, unless
+    ``confined_to`` is None, able to write only beneath those directories (see
+    :mod:`mcigen_runtime.landlock`). :class:`OSError` saying why when it cannot
+    start, or cannot be confined."""
+    confinement = None
+    try:
+        if confined_to is not None:
+            confinement = write_confinement(confined_to)
+        with spawning() as started:
+            process = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                pass_fds=held,
+                preexec_fn=child_setup(confinement.apply if confinement else None),
+                **_SPAWN,
+            )
+            started(process.pid)
+    except LandlockUnavailable as error:
+        raise OSError(f"Cannot confine the command to its sandbox: {error}") from None
+    except subprocess.SubprocessError as error:  # preexec_fn failed in the child
+        raise OSError(f"Cannot prepare the command to start: {error}") from None
+    finally:
+        if confinement is not None:
+            confinement.close()
     return process
 
 

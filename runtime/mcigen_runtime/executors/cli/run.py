@@ -13,6 +13,7 @@ stdout included.
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ from ...limits import Limits, active
 from ...path_policy import WorkingDirectory
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
+from ..started import command_starting
 from .args import Operand, refusal
 from .argv import remove_files
 from .process import Running, spawn
@@ -53,6 +55,9 @@ class CliCall:
     temp_files: tuple[str, ...] = ()
     """Files written for the call's arguments: removed once it is over, however
     it ends."""
+    confined_to: tuple[str, ...] | None = None
+    """Where the kernel lets the command write (``--confine-cli``); else its
+    working directory's (an MTDF call's sandbox), else nowhere is it confined."""
     ahma_wording: bool = False
     """A non-zero exit is told as Ahma tells it, with stderr and stdout (an MTDF
     tool); else as mci-py does, stderr only (stdout in the metadata)."""
@@ -63,11 +68,14 @@ def _start(call: CliCall) -> Running | ToolResult:
         refused = refusal(call.argv, call.operands)
         if refused is not None:
             return error_result(refused)
+        where = call.cwd.path if call.cwd is not None else os.getcwd()
+        command_starting(call.argv[0], where, call.timeout_s)
         process = spawn(
             call.argv,
             call.cwd,
             child_env(call.env, call.env_mode),
             held=call.cwd.held if call.cwd is not None else (),
+            confined_to=_confinement(call),
         )
     except OSError as error:
         return error_result(str(error))
@@ -77,6 +85,12 @@ def _start(call: CliCall) -> Running | ToolResult:
         if call.cwd is not None:
             call.cwd.close()
     return Running(process, call.timeout_s, active(call.limits).cli_output)
+
+
+def _confinement(call: CliCall) -> tuple[str, ...] | None:
+    if call.confined_to is not None or call.cwd is None:
+        return call.confined_to
+    return call.cwd.confined_to
 
 
 def run_cli(call: CliCall) -> ToolResult:

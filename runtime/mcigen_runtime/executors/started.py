@@ -1,0 +1,40 @@
+"""What a call's command is, told to whoever watches the call: an operation shows
+its program and working directory (as Ahma's progress notifications and
+operation records do).
+
+The watcher is a context variable, so it reaches the command run by the very
+call that set it (its task) and no other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class StartedCommand:
+    program: str
+    """The command line's first word."""
+    working_directory: str
+    timeout_s: float
+
+
+Watcher = Callable[[StartedCommand], object]
+
+_watcher: ContextVar[Watcher | None] = ContextVar(
+    "mcigen_command_watcher", default=None
+)
+
+
+def watch_commands(watcher: Watcher) -> None:
+    """Tell ``watcher`` of every command the current context starts from now on."""
+    _watcher.set(watcher)
+
+
+def command_starting(program: str, working_directory: str, timeout_s: float) -> None:
+    """Called by an executor just before it starts a command."""
+    watcher = _watcher.get()
+    if watcher is not None:
+        watcher(StartedCommand(program, working_directory, timeout_s))
