@@ -109,6 +109,11 @@ class CliExecution:
     """argv items from this index on are one shell script: each quoted
     (``shlex.quote``) and joined with spaces, then ``script_suffix`` added."""
     script_suffix: str = ""
+    script_operand: str | None = None
+    """A property whose value, when given, is the whole script after ``-c`` (a
+    shell tool's script): written as is, ``script_suffix`` added unless it ends so
+    already, the items after it words of their own (the shell's ``$0``, ``$1``…);
+    without it, the items are one quoted script as above."""
     templated: bool = True
     """``command``, ``args`` and ``cwd`` are MCI templates; False: literal words
     (an MTDF tool's command, whose ``{{`` is text)."""

@@ -91,7 +91,7 @@ FACES: dict[str, dict[str, str]] = {
     "mcigen_runtime.executors.cli": {
         "CliCall": (
             "(argv, cwd, timeout_s, limits, env, env_mode, operands=, temp_files=, "
-            "confined_to=)"
+            "confined_to=, ahma_wording=)"
         ),
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",
@@ -99,7 +99,7 @@ FACES: dict[str, dict[str, str]] = {
         "plain_operands": "(raw, keys, tool)",
         "run_cli": "(call)",
         "run_cli_async": "(call)",
-        "shell_script": "(argv, start, suffix)",
+        "shell_script": "(argv, start, suffix, given=)",
         "timeout_s": "(raw, key, default_s, tool)",
         "word": "(value)",
         "words": "(value)",
@@ -124,7 +124,7 @@ FACES: dict[str, dict[str, str]] = {
     "mcigen_runtime.executors.sequence": {
         "Sequence": "(steps, delay_s, defaults)",
         "Step": (
-            "(label, description, invoke, invoke_async, args, skip_if_file_exists=, "
+            "(label, skip_message, invoke, invoke_async, args, skip_if_file_exists=, "
             "skip_if_file_missing=)"
         ),
         "run_sequence": "(sequence, raw, env)",

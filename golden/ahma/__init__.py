@@ -38,6 +38,8 @@ if TYPE_CHECKING:
         repo_stash_pop_async,
         repo_status,
         repo_status_async,
+        sandboxed_shell,
+        sandboxed_shell_async,
         search,
         search_async,
     )
@@ -62,6 +64,8 @@ __all__ = [
     "repo_stash_pop_async",
     "repo_status",
     "repo_status_async",
+    "sandboxed_shell",
+    "sandboxed_shell_async",
     "search",
     "search_async",
 ]
@@ -85,6 +89,8 @@ _MODULES: dict[str, str] = {
     "repo_stash_pop_async": ".tools.main",
     "repo_status": ".tools.main",
     "repo_status_async": ".tools.main",
+    "sandboxed_shell": ".tools.main",
+    "sandboxed_shell_async": ".tools.main",
     "search": ".tools.main",
     "search_async": ".tools.main",
 }

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         RepoStashListInput,
         RepoStashPopInput,
         RepoStatusInput,
+        SandboxedShellInput,
         SearchInput,
     )
 
@@ -29,6 +30,7 @@ __all__ = [
     "RepoStashListInput",
     "RepoStashPopInput",
     "RepoStatusInput",
+    "SandboxedShellInput",
     "SearchInput",
 ]
 
@@ -40,6 +42,7 @@ _GROUPS: dict[str, str] = {
     "RepoStashListInput": "main",
     "RepoStashPopInput": "main",
     "RepoStatusInput": "main",
+    "SandboxedShellInput": "main",
     "SearchInput": "main",
 }
 

@@ -48,6 +48,7 @@ def test_row_97_a_failed_probe_is_reported_and_the_tool_kept(tmp_path: Path) -> 
     )
     assert doctor.returncode == 1, doctor.stderr
     assert doctor.stdout.splitlines() == [
+        "ok       sandboxed_shell (1 tool)",  # Ahma's built-in shell: bash
         "MISSING  absent",
         "  ran:     /usr/bin/env which mcigen-no-such-program",
         "  result:  exited with code 1",
@@ -55,11 +56,12 @@ def test_row_97_a_failed_probe_is_reported_and_the_tool_kept(tmp_path: Path) -> 
         "  install: pip install absent",
         "ok       present (1 tool)",
         "",
-        "2 probe(s): 1 passed, 1 missing.",
+        "3 probe(s): 2 passed, 1 missing.",
     ]
     # Ahma hides the tool and answers "unavailable"; here it stays and says why
     with imported_package(tmp_path / "probed") as package:
         assert [tool.name for tool in registry("probed").tools] == [
+            "sandboxed_shell",
             "absent",
             "present",
         ]

@@ -104,6 +104,28 @@ def test_a_tool_level_sequence_runs_other_files_tools(tmp_path: Path) -> None:
     )
 
 
+def test_a_step_runs_ahmas_built_in_shell(tmp_path: Path) -> None:
+    step = {
+        "tool": "sandboxed_shell",
+        "subcommand": "default",
+        "args": {"command": "cargo fmt --check"},
+    }
+    _write(tmp_path, _sequence_tool(step))
+    tools, diagnostics = mtdf_tools(tmp_path)
+    assert not diagnostics.items
+    assert [t.name for t in tools] == ["check"]
+    check = tools[0].sequence
+    assert check is not None
+    assert check.steps == (
+        ir.SequenceStep(
+            "sandboxed_shell",
+            "sandboxed_shell default",
+            None,
+            {"command": "cargo fmt --check"},
+        ),
+    )
+
+
 @pytest.mark.parametrize(
     ("step", "message"),
     [
@@ -118,16 +140,17 @@ def test_a_tool_level_sequence_runs_other_files_tools(tmp_path: Path) -> None:
             "'make_all' is listed (a disabled or missing subcommand?)",
         ),
         (
-            {"tool": "sandboxed_shell", "subcommand": "default"},
-            "error: this step runs sandboxed_shell, Ahma's built-in shell, which a "
-            "package does not have; describe the command as a tool of its own",
+            {"tool": "sandboxed_shell", "subcommand": "run"},
+            "error: this step runs subcommand 'run' of tool 'sandboxed_shell', but "
+            "no tool 'sandboxed_shell_run' is listed (a disabled or missing "
+            "subcommand?)",
         ),
         (
             {"tool": "check", "subcommand": "default"},
             "error: this step runs 'check', itself a sequence; a step runs one command",
         ),
     ],
-    ids=["disabled", "unknown tool", "built-in shell", "nested sequence"],
+    ids=["disabled", "unknown tool", "built-in shell misspelt", "nested sequence"],
 )
 def test_row_100_a_step_that_runs_nothing_listed_is_located(
     tmp_path: Path, step: dict[str, Any], message: str

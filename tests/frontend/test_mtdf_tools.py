@@ -290,12 +290,13 @@ def test_mcigen_list_prints_the_tools() -> None:
     result = run_mcigen("list", AHMA / "git.json")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
-        "NAME        PYTHON NAME  TYPE  TOOLSET  TAGS",
-        "git_status  git_status   cli   -",
-        "git_add     git_add      cli   -",
-        "git_commit  git_commit   cli   -",
-        "git_push    git_push     cli   -",
-        "git_log     git_log      cli   -",
+        "NAME             PYTHON NAME      TYPE  TOOLSET  TAGS",
+        "sandboxed_shell  sandboxed_shell  cli   -",
+        "git_status       git_status       cli   -",
+        "git_add          git_add          cli   -",
+        "git_commit       git_commit       cli   -",
+        "git_push         git_push         cli   -",
+        "git_log          git_log          cli   -",
     ]
     hyphen = run_mcigen("list", AHMA)
     assert "file-tools_ls  " in hyphen.stdout and " file_tools_ls " in hyphen.stdout
@@ -310,9 +311,10 @@ def test_mcigen_list_gives_two_tools_their_python_names_as_a_build_does(
     assert result.returncode == 0
     assert "it is 'a_b_2' in Python" in result.stderr
     assert result.stdout.splitlines() == [
-        "NAME  PYTHON NAME  TYPE  TOOLSET  TAGS",
-        "a-b   a_b          cli   -",
-        "a_b   a_b_2        cli   -",
+        "NAME             PYTHON NAME      TYPE  TOOLSET  TAGS",
+        "sandboxed_shell  sandboxed_shell  cli   -",
+        "a-b              a_b              cli   -",
+        "a_b              a_b_2            cli   -",
     ]
 
 
@@ -343,7 +345,7 @@ def test_command_words_split_where_ahma_splits_them(tmp_path: Path) -> None:
     tools = _tools(tmp_path, tool)
     schema, _ = lower_mtdf(tmp_path)
     assert schema is not None
-    execution = schema.tools[0].execution
+    execution = schema.tools[1].execution  # after sandboxed_shell
     assert isinstance(execution, ir.CliExecution)
     assert (execution.command, execution.args) == ("env", ("a\x1cb", "c", "run\x1fnow"))
     assert tools["t_run\x1fnow"].probes[0].argv == ("env", "a\x1cb", "c")

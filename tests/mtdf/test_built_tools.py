@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.limits import limited
 from mcigen_runtime.registry import registry
 
 from mcigen.frontend.mtdf import mtdf_tools
@@ -59,6 +60,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         "description": "bash -c",
         "command": "bash -c",
         "subcommand": [_sub("default", positional_args=[_positional("script")])],
+    },
+    "spliced": {
+        "name": "spliced",
+        "description": "A value after a literal word of a bash -c script",
+        "command": "bash -c printf %s",
+        "subcommand": [_sub("default", positional_args=[_positional("text")])],
     },
     "slow": {
         "name": "slow",
@@ -168,12 +175,39 @@ def test_row_82_a_value_is_one_word_of_an_sh_script(own: str, workspace: Path) -
     assert not (workspace / "PWNED").exists()
 
 
-def test_row_82_a_value_is_one_word_after_bash_c(own: str, workspace: Path) -> None:
-    result = call(own, "bash-run", script=f"echo hi{HOSTILE}")
-    assert result.isError  # one word: no such command (2>&1: said on stdout)
-    assert result.metadata is not None
-    assert "echo hi; touch PWNED #: command not found" in result.metadata["stdout"]
+def test_row_82_a_value_spliced_after_bash_c_words_is_one_word(
+    own: str, workspace: Path
+) -> None:
+    for value in (HOSTILE, "$(touch PWNED)", "`touch PWNED`", "*", "a  b"):
+        result = call(own, "spliced", text=value)
+        assert (result.isError, result.text) == (False, value)
     assert not (workspace / "PWNED").exists()
+
+
+def test_a_shell_tools_script_operand_is_the_script(own: str, workspace: Path) -> None:
+    result = call(own, "bash-run", script="echo hi | tr a-z A-Z")
+    assert (result.isError, result.text) == (False, "HI\n")
+    # Ahma's 2>&1 ends the script: its last command's stderr comes on stdout
+    result = call(own, "bash-run", script="true; cd no-such-dir")
+    assert result.isError
+    assert result.text.startswith("Command failed with exit code 1: stderr: , ")
+    assert "cd: no-such-dir: No such file or directory" in result.text
+
+
+def test_a_failing_commands_stdout_reaches_the_text(own: str, workspace: Path) -> None:
+    result = call(own, "bash-run", script="echo out; echo err >&2; exit 3")
+    assert (result.isError, result.text) == (
+        True,
+        "Command failed with exit code 3: stderr: err\n, stdout: out\n",
+    )
+
+
+def test_a_failing_commands_text_is_bounded(own: str, workspace: Path) -> None:
+    with limited(cli_output=1000):
+        result = call(own, "bash-run", script="printf %100000s x; exit 1")
+    assert result.isError
+    assert "passed the cli_output limit of 1000 bytes" in result.text
+    assert len(result.text) < 1500
 
 
 def test_row_90_the_tools_timeout_is_the_default(own: str, workspace: Path) -> None:

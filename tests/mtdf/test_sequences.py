@@ -84,6 +84,19 @@ FILES: dict[str, dict[str, Any]] = {
             },
         ],
     },
+    "shout": {
+        "name": "shout",
+        "description": "Runs a pipeline in Ahma's built-in shell",
+        "command": "sequence",
+        "synchronous": True,
+        "sequence": [
+            {
+                "tool": "sandboxed_shell",
+                "subcommand": "default",
+                "args": {"command": "echo hi | tr a-z A-Z > loud.txt; cat loud.txt"},
+            }
+        ],
+    },
     "good": {
         "name": "good",
         "description": "Makes the file the call names, then c.txt",
@@ -100,7 +113,8 @@ FAILED = (
     "Sequence failed at step 3:\n\n"
     "OK Step 1 completed: fs default\n(no output)\n\n"
     "Sequence step 'fs' (Only once) skipped due to environment override."
-    "\n\n✗ Step 3 FAILED: fail default\nError: Command exited with code 1"
+    "\n\n✗ Step 3 FAILED: fail default\n"
+    "Error: Command failed with exit code 1: stderr: , stdout: "
 )
 
 
@@ -151,6 +165,26 @@ def test_steps_get_the_calls_arguments_under_their_own(
         "OK Step 2 completed: fs default\n(no output)",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "given.txt"]
+
+
+def test_a_step_runs_ahmas_built_in_shell(package: Any, tmp_path: Path) -> None:
+    result = package.shout(working_directory=str(tmp_path))
+    assert (result.isError, result.text) == (
+        False,
+        "All 1 sequence steps completed successfully:\n\n"
+        "OK Step 1 completed: sandboxed_shell default\nHI\n",
+    )
+    assert (tmp_path / "loud.txt").read_text() == "HI\n"
+
+
+def test_the_built_in_shell_is_a_tool_of_every_package(
+    package: Any, tmp_path: Path
+) -> None:
+    result = call(package.__name__, "sandboxed_shell", command="pwd; exit 4")
+    assert (result.isError, result.text) == (
+        True,
+        f"Command failed with exit code 4: stderr: , stdout: {tmp_path}\n",
+    )
 
 
 def test_ahmas_qualitycheck_runs_its_three_cargo_steps(

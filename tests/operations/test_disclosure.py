@@ -19,6 +19,7 @@ from ..conftest import run_mcigen
 from ..mcp_servers import free_port
 from ..test_mcp_server import http_server, http_session, run, stdio_session
 
+OPERATION_TOOLS = ("status", "await", "cancel")
 LIST_HEADING = (
     "Available tool bundles (use `activate_tools reveal <bundle>` to activate):\n"
 )
@@ -69,7 +70,13 @@ def test_a_bundles_tools_are_listed_once_revealed(git_pkg: Path) -> None:
 
     async def scenario() -> None:
         async with stdio_session(git_pkg, message_handler=on_message) as client:
-            assert names(await client.list_tools()) == ["notes", "activate_tools"]
+            # Ahma's built-in sandboxed_shell, a background tool: the operation tools
+            assert names(await client.list_tools()) == [
+                "sandboxed_shell",
+                "notes",
+                *OPERATION_TOOLS,
+                "activate_tools",
+            ]
             hidden = await client.call_tool("git_status", {})
             assert hidden.content[0].text == "git status\n"
 
@@ -90,9 +97,11 @@ def test_a_bundles_tools_are_listed_once_revealed(git_pkg: Path) -> None:
             )
             assert len(changes) == 1
             assert names(await client.list_tools()) == [
+                "sandboxed_shell",
                 "git_status",
                 "git_log",
                 "notes",
+                *OPERATION_TOOLS,
                 "activate_tools",
             ]
             again = await client.call_tool(
@@ -135,7 +144,13 @@ def test_disclosure_turned_off_lists_every_tool(git_pkg: Path) -> None:
         ) as client:
             return names(await client.list_tools())
 
-    assert run(scenario) == ["git_status", "git_log", "notes"]
+    assert run(scenario) == [
+        "sandboxed_shell",
+        "git_status",
+        "git_log",
+        "notes",
+        *OPERATION_TOOLS,
+    ]
 
 
 def test_over_http_each_session_reveals_for_itself(git_pkg: Path) -> None:

@@ -95,6 +95,7 @@ def test_the_manifest_names_background_modes_only_where_not_never(
     manifest = json.loads((pkg_dir / "pkg" / "manifest.json").read_text("utf-8"))
     modes = {tool["name"]: tool.get("background") for tool in manifest["tools"]}
     assert modes == {
+        "sandboxed_shell": "unless_asked",  # Ahma's built-in, in every MTDF package
         "slow": "always",
         "maybe": "unless_asked",
         "quick": "always",

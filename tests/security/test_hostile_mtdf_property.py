@@ -102,7 +102,8 @@ def test_hostile_tool_files_are_data(
         return
     write_package(files, workspace / package, package)
     with every_module_imported(package):
-        entries = registry(package).tools
+        shell, *entries = registry(package).tools
+        assert shell.name == "sandboxed_shell"  # Ahma's built-in, listed first
         assert len(entries) == len(tools)
         for entry, tool in zip(entries, tools, strict=True):
             sub = tool["subcommand"][0]

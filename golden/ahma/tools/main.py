@@ -14,6 +14,7 @@ from mcigen_runtime.executors.cli import TempFiles as _TempFiles
 from mcigen_runtime.executors.cli import extra_args as _extra_args
 from mcigen_runtime.executors.cli import run_cli as _run_cli
 from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
+from mcigen_runtime.executors.cli import shell_script as _shell_script
 from mcigen_runtime.executors.cli import timeout_s as _timeout_s
 from mcigen_runtime.executors.cli import word as _word
 from mcigen_runtime.executors.cli import words as _words
@@ -28,6 +29,16 @@ from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
+
+
+class SandboxedShellInput(BaseModel):
+    command: StrictStr = Field(
+        ...,
+        description="The command line bash runs, shell syntax and all (pipes, redirects, variables)",
+    )
+    working_directory: StrictStr | None = Field(
+        None, description="Working directory for command execution"
+    )
 
 
 class ArchiveInput(BaseModel):
@@ -117,6 +128,95 @@ class SearchInput(BaseModel):
     )
 
 
+def _prepare_sandboxed_shell(
+    raw: Mapping[str, Any], env: Mapping[str, str]
+) -> _CliCall | ToolResult:
+    if (
+        type(raw.get("command")) is not str
+        or "working_directory" in raw
+        and (type(raw["working_directory"]) is not str)
+    ):
+        raw = _validate_input(SandboxedShellInput, raw, "sandboxed_shell")
+    timeout = _timeout_s(
+        raw, key="timeout_seconds", default_s=360.0, tool="sandboxed_shell"
+    )
+    extra = _extra_args(raw, key="args", tool="sandboxed_shell", allowed=False)
+    try:
+        root = _working_root(raw, key="working_directory", tool="sandboxed_shell")
+    except (_PathRefused, OSError) as error:
+        return _error_result(str(error))
+    try:
+        argv: list[str] = ["bash", "-c"]
+        value_1 = _word(raw.get("command"))
+        if value_1:
+            argv.append(value_1)
+        argv += extra
+        argv = _shell_script(argv, start=2, suffix=" 2>&1", given=value_1 is not None)
+        cwd = root
+    except (_PathRefused, OSError) as error:
+        root.close()
+        return _error_result(str(error))
+    return _CliCall(
+        argv=argv,
+        cwd=cwd,
+        timeout_s=timeout,
+        limits=_LIMITS,
+        env=env,
+        env_mode="inherit",
+        ahma_wording=True,
+    )
+
+
+def _invoke_sandboxed_shell(
+    raw: Mapping[str, Any], env: Mapping[str, str]
+) -> ToolResult:
+    call = _prepare_sandboxed_shell(raw, env)
+    return call if isinstance(call, ToolResult) else _run_cli(call)
+
+
+async def _invoke_sandboxed_shell_async(
+    raw: Mapping[str, Any], env: Mapping[str, str]
+) -> ToolResult:
+    call = _prepare_sandboxed_shell(raw, env)
+    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+
+
+def sandboxed_shell(
+    *, command: str, working_directory: str | None = None
+) -> ToolResult:
+    """Run a command line with bash in the working directory: pipes, redirects, variables, globs and the rest of shell syntax work, and 2>&1 is added at its end. Served by a server, it runs in the background unless execution_mode is Synchronous.
+
+    Args:
+        command: The command line bash runs, shell syntax and all (pipes, redirects, variables)
+        working_directory: Working directory for command execution (format: ``path``)
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+    """
+    _raw: dict[str, Any] = {"command": command}
+    if working_directory is not None:
+        _raw["working_directory"] = working_directory
+    return _invoke_sandboxed_shell(_raw, _environ)
+
+
+async def sandboxed_shell_async(
+    *, command: str, working_directory: str | None = None
+) -> ToolResult:
+    """Run a command line with bash in the working directory: pipes, redirects, variables, globs and the rest of shell syntax work, and 2>&1 is added at its end. Served by a server, it runs in the background unless execution_mode is Synchronous.
+
+    Args:
+        command: The command line bash runs, shell syntax and all (pipes, redirects, variables)
+        working_directory: Working directory for command execution (format: ``path``)
+
+    Returns:
+        The tool's result; failures while running set ``isError``.
+    """
+    _raw: dict[str, Any] = {"command": command}
+    if working_directory is not None:
+        _raw["working_directory"] = working_directory
+    return await _invoke_sandboxed_shell_async(_raw, _environ)
+
+
 def _prepare_archive(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
@@ -157,6 +257,7 @@ def _prepare_archive(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -263,6 +364,7 @@ def _prepare_repo_status(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -375,6 +477,7 @@ def _prepare_repo_commit(
         env=env,
         env_mode="inherit",
         temp_files=files.paths,
+        ahma_wording=True,
     )
 
 
@@ -478,6 +581,7 @@ def _prepare_repo_log(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -582,6 +686,7 @@ def _prepare_repo_stash(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -658,6 +763,7 @@ def _prepare_repo_stash_list(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -736,6 +842,7 @@ def _prepare_repo_stash_pop(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -843,6 +950,7 @@ def _prepare_search(
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
+        ahma_wording=True,
     )
 
 
@@ -935,6 +1043,7 @@ async def search_async(
 
 
 INVOKERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, str]], ToolResult]] = {
+    "sandboxed_shell": _invoke_sandboxed_shell,
     "archive": _invoke_archive,
     "repo_status": _invoke_repo_status,
     "repo_commit": _invoke_repo_commit,
@@ -949,6 +1058,7 @@ INVOKERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, str]], ToolResult]
 ASYNC_INVOKERS: dict[
     str, Callable[[Mapping[str, Any], Mapping[str, str]], Awaitable[ToolResult]]
 ] = {
+    "sandboxed_shell": _invoke_sandboxed_shell_async,
     "archive": _invoke_archive_async,
     "repo_status": _invoke_repo_status_async,
     "repo_commit": _invoke_repo_commit_async,

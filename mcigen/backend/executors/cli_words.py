@@ -80,7 +80,10 @@ class _Words:
         plain = tuple(
             flag.source
             for flag in execution.flags
-            if flag.operand and not flag.path and not flag.file_flag
+            if flag.operand
+            and not flag.path
+            and not flag.file_flag
+            and flag.source != execution.script_operand  # the shell reads it all
         )
         if plain and not execution.extra_args_allowed:
             self.checks.append(
@@ -93,15 +96,18 @@ class _Words:
             self.root = f"{working_root}(raw, key={key}, tool={self.tool})"
         head = [execution.command, *execution.args]
         self.statements.append(f"argv: list[str] = {literal(head)}")
+        given = ""
         for index, flag in enumerate(execution.flags, start=1):
             self.statements.append(self.flag(flag, f"value_{index}"))
+            if flag.source == execution.script_operand:
+                given = f", given=value_{index} is not None"
         if execution.extra_args is not None:
             self.statements.append("argv += extra")
         if execution.script_from is not None:
             shell_script = self.use("shell_script")
             self.statements.append(
                 f"argv = {shell_script}(argv, start={execution.script_from}, "
-                f"suffix={literal(execution.script_suffix)})"
+                f"suffix={literal(execution.script_suffix)}{given})"
             )
         self.statements.append("cwd = root" if self.root is not None else "cwd = None")
 

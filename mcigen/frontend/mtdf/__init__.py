@@ -21,6 +21,7 @@ from .names import check_unique_names, check_unique_tools
 from .rules import check_rules
 from .sequences import resolve_sequences
 from .shape import check_shape
+from .shell_tool import SHELL_TOOL
 from .tool_guidance import guidance_blocks
 
 __all__ = ["MtdfParameter", "MtdfTool", "holds_mtdf", "mtdf_tools"]
@@ -29,7 +30,8 @@ __all__ = ["MtdfParameter", "MtdfTool", "holds_mtdf", "mtdf_tools"]
 def mtdf_tools(
     path: Path, skip_invalid: bool = False
 ) -> tuple[list[MtdfTool], Diagnostics]:
-    """The tools Ahma lists for the files at ``path``, in file order, and every
+    """The tools Ahma lists for the files at ``path``, in file order (its
+    built-in ``sandboxed_shell`` aside, which steps may run), and every
     problem of the files and of ``tool_guidance.json`` beside them; no tools
     when there is an error."""
     diagnostics = Diagnostics()
@@ -75,7 +77,7 @@ def _tools_of(
         listed.append((doc, tools))
     if diagnostics.has_errors:
         return [], diagnostics
-    return resolve_sequences(listed, diagnostics), diagnostics
+    return resolve_sequences(listed, diagnostics, built_in=SHELL_TOOL), diagnostics
 
 
 def _invalid_files(found: Diagnostics, files: list[Path]) -> set[str]:

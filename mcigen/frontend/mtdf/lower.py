@@ -13,7 +13,7 @@ from pathlib import Path
 from mcigen_runtime.serve.bundles import BUNDLE_OF_CONFIG
 
 from ... import ir
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, Location
 from . import mtdf_tools
 from .flatten import MtdfParameter, MtdfTool
 from .runtime_keys import (
@@ -23,6 +23,7 @@ from .runtime_keys import (
     TIMEOUT,
     WORKING_DIRECTORY,
 )
+from .shell_tool import shell_tool
 from .words import split_words
 
 SCHEMA_VERSION = "mtdf"
@@ -38,8 +39,9 @@ _BACKGROUND = {True: "never", False: "always", None: "unless_asked"}
 def lower_mtdf(
     path: Path, skip_invalid: bool = False
 ) -> tuple[ir.Schema | None, Diagnostics]:
-    """The schema of the MTDF tool file or folder at ``path``; None on errors.
-    With ``skip_invalid``, the tool files that do not load are left out."""
+    """The schema of the MTDF tool file or folder at ``path``, Ahma's built-in
+    ``sandboxed_shell`` first, as Ahma lists it; None on errors. With
+    ``skip_invalid``, the tool files that do not load are left out."""
     tools, diagnostics = mtdf_tools(path, skip_invalid)
     if diagnostics.has_errors:
         return None, diagnostics
@@ -47,7 +49,7 @@ def lower_mtdf(
         source=path.resolve().name,
         schema_version=SCHEMA_VERSION,
         metadata={},
-        tools=tuple(lower_tool(tool) for tool in tools),
+        tools=tuple(map(lower_tool, [shell_tool(Location(str(path), 1, 1)), *tools])),
     )
     return schema, diagnostics
 
@@ -72,17 +74,20 @@ def lower_tool(tool: MtdfTool) -> ir.Tool:
 def _execution(tool: MtdfTool) -> ir.CliExecution:
     words = [word for text in tool.command_words for word in split_words(text)]
     program, args = words[0], words[1:]
+    flags = _flags(tool)
     script_from: int | None = None
     suffix = ""
+    script_operand = None
     if _is_shell(program) and "-c" in args:
         script_from, suffix = args.index("-c") + 2, REDIRECT
+        script_operand = _script_operand(flags, script_from == len(args) + 1)
     elif program == JOINING_SHELL:
         args.insert(0, "-c")
         script_from = 2
     return ir.CliExecution(
         command=program,
         args=tuple(args),
-        flags=_flags(tool),
+        flags=flags,
         cwd=None,
         timeout_ms=(tool.timeout_seconds or DEFAULT_TIMEOUT_S) * 1000,
         allow_option_like_args=True,
@@ -93,8 +98,20 @@ def _execution(tool: MtdfTool) -> ir.CliExecution:
         timeout_property=TIMEOUT,
         script_from=script_from,
         script_suffix=suffix,
+        script_operand=script_operand,
         templated=False,
     )
+
+
+def _script_operand(flags: tuple[ir.CliFlag, ...], ends_at_c: bool) -> str | None:
+    """The property that is a shell tool's script, as Ahma runs it: the first
+    item after the command's last word, ``-c``, when an operand of one value
+    (not a path) fills it (``sandboxed_shell``'s ``command``). A value spliced
+    after literal words of the script stays one quoted word of it."""
+    first = flags[0] if flags and ends_at_c else None
+    if first is None or not first.operand or first.kind != "value" or first.path:
+        return None
+    return first.source
 
 
 def _is_shell(program: str) -> bool:

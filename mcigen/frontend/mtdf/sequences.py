@@ -4,7 +4,8 @@
 A tool-level sequence names each step's tool; a subcommand's sequence runs
 subcommands of its own tool (Ahma ignores the step's ``tool`` there too). A step
 runs the tool Ahma lists for that subcommand path, so ``nextest_run`` and names
-with ``_`` work; a step may not run a sequence, nor Ahma's built-in shell.
+with ``_`` work, and ``sandboxed_shell default`` runs Ahma's built-in shell; a
+step may not run a sequence.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from ..source import SourceDocument
 from .flatten import MtdfTool
 
 DEFAULT_STEP_DELAY_MS = 100
-BUILT_IN_SHELL = "sandboxed_shell"
 _DEFAULT = "default"
 _NESTED = f"_{_DEFAULT}"
 
@@ -26,15 +26,19 @@ Fields = Mapping[str, object]
 
 
 def resolve_sequences(
-    files: list[tuple[SourceDocument, list[MtdfTool]]], diagnostics: Diagnostics
+    files: list[tuple[SourceDocument, list[MtdfTool]]],
+    diagnostics: Diagnostics,
+    built_in: str,
 ) -> list[MtdfTool]:
-    """Every listed tool, in order, a sequence given its resolved steps; every
+    """Every listed tool of ``files``, in order, a sequence given its resolved
+    steps, which may run them and the tool ``built_in`` (Ahma's shell); every
     step that runs nothing listed reported into ``diagnostics``."""
-    nodes = {
-        tool.name: node_at(doc.data, tool.pointer)
+    nodes: dict[str, Fields] = {built_in: {}}
+    nodes.update(
+        (tool.name, node_at(doc.data, tool.pointer))
         for doc, tools in files
         for tool in tools
-    }
+    )
     sequences = {name for name, node in nodes.items() if "sequence" in node}
     resolved: list[MtdfTool] = []
     for doc, tools in files:
@@ -98,11 +102,6 @@ def _problem(
     listed: Mapping[str, Fields],
     sequences: set[str],
 ) -> str | None:
-    if step_tool == BUILT_IN_SHELL:
-        return (
-            f"this step runs {BUILT_IN_SHELL}, Ahma's built-in shell, which a "
-            "package does not have; describe the command as a tool of its own"
-        )
     if target not in listed:
         return (
             f"this step runs subcommand '{subcommand}' of tool '{step_tool}', "

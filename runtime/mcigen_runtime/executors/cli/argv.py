@@ -8,7 +8,8 @@ and checked on their descriptors, and the command is given the descriptors
 (``/proc/self/fd/N``), so nothing renamed meanwhile redirects it. The reserved
 inputs ``args``, ``working_directory`` and ``timeout_seconds`` are read here,
 checked before anything runs. A shell script is built from quoted words, so a value is
-always one word of it.
+always one word of it, unless the value is the script itself (a shell tool's
+script operand).
 """
 
 from __future__ import annotations
@@ -135,12 +136,27 @@ def timeout_s(raw: Mapping[str, Any], key: str, default_s: float, tool: str) -> 
     return float(min(value, MAX_TIMEOUT_S))
 
 
-def shell_script(argv: list[str], start: int, suffix: str) -> list[str]:
+def shell_script(
+    argv: list[str], start: int, suffix: str, given: bool = False
+) -> list[str]:
     """``argv`` with its items from ``start`` on as one shell script: each quoted,
-    joined with spaces, ``suffix`` added."""
+    joined with spaces, ``suffix`` added. When the script was ``given`` (the
+    value of a shell tool's script operand), ``argv[start]`` is the script as it
+    stands and the items after it stay words of their own."""
     if len(argv) <= start:
         return argv
-    return [*argv[:start], " ".join(map(shlex.quote, argv[start:])) + suffix]
+    if given:
+        return [*argv[:start], _ended(argv[start], suffix), *argv[start + 1 :]]
+    return [*argv[:start], _ended(" ".join(map(shlex.quote, argv[start:])), suffix)]
+
+
+def _ended(script: str, suffix: str) -> str:
+    """``script`` with ``suffix`` (`` 2>&1``) at its end, as Ahma adds it: not
+    again when it ends so already, without its space after trailing whitespace."""
+    ending = suffix.strip()
+    if not ending or script.rstrip().endswith(ending):
+        return script
+    return script + ending if script[-1:].isspace() else script + suffix
 
 
 class TempFiles:

@@ -7,7 +7,8 @@ stderr the last ``cli_output`` bytes are kept (see :mod:`mcigen_runtime.limits`)
 output passes that is stopped at once. A command line holding a NUL byte, or an
 option where a property fills an operand, does not run (see :mod:`mcigen_runtime.executors.cli.args`).
 Output is decoded as UTF-8 with universal newlines, and results carry mci-py's
-message and metadata.
+message and metadata; an MTDF tool's failing command is told as Ahma tells it,
+stdout included.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class CliCall:
     confined_to: tuple[str, ...] | None = None
     """Where the kernel lets the command write (``--confine-cli``); else its
     working directory's (an MTDF call's sandbox), else nowhere is it confined."""
+    ahma_wording: bool = False
+    """A non-zero exit is told as Ahma tells it, with stderr and stdout (an MTDF
+    tool); else as mci-py does, stderr only (stdout in the metadata)."""
 
 
 def _start(call: CliCall) -> Running | ToolResult:
@@ -204,7 +208,7 @@ def _outcome(
     if killed is not None:  # the deadline came first
         return _timed_out(call, run, code, killed)
     assert code is not None
-    return _finish(run, code)
+    return _finish(run, code, call.ahma_wording)
 
 
 def _stopped(call: CliCall, run: Running) -> ToolResult:
@@ -270,7 +274,7 @@ def _metadata(code: int | None, stdout: str, stderr: str) -> dict[str, Any]:
     }
 
 
-def _finish(run: Running, code: int) -> ToolResult:
+def _finish(run: Running, code: int, ahma_wording: bool) -> ToolResult:
     try:
         stdout, stderr = run.stdout.text(), run.stderr.text()
     except UnicodeDecodeError as error:
@@ -278,5 +282,10 @@ def _finish(run: Running, code: int) -> ToolResult:
     metadata = _metadata(code, stdout, stderr)
     if code == 0:
         return text_result(stdout, metadata)
-    message = f"Command exited with code {code}" + (f": {stderr}" if stderr else "")
+    if ahma_wording:  # each stream is at most the cli_output limit (see Tail)
+        message = (
+            f"Command failed with exit code {code}: stderr: {stderr}, stdout: {stdout}"
+        )
+    else:
+        message = f"Command exited with code {code}" + (f": {stderr}" if stderr else "")
     return error_result(message, {**metadata, "stdout": stdout})
