@@ -120,7 +120,7 @@ def test_a_step_runs_ahmas_built_in_shell(tmp_path: Path) -> None:
         ir.SequenceStep(
             "sandboxed_shell",
             "sandboxed_shell default",
-            None,
+            "Sequence step 'sandboxed_shell' skipped due to environment override.",
             {"command": "cargo fmt --check"},
         ),
     )

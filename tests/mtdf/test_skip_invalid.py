@@ -146,6 +146,7 @@ def test_ahmas_loader_expectations_invalid_json_and_other_files(
     (folder / "config.yaml").write_text("name: elsewhere\ncommand: ignored\n")
     result = run_mcigen("list", folder, "--skip-invalid")
     assert result.returncode == 0, result.stderr
-    assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["hello"]
+    listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert listed == ["sandboxed_shell", "hello"]  # Ahma's built-in shell first
     assert f"{folder / 'broken.json'}:1:2: warning: invalid JSON" in result.stderr
     assert "readme.txt" not in result.stderr and "config.yaml" not in result.stderr
