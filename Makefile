@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 test: lint
-	$(BIN)/pytest -q -n auto
+	$(BIN)/pytest -q -n 3
 
 golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \
