@@ -11,6 +11,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -112,24 +115,55 @@ def tree_paths(url: str) -> list[str]:
     return [child["path"] for child in post(f"{url}/meta_tree", {})["children"]]
 
 
-def test_reload_restarts_the_broker_on_the_rebuilt_package_and_keeps_it_when_a_build_fails(
-    tmp_path: Path,
-) -> None:
+@dataclass
+class ReloadingBroker:
+    """``mcigen serve live.mci.json -o livepkg --reload -- broker PORT`` (the schema
+    first holding ``hello``), once its first broker listens."""
+
+    schema: Path
+    serving: McigenServe
+    port: int
+    url: str
+    index: int
+    """The index of the line saying the first broker started."""
+    first: int
+    """The first broker's pid."""
+
+    def listening(self) -> None:
+        wait_until_listening(self.serving.process, self.port, timeout=PATIENCE)
+
+
+@contextmanager
+def reloading_broker(tmp_path: Path) -> Iterator[ReloadingBroker]:
+    """:class:`ReloadingBroker` in ``tmp_path``; mcigen is stopped on the way out."""
     schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
     serving = McigenServe(
         tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
     )
     try:
         index, first = serving.started()
-        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        broker = ReloadingBroker(
+            schema, serving, port, f"http://127.0.0.1:{port}", index, first
+        )
+        broker.listening()
+        yield broker
+    finally:
+        serving.stop()
+
+
+def test_reload_restarts_the_broker_on_the_rebuilt_package_and_keeps_it_when_a_build_fails(
+    tmp_path: Path,
+) -> None:
+    with reloading_broker(tmp_path) as broker:
+        schema, serving, url = broker.schema, broker.serving, broker.url
+        index, first = broker.index, broker.first
         assert tree_paths(url) == ["/hello"]
 
         write_schema(tmp_path, schema_of(HELLO, BYE), schema.name)
         index, second = serving.started(after=index + 1)
         assert second != first and gone(first)  # stopped and waited for
-        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        broker.listening()
         assert tree_paths(url) == ["/bye", "/hello"]
         answer = post(f"{url}/meta_call", {"path": "/bye"})
         assert answer["content"] == [{"type": "text", "text": "Bye!"}]
@@ -142,8 +176,6 @@ def test_reload_restarts_the_broker_on_the_rebuilt_package_and_keeps_it_when_a_b
         greeting = post(f"{url}/meta_call", {"path": "/hello", "args": {"who": "Bo"}})
         assert greeting["content"][0]["text"] == "Hello Bo!"
         assert "started" not in " ".join(serving.lines[failed:])
-    finally:
-        serving.stop()
     assert gone(second)
 
 
@@ -153,15 +185,9 @@ def test_reload_keeps_the_broker_running_when_the_rebuilt_one_would_not_start(
     """An edit that builds (the MCP server's tools are cached) but whose broker
     cannot start (the server reads a variable that is not set): DIR keeps the
     package as it was, and so does the server."""
-    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    serving = McigenServe(
-        tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
-    )
-    try:
-        index, first = serving.started()
-        wait_until_listening(serving.process, port, timeout=PATIENCE)
+    with reloading_broker(tmp_path) as broker:
+        schema, serving, url = broker.schema, broker.serving, broker.url
+        index, first = broker.index, broker.first
         manifest = (tmp_path / "livepkg" / "manifest.json").read_bytes()
         cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
         cache.parent.mkdir(parents=True)
@@ -195,23 +221,15 @@ def test_reload_keeps_the_broker_running_when_the_rebuilt_one_would_not_start(
         assert not gone(first)
         assert tree_paths(url) == ["/hello"]
         assert (tmp_path / "livepkg" / "manifest.json").read_bytes() == manifest
-    finally:
-        serving.stop()
     assert gone(first)
 
 
 def test_reload_reports_a_fifo_or_a_device_in_place_of_the_schema_and_watches_on(
     tmp_path: Path,
 ) -> None:
-    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    serving = McigenServe(
-        tmp_path, schema.name, "-o", "livepkg", "--reload", "--", "broker", str(port)
-    )
-    try:
-        index, first = serving.started()
-        wait_until_listening(serving.process, port, timeout=PATIENCE)
+    with reloading_broker(tmp_path) as broker:
+        schema, serving, url = broker.schema, broker.serving, broker.url
+        index, first = broker.index, broker.first
         schema.unlink()
         os.mkfifo(schema)
         index, _ = serving.line(
@@ -230,10 +248,8 @@ def test_reload_reports_a_fifo_or_a_device_in_place_of_the_schema_and_watches_on
         write_schema(tmp_path, schema_of(HELLO, BYE), schema.name)
         _, second = serving.started(after=index + 1)
         assert gone(first)
-        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        broker.listening()
         assert tree_paths(url) == ["/bye", "/hello"]
-    finally:
-        serving.stop()
 
 
 def test_reload_restarts_an_mcp_server_over_http_and_ctrl_c_stops_both(
