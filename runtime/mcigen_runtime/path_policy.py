@@ -236,8 +236,14 @@ def checked_path(
     return CheckedPath(target, path, None if enable_any_paths else base, allow_list)
 
 
+def _chosen_base_directory() -> str | None:
+    """The base directory the user named (``Client(base_dir=...)``, else
+    ``MCIGEN_BASE_DIR``), if any."""
+    return BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
+
+
 def _base_directory(schema_dir: str | None) -> str:
-    chosen = BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
+    chosen = _chosen_base_directory()
     if chosen:
         return os.path.realpath(chosen)
     if schema_dir is None or not os.path.isdir(schema_dir):
@@ -254,8 +260,7 @@ def sandbox_scopes() -> tuple[str, ...]:
     """The directories a cli call may choose its working directory in when no
     server set the call's sandbox, resolved: the base directory
     (``Client(base_dir=...)``, ``MCIGEN_BASE_DIR``), else the current directory."""
-    chosen = BASE_DIR_OVERRIDE.get() or os.environ.get(BASE_DIR_VARIABLE)
-    return (os.path.realpath(chosen or os.curdir),)
+    return (os.path.realpath(_chosen_base_directory() or os.curdir),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,9 +316,8 @@ def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
     root = scopes[0]
     target = os.path.join(root, path)
     descriptor = os.open(target, DIRECTORY_FLAGS | os.O_CLOEXEC)
-    real = _descriptor_path(descriptor) if _PROC_FD else None
-    if real is None:  # no descriptor paths: the name, as it resolves now
-        real = os.path.realpath(target)
+    # without descriptor paths: the name, as it resolves now
+    real = _descriptor_path(descriptor) or os.path.realpath(target)
     if not any(lies_inside(real, scope) for scope in scopes):
         os.close(descriptor)
         if len(scopes) == 1:
