@@ -97,6 +97,28 @@ FILES: dict[str, dict[str, Any]] = {
             }
         ],
     },
+    "markers": {
+        "name": "markers",
+        "description": "Ahma's marker_sequence: a marker, a failure, a marker",
+        "command": "sequence",
+        "synchronous": True,
+        "step_delay_ms": 50,
+        "sequence": [
+            {
+                "tool": "sandboxed_shell",
+                "subcommand": "default",
+                "description": "Step 1: create first marker",
+                "args": {"command": "touch step1_marker"},
+            },
+            {"tool": "fail", "subcommand": "default", "description": "Step 2: fail"},
+            {
+                "tool": "sandboxed_shell",
+                "subcommand": "default",
+                "description": "Step 3: should NOT create this marker",
+                "args": {"command": "touch step3_marker"},
+            },
+        ],
+    },
     "good": {
         "name": "good",
         "description": "Makes the file the call names, then c.txt",
@@ -175,6 +197,18 @@ def test_a_step_runs_ahmas_built_in_shell(package: Any, tmp_path: Path) -> None:
         "OK Step 1 completed: sandboxed_shell default\nHI\n",
     )
     assert (tmp_path / "loud.txt").read_text() == "HI\n"
+
+
+def test_ahmas_marker_sequence_stops_after_the_failing_step(
+    package: Any, tmp_path: Path
+) -> None:
+    """What Ahma's ``sequence_failure_edge_cases_test.rs`` asserts of its
+    ``marker_sequence``, called with no arguments in the sandbox scope: step 1's
+    marker exists (``step1_ran``), step 3's does not."""
+    result = package.markers()
+    assert (result.isError, result.metadata) == (True, {"failedStep": 2})
+    assert (tmp_path / "step1_marker").exists()
+    assert not (tmp_path / "step3_marker").exists()
 
 
 def test_the_built_in_shell_is_a_tool_of_every_package(

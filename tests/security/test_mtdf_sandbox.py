@@ -23,6 +23,8 @@ from mcigen_runtime.landlock import LandlockUnavailable, abi_version
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ..conftest import run_mcigen
+from ..mcp_servers import free_port
+from ..test_mcp_server import http_server, http_session, run
 
 try:
     LANDLOCK: str | None = f"ABI {abi_version()}"
@@ -249,14 +251,17 @@ def test_a_directory_outside_every_root_names_them_all(
 
 
 @needs_landlock
+@pytest.mark.parametrize("given_by", ["--sandbox-scope", "MCIGEN_SANDBOX_SCOPES"])
 def test_a_fixed_scope_replaces_the_client_roots(
-    package: Path, places: dict[str, Path]
+    package: Path, places: dict[str, Path], given_by: str
 ) -> None:
     fixed = places["scope"]
+    args = ("--sandbox-scope", str(fixed)) if given_by.startswith("--") else ()
+    env = {} if args else {given_by: str(fixed)}
 
     async def main() -> list[types.CallToolResult]:
-        args = ("--sandbox-scope", str(fixed))
-        async with session(package, places, *args, roots=[places["cwd"]]) as client:
+        roots = [places["cwd"]]
+        async with session(package, places, *args, roots=roots, **env) as client:
             return [
                 await client.call_tool("where", {}),
                 await client.call_tool(
@@ -267,6 +272,34 @@ def test_a_fixed_scope_replaces_the_client_roots(
     default, in_root = anyio.run(main)
     assert text(default).strip() == str(fixed)
     assert in_root.is_error and "is outside the sandbox root" in text(in_root)
+
+
+@needs_landlock
+def test_uvicorn_takes_its_scopes_from_the_environment(
+    package: Path, places: dict[str, Path]
+) -> None:
+    """``uvicorn PKG.server:app`` has no options: ``MCIGEN_SANDBOX_SCOPES`` gives its
+    scopes, the first the default working directory."""
+    port = free_port()
+    argv = [sys.executable, "-m", "uvicorn", "sbx.server:app", "--port", str(port)]
+    scopes = os.pathsep.join([str(places["scope"]), str(places["outside"])])
+
+    async def main(url: str) -> list[types.CallToolResult]:
+        async with http_session(url, None) as client:
+            elsewhere = {"working_directory": str(places["cwd"])}
+            return [
+                await client.call_tool("where", {}),
+                await client.call_tool("where", elsewhere),
+            ]
+
+    with http_server(package, argv, port, MCIGEN_SANDBOX_SCOPES=scopes) as url:
+        default, elsewhere = run(lambda: main(url))
+    assert text(default).strip() == str(places["scope"])
+    assert elsewhere.is_error
+    assert text(elsewhere).endswith(
+        f'Path "{places["cwd"]}" is outside the sandbox roots '
+        f'"{places["scope"]}", "{places["outside"]}"'
+    )
 
 
 @needs_landlock

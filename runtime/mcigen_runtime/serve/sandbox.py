@@ -32,6 +32,10 @@ DISABLE_VARIABLE = "AHMA_DISABLE_SANDBOX"
 """Set to anything but ``""``, ``0`` or ``false``: the sandbox is off, as with
 ``--no-sandbox``."""
 
+SCOPES_VARIABLE = "MCIGEN_SANDBOX_SCOPES"
+"""Directories separated by ``os.pathsep``: the fixed scopes when no
+``--sandbox-scope`` gives them (the only way to give them to the ASGI app)."""
+
 ROOTS_TIMEOUT_S = 10.0
 """How long a client may take to answer ``roots/list``."""
 
@@ -138,12 +142,18 @@ class SandboxPolicy:
 def sandbox_policy(
     registry: Registry, no_sandbox: bool, scopes: list[str], env: Mapping[str, str]
 ) -> SandboxPolicy:
-    """The server's sandbox; :class:`SandboxUnavailable` when it would be strict,
+    """The server's sandbox, its fixed scopes ``scopes`` else those of
+    ``MCIGEN_SANDBOX_SCOPES``; :class:`SandboxUnavailable` when it would be strict,
     the package runs commands and the kernel cannot confine them; :class:`ValueError`
-    naming a ``--sandbox-scope`` that is not a directory."""
+    naming a scope that is not a directory."""
+    named = "--sandbox-scope "
+    if not scopes:
+        named = f"{SCOPES_VARIABLE}: "
+        listed = env.get(SCOPES_VARIABLE, "").split(os.pathsep)
+        scopes = [scope for scope in listed if scope.strip()]
     for scope in scopes:
         if not os.path.isdir(scope):
-            raise ValueError(f"--sandbox-scope {scope}: not a directory")
+            raise ValueError(f"{named}{scope}: not a directory")
     policy = SandboxPolicy(
         not (no_sandbox or disabled_by(env)),
         tuple(scopes),
