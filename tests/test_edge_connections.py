@@ -110,11 +110,20 @@ def test_a_bad_limit_stops_serve_at_start(pkg_dir: Path) -> None:
     assert "error: MCIGEN_MAX_CONNECTIONS must be a positive number" in done.stderr
 
 
-def open_slow_connections(port: int) -> list[socket.socket]:
+SLOW_HEAD = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1"
+"""A request head without its end."""
+SLOW_BODY = (
+    b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Accept: application/json\r\nContent-Length: 100000\r\n\r\n{"
+)
+"""A whole head, and a body's first byte of 100,000."""
+
+
+def open_slow_connections(port: int, start: bytes) -> list[socket.socket]:
     sockets = []
     for _ in range(SLOW):
         connection = socket.create_connection(("127.0.0.1", port), timeout=5)
-        connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1")
+        connection.sendall(start)
         sockets.append(connection)
     return sockets
 
@@ -146,16 +155,21 @@ def closed_within(seconds: float, sockets: list[socket.socket]) -> list[socket.s
     return open_
 
 
-@pytest.mark.parametrize("server", [serve, broker, asgi])
-def test_slow_request_heads_cannot_lock_clients_out(
-    pkg_dir: Path, server: Callable[[int], tuple[list[str], str, object]]
+@pytest.mark.parametrize(
+    ("server", "start"),
+    [(serve, SLOW_HEAD), (broker, SLOW_HEAD), (asgi, SLOW_HEAD), (serve, SLOW_BODY)],
+    ids=["serve", "broker", "asgi", "serve-slow-body"],
+)
+def test_slow_requests_cannot_lock_clients_out(
+    pkg_dir: Path, server: Callable[[int], tuple[list[str], str, object]], start: bytes
 ) -> None:
+    """Connections whose request heads, or bodies, trickle in for ever."""
     port = free_port()
     argv, path, body = server(port)
     environment = {"MCIGEN_HEADER_TIMEOUT": str(HEADER_TIMEOUT)}
     with http_server(pkg_dir, argv, port, **environment) as mcp_url:
         url = mcp_url.removesuffix("/mcp") + path
-        sockets = open_slow_connections(port)
+        sockets = open_slow_connections(port, start)
         try:
             started = time.monotonic()
             answer = httpx.post(url, json=body, headers=JSON, timeout=HEADER_TIMEOUT)

@@ -11,14 +11,14 @@ open, and no client is served.
 
 :class:`GuardedH11Protocol` is uvicorn's h11 protocol with two bounds:
 
-- **header time**: a connection must have sent a whole request head within
-  :data:`HEADER_TIMEOUT_S` seconds (``MCIGEN_HEADER_TIMEOUT``) of opening, or of
-  its previous answer when kept alive, else it is closed. Bytes trickling in do not
-  extend it.
+- **request time**: a connection must have sent a whole request, its head and its
+  body, within :data:`HEADER_TIMEOUT_S` seconds (``MCIGEN_HEADER_TIMEOUT``) of
+  opening, or of its previous answer when kept alive, else it is closed. Bytes
+  trickling in do not extend it.
 - **connections**: when a new connection brings the count over
   ``MCIGEN_MAX_CONNECTIONS`` (default :data:`MAX_CONNECTIONS`, and at most half the
   process's descriptor limit), the connection that has waited longest for its
-  request head is closed to make room; when every other connection is busy with a
+  request is closed to make room; when every other connection is busy with a
   request, the new one is answered 503 and closed.
 
 Requests being answered are never cut: each call is bounded by its tool's own
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 HEADER_TIMEOUT_S = 10.0
-"""How long a connection may take to send a request head."""
+"""How long a connection may take to send a whole request (head and body)."""
 
 MAX_CONNECTIONS = 512
 """How many connections a server keeps open, at most (see the module docs)."""
@@ -115,6 +115,11 @@ def process_limits() -> ConnectionLimits:
     return limits_from_environment(os.environ, _descriptor_limit())
 
 
+_SENT = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
+"""The client's states once its request has arrived whole (or broke the protocol,
+which uvicorn answers at once)."""
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the bounds of the module docs."""
 
@@ -122,8 +127,8 @@ class GuardedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.limits = process_limits()
         self.waiting_since: float | None = None
-        """When the connection began to wait for a request head; None while it
-        has one."""
+        """When the connection began to wait for a request; None while it has
+        one."""
         self._deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -134,7 +139,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.waiting_since is not None and self.conn.their_state is not h11.IDLE:
+        if self.waiting_since is not None and self.conn.their_state in _SENT:
             self._stop_waiting()
 
     def on_response_complete(self) -> None:
@@ -160,7 +165,7 @@ class GuardedH11Protocol(H11Protocol):
             self._deadline = None
 
     def _make_room(self) -> None:
-        """Close the connection that has waited longest for a request head, or
+        """Close the connection that has waited longest for a request, or
         this new one (with a 503) when no other is waiting."""
         waiting = [
             other
