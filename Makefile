@@ -27,7 +27,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
+# Every test starts Python processes that import mcigen and its runtime: compiled
+# once here, even where PYTHONDONTWRITEBYTECODE keeps them from caching it.
 test: lint
+	$(BIN)/python -m compileall -q mcigen runtime/mcigen_runtime
 	$(BIN)/pytest -q -n 3
 
 golden: $(STAMP)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -43,7 +44,24 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(str(figure))
 
 
+IN_PROCESS_COMMANDS = frozenset({"build", "check", "list"})
+"""Commands that ``run_mcigen`` runs through the command's own ``main`` in the
+test's process: they start no server and install no signal handler, and a
+process of their own costs a second of imports per build."""
+
+
 def run_mcigen(
+    *args: str | Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``mcigen ARGS``: build, check and list in this process (what they print
+    captured, as a process's would be), everything else as a real process."""
+    argv = [str(arg) for arg in args]
+    if cwd is None and argv[0] in IN_PROCESS_COMMANDS:
+        return _run_in_process(argv)
+    return run_mcigen_process(*argv, cwd=cwd)
+
+
+def run_mcigen_process(
     *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``mcigen ARGS`` as a real process."""
@@ -53,6 +71,24 @@ def run_mcigen(
         text=True,
         cwd=cwd,
         check=False,
+    )
+
+
+def _run_in_process(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    from mcigen.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        try:
+            code = main(argv)
+        except SystemExit as exit:  # argparse's usage errors and --help
+            code = (
+                exit.code
+                if isinstance(exit.code, int)
+                else 0 if exit.code is None else 2
+            )
+    return subprocess.CompletedProcess(
+        ["mcigen", *argv], code, stdout.getvalue(), stderr.getvalue()
     )
 
 
