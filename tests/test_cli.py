@@ -11,6 +11,7 @@ from pathlib import Path
 from .conftest import (
     ROOT,
     run_mcigen,
+    run_mcigen_process,
     schema_of,
     text_tool,
     without_build_entry,
@@ -167,6 +168,27 @@ def test_check_and_list_commands(tmp_path: Path) -> None:
     assert lines[0].split() == ["NAME", "PYTHON", "NAME", "TYPE", "TOOLSET", "TAGS"]
     assert lines[1].split() == ["sayHi", "say_hi", "text", "-", "a,b"]
     assert lines[2].split() == ["plain", "plain", "text", "-"]
+
+
+def test_the_command_as_a_process_gives_what_its_main_gives(tmp_path: Path) -> None:
+    """Other tests run build, check and list through ``main`` in their own
+    process; ``python -m mcigen`` must answer the same, exit status included."""
+    good = write_schema(tmp_path, GOOD, "good.mci.json")
+    bad = write_schema(tmp_path, {"schemaVersion": "1.0", "tools": [{}]}, "bad.json")
+    for args in (
+        ("build", good, "-o", tmp_path / "hello"),
+        ("list", good),
+        ("check", bad),
+        ("build", tmp_path / "missing.json", "-o", tmp_path / "nothing"),
+        ("build", good, "--no-such-option"),
+    ):
+        alone, within = run_mcigen_process(*args), run_mcigen(*args)
+        assert (alone.returncode, alone.stdout, alone.stderr) == (
+            within.returncode,
+            within.stdout,
+            within.stderr,
+        ), args
+    assert (tmp_path / "hello" / "tools" / "main.py").is_file()
 
 
 def test_schema_errors_exit_1_with_every_diagnostic(tmp_path: Path) -> None:
