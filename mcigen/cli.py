@@ -122,6 +122,33 @@ def _parser() -> argparse.ArgumentParser:
     _mcp_options(listing, no_connect=True)
     _skip_invalid_option(listing)
     listing.set_defaults(run=_list, whitespace="compat")
+    migrate = commands.add_parser(
+        "migrate",
+        help="rewrite Python code that calls SCHEMA's tools through mci-py's "
+        "MCIClient.execute into typed calls of the package built from it",
+    )
+    _schema_argument(migrate)
+    migrate.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="a Python file, or a folder whose .py files are rewritten",
+    )
+    migrate.add_argument(
+        "--package",
+        required=True,
+        help="the import name of the package built from SCHEMA (what the new "
+        "calls are imported from)",
+    )
+    migrate.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the change as a unified diff instead of writing it",
+    )
+    _mcp_options(migrate, no_connect=True)
+    _skip_invalid_option(migrate)
+    migrate.set_defaults(run=_migrate, whitespace="compat")
     return parser
 
 
@@ -329,6 +356,20 @@ def _reading(args: argparse.Namespace) -> CompileOptions:
 
 def _say_started(message: str) -> None:
     print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)
+
+
+def _migrate(args: argparse.Namespace, schema: Path) -> int:
+    from .migrate.command import migrate_paths
+    from .migrate.targets import targets
+
+    if not args.package.isidentifier():
+        return _usage_error(f"--package {args.package}: not an import name")
+    package, diagnostics = plan_schema(schema, _reading(args))
+    _report(diagnostics)
+    if package is None:
+        return EXIT_ERRORS
+    tools = targets(package)
+    return migrate_paths(args.paths, schema, args.package, tools, args.diff)
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:
