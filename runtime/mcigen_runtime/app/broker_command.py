@@ -20,6 +20,7 @@ import argparse
 import importlib
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from importlib.util import resolve_name
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +46,10 @@ class StartupError(Exception):
 
 def run_broker(package: str, args: argparse.Namespace) -> int:
     """Run ``broker`` with the arguments of ``broker_arguments``."""
+    if args.secret is not None and _names_a_config(args.secret):
+        for line in _config_as_secret(package, args.secret):
+            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+        return 2
     tools = registry(package)
     if args.dump_tree:
         for line in tree_lines(Broker(tools)):
@@ -70,6 +76,22 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         logger.info("the broker would start (tools: %d)", len(kept))
         return 0
     return _listen(app, args.address, secret, args.log_level, len(kept))
+
+
+def _names_a_config(secret: str) -> bool:
+    """Whether ``secret`` is rather the path of a config, as pyMCPBroker's command
+    line takes it in that place."""
+    return secret.lower().endswith(_CONFIG_SUFFIXES) or os.path.lexists(secret)
+
+
+def _config_as_secret(package: str, secret: str) -> list[str]:
+    shown = shlex.quote(secret)
+    return [
+        f"the secret {secret!r} is a file or a config's name, not a secret: the "
+        "package was built from its config, so the command takes no config",
+        f"to serve this package: python -m {package} broker ADDR [SECRET]",
+        f"to build and serve a config: mcigen broker ADDR {shown} [SECRET]",
+    ]
 
 
 def tree_lines(broker: Broker) -> Iterator[str]:
