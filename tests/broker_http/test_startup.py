@@ -154,8 +154,8 @@ def test_reload_is_not_the_packages_but_the_compilers(package: ModuleType) -> No
     done = broker_command(package, "--reload")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(
-        "error: --reload is the compiler's: mcigen serve SCHEMA -o DIR --reload -- "
-        "broker [ADDR] ..."
+        "error: --reload is the compiler's: mcigen broker ADDR CONFIG [SECRET] "
+        "--reload (or mcigen serve SCHEMA -o DIR --reload -- broker [ADDR] ...)"
     )
     assert "--reload" not in broker_command(package, "--help").stdout
 

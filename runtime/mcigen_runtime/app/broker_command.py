@@ -30,12 +30,12 @@ from ..broker.meta_tools import Broker
 from ..edge.settings import secret_from
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
+from .broker_arguments import names_a_config
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
-_CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class StartupError(Exception):
 
 def run_broker(package: str, args: argparse.Namespace) -> int:
     """Run ``broker`` with the arguments of ``broker_arguments``."""
-    if args.secret is not None and _names_a_config(args.secret):
+    if args.secret is not None and names_a_config(args.secret):
         for line in _config_as_secret(package, args.secret):
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
         return 2
@@ -76,12 +76,6 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         logger.info("the broker would start (tools: %d)", len(kept))
         return 0
     return _listen(app, args.address, secret, args.log_level, len(kept))
-
-
-def _names_a_config(secret: str) -> bool:
-    """Whether ``secret`` is rather the path of a config, as pyMCPBroker's command
-    line takes it in that place."""
-    return secret.lower().endswith(_CONFIG_SUFFIXES) or os.path.lexists(secret)
 
 
 def _config_as_secret(package: str, secret: str) -> list[str]:
