@@ -27,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -50,6 +51,8 @@ _ENTRY = "entry.json"
 _LIBRARY = "library"
 _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""A broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it."""
 _MOST_BYTES = 64 << 20
 """The most of a schema or library file read to key the cache (the build holds
 them to its own, smaller, limit)."""
@@ -97,12 +100,14 @@ def package_for(
     schema = schema.resolve()
     # a folder's files are read as its library directory is: every one, by name
     content = b"" if schema.is_dir() else read_input(schema, _MOST_BYTES)
+    library = _library_dir(schema, content)
+    keyed = _keyed(content, compiling.source_format, environment)
     root = build_cache.cache_dir("packages")
-    build = partial(_build, schema, content, connect=connect, environment=environment)
+    build = partial(_build, schema, keyed, connect=connect, environment=environment)
     if root is None:  # no cache: a directory of this process's own
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
         atexit.register(shutil.rmtree, staging, True)
-        return build(staging, _library_dir(schema, content), compiling)
+        return build(staging, library, compiling)
     slot = root / build_cache.key_of(
         str(schema),
         "connect" if connect else "check",
@@ -110,19 +115,18 @@ def package_for(
         sys.implementation.cache_tag or "",
         str(sys.flags.optimize),
     )
-    found = _entry(schema, slot, content, expiring=connect)
+    found = _entry(schema, slot, keyed, expiring=connect)
     if found is not None:
         return found
     slot.mkdir(mode=0o700, exist_ok=True)
     _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
-    library = _library_dir(schema, content)
     try:
         built = build(staging, library, compiling)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return _store(slot, staging, built, content, library, connect)
+    return _store(slot, staging, built, keyed, library, connect)
 
 
 def import_package(package: CachedPackage) -> ModuleType:
@@ -339,6 +343,18 @@ def _library_dir(schema: Path, content: bytes) -> Path:
     except (ValueError, yaml.YAMLError, AttributeError):
         written = DEFAULT_LIBRARY_DIR
     return Path(os.path.normpath(schema.parent / written))
+
+
+def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -> bytes:
+    """What keys the cache besides the library: the input's bytes and, for a
+    broker config, whose strings are substituted when it is built
+    (``frontend.broker.variables``), the value of every ``${NAME}`` it names
+    (hashed with the rest: no value is written)."""
+    if source_format != "broker":
+        return content
+    names = sorted(set(_VARIABLE.findall(content.decode("utf-8", "replace"))))
+    values = [f"{name}={environment.get(name)!r}" for name in names]
+    return content + b"\0" + "\0".join(values).encode("utf-8", "surrogatepass")
 
 
 def _digest(content: bytes, library: Path) -> str:

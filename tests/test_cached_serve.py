@@ -108,6 +108,30 @@ def test_mcigen_broker_dump_tree_prints_the_configs_tree(tmp_path: Path) -> None
     assert again.stderr.split(" (pid")[0] == first.stderr.split(" (pid")[0]
 
 
+def test_mcigen_broker_reads_the_configs_variables_at_each_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built through the cache, whose entries are told apart by the values."""
+    node = {"path": "/${TEAM}", "summary": "Tools of ${TEAM}"}
+    config = write_config(tmp_path, {"tree": [node]})
+    trees = []
+    for team in ("red", "blue", "red"):
+        monkeypatch.setenv("TEAM", team)
+        done = run_mcigen("broker", ":8100", config, "--dump-tree")
+        assert done.returncode == 0, done.stderr
+        trees.append(done.stdout.splitlines()[1])
+    assert trees == [
+        "  /red  (node)  Tools of red",
+        "  /blue  (node)  Tools of blue",
+        "  /red  (node)  Tools of red",
+    ]
+    monkeypatch.delenv("TEAM")
+    unset = run_mcigen("broker", ":8100", config, "--dump-tree")
+    assert unset.returncode == 1
+    assert "the environment variable TEAM is not set" in unset.stderr
+    assert "started" not in unset.stderr
+
+
 def test_mcigen_broker_refuses_a_config_in_place_of_the_secret(
     tmp_path: Path,
 ) -> None:
