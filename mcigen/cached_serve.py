@@ -10,9 +10,9 @@ inputs builds (its warnings on stderr; an MTDF folder's tool file that does not
 load is left out, as Ahma does); every later one takes the package from the cache.
 A build that fails prints why and starts nothing (exit status 1).
 
-``mcigen broker --reload`` builds again on every change of CONFIG; a broker that
-would not start on the new package is not swapped in (as ``mcigen serve
---reload``).
+With ``--reload``, every change of the input builds again and restarts the server
+on the new package; a broker that would not start on it is not swapped in (as
+``mcigen serve -o DIR --reload``).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from .server_process import BuiltPackage
 
 EXIT_BUILD_FAILED = 1
 _OUTPUT_OPTIONS = ("-o", "--output")
+_RELOAD = "--reload"
+"""mcigen's own among ``serve INPUT``'s arguments: the package's serve has none."""
 
 
 def add_broker_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -82,18 +84,20 @@ def add_broker_command(commands: argparse._SubParsersAction) -> None:  # type: i
 
 
 def cached_serve_args(argv: list[str]) -> argparse.Namespace | None:
-    """``serve INPUT [ARG ...]`` without ``-o``: what ``mcigen serve`` runs
-    through the build cache, ARG passed on to ``python -m PKG serve``; None for
-    any other command line (``serve SCHEMA -o DIR ... -- COMMAND``)."""
+    """``serve INPUT [--reload] [ARG ...]`` without ``-o``: what ``mcigen serve``
+    runs through the build cache, ARG passed on to ``python -m PKG serve``; None
+    for any other command line (``serve SCHEMA -o DIR ... -- COMMAND``)."""
     if len(argv) < 2 or argv[0] != "serve" or argv[1].startswith("-"):
         return None
     before_dashes = argv[1 : argv.index("--")] if "--" in argv else argv[1:]
     if any(_names_output(arg) for arg in before_dashes):
         return None
+    server_args = [arg for arg in argv[2:] if arg != _RELOAD]
     return argparse.Namespace(
         command="serve",
         schema=argv[1],
-        server_args=argv[2:],
+        server_args=server_args,
+        reload=len(server_args) < len(argv[2:]),
         source_format=None,
         skip_invalid=False,
         run=_serve,
@@ -124,7 +128,7 @@ def _broker(args: argparse.Namespace, schema: Path) -> int:
 
 def _serve(args: argparse.Namespace, schema: Path) -> int:
     command = ["serve", *args.server_args]
-    return _serve_cached(schema, args.source_format.name, command, reload=False)
+    return _serve_cached(schema, args.source_format.name, command, args.reload)
 
 
 def _serve_cached(

@@ -255,3 +255,30 @@ def test_mcigen_serve_input_over_streamable_http(tmp_path: Path) -> None:
         assert anyio.run(session) == "Hello http!"
     finally:
         serving.stop()
+
+
+def test_mcigen_serve_input_reload_serves_the_changed_schema(tmp_path: Path) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    port = free_port()
+    serving = McigenServe(
+        tmp_path, schema.name, "--reload", "--http", f"127.0.0.1:{port}"
+    )
+
+    async def tool_names() -> list[str]:
+        url = f"http://127.0.0.1:{port}/mcp"
+        with anyio.fail_after(PATIENCE):
+            async with http_session(url, None) as client:
+                return [tool.name for tool in (await client.list_tools()).tools]
+
+    try:
+        index, first = serving.started()
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        assert anyio.run(tool_names) == ["hello"]
+        write_schema(tmp_path, schema_of(HELLO, text_tool("bye", "Bye!")), schema.name)
+        index, _ = serving.line("rebuilt: restarting the server", index)
+        serving.started(index)
+        wait_until_listening(serving.process, port, timeout=PATIENCE)
+        assert anyio.run(tool_names) == ["hello", "bye"]
+        assert gone(first)
+    finally:
+        serving.stop()
