@@ -47,7 +47,9 @@ _RELOAD = "--reload"
 """mcigen's own among ``serve INPUT``'s arguments: the package's serve has none."""
 
 
-def add_broker_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_broker_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
     broker = commands.add_parser(
         "broker",
         help="pyMCPBroker's command line: compile CONFIG (through the build cache) "
