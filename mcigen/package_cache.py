@@ -98,8 +98,10 @@ def package_for(
     settings read. Raises BuildFailed, or OSError when the schema cannot be read
     (it is not a regular file or a folder, or holds more than 64 MiB)."""
     schema = schema.resolve()
-    # a folder's files are read as its library directory is: every one, by name
-    content = b"" if schema.is_dir() else read_input(schema, _MOST_BYTES)
+    # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
+    # read as a library directory is: every file of it, by name
+    folder = schema.is_dir() and compiling.source_format != "mci"
+    content = b"" if folder else read_input(schema, _MOST_BYTES)
     library = _library_dir(schema, content)
     keyed = _keyed(content, compiling.source_format, environment)
     root = build_cache.cache_dir("packages")
