@@ -286,3 +286,39 @@ def test_mcigen_serve_input_reload_serves_the_changed_schema(tmp_path: Path) -> 
         assert gone(first)
     finally:
         serving.stop()
+
+
+def test_mcigen_broker_passes_its_options_on_to_the_broker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--ignore-broken-tool`` and ``--log-level``: a server that no longer starts
+    (its tools cached by the first build) is left out with a warning, and a
+    request writes no INFO line."""
+    ghost = {
+        "path": "/ghost",
+        "source": {"command": f"${{GHOST_PYTHON}} {TOY_SERVER} stdio"},
+    }
+    config = write_config(tmp_path, {"tree": [*CONFIG["tree"], ghost]})
+    monkeypatch.setenv("GHOST_PYTHON", sys.executable)
+    assert run_mcigen("broker", ":8100", config, "--dump-tree").returncode == 0
+    monkeypatch.setenv("GHOST_PYTHON", str(tmp_path / "no-such-python"))
+    port = free_port()
+    broker = McigenServe(
+        tmp_path,
+        str(port),
+        config.name,
+        "--ignore-broken-tool",
+        "--log-level",
+        "warning",
+        command="broker",
+    )
+    try:
+        broker.started()
+        wait_until_listening(broker.process, port, timeout=PATIENCE)
+        root = post(port, "meta_tree", {"path": "/"}, secret=None).json()
+        assert [child["path"] for child in root["children"]] == ["/later", "/toy"]
+    finally:
+        broker.stop()
+    warnings = [line for line in broker.lines if line.startswith("WARNING")]
+    assert len(warnings) == 1 and "'ghost'" in warnings[0], broker.log
+    assert not [line for line in broker.lines if line.startswith("INFO")]
