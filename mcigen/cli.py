@@ -1,4 +1,4 @@
-"""``mcigen build | serve | check | list``: the compiler's command line."""
+"""``mcigen build | serve | broker | check | list``: the compiler's command line."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from mcigen_runtime.app.table import format_table
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
+from .cached_serve import add_broker_command, cached_serve_args
 from .diagnostics import Diagnostics, printable
 from .frontend.formats import FORMATS, Format, format_named, recognise
 from .input_file import not_regular
@@ -35,7 +36,8 @@ DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = cached_serve_args(argv) or _parser().parse_args(argv)
     schema = Path(args.schema)
     if not schema.exists():
         return _usage_error(f"no such schema file: {schema}")
@@ -104,10 +106,17 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="build SCHEMA to DIR and run the package's server (with --reload, "
-        "rebuilt and restarted when SCHEMA changes)",
+        "rebuilt and restarted when SCHEMA changes); without -o, 'mcigen serve "
+        "SCHEMA [ARG ...]' compiles SCHEMA through the build cache and runs "
+        "python -m PKG serve ARG...",
+        description="mcigen serve SCHEMA [ARG ...] (no -o): SCHEMA compiled through "
+        "the build cache, served as python -m PKG serve ARG... serves it (stdio, "
+        "or --http ADDR). mcigen serve SCHEMA -o DIR ... -- COMMAND [ARG ...]: "
+        "built to DIR, then python -m PKG COMMAND ARG... run.",
     )
     _build_options(serve)
     add_serve_arguments(serve, build=_build)
+    add_broker_command(commands)
     check = commands.add_parser(
         "check",
         help="report every problem in SCHEMA that build, given the same options, "

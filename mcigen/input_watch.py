@@ -23,7 +23,9 @@ class WatchUnavailable(Exception):
     """watchfiles cannot be imported."""
 
 
-def input_changes(source: Path, output: Path, stop: threading.Event) -> Iterator[bool]:
+def input_changes(
+    source: Path, output: Path | None, stop: threading.Event
+) -> Iterator[bool]:
     """Until ``stop`` is set: True after each change to ``source`` (a file, or any
     file under a folder but ``output``), False after every :data:`IDLE_MS`
     without one. Raises :class:`WatchUnavailable` at once, not on the first
@@ -32,16 +34,17 @@ def input_changes(source: Path, output: Path, stop: threading.Event) -> Iterator
         import watchfiles  # noqa: F401
     except ImportError:
         raise WatchUnavailable(MISSING) from None
-    return _changes(source.absolute(), output.absolute(), stop)
+    ignored = [] if output is None else [str(output.absolute())]
+    return _changes(source.absolute(), ignored, stop)
 
 
-def _changes(source: Path, output: Path, stop: threading.Event) -> Iterator[bool]:
+def _changes(source: Path, ignored: list[str], stop: threading.Event) -> Iterator[bool]:
     from watchfiles import DefaultFilter, watch
 
     watched: Callable[[Change, str], bool]
     if source.is_dir():
         # a DIR inside the folder would have every build start the next one
-        watched = DefaultFilter(ignore_paths=[str(output)])
+        watched = DefaultFilter(ignore_paths=ignored)
         folder, recursive = source, True
     else:
         # the folder, not the file: an editor that saves by renaming a new file

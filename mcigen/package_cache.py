@@ -27,14 +27,16 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -49,6 +51,8 @@ _ENTRY = "entry.json"
 _LIBRARY = "library"
 _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""A broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it."""
 _MOST_BYTES = 64 << 20
 """The most of a schema or library file read to key the cache (the build holds
 them to its own, smaller, limit)."""
@@ -70,41 +74,61 @@ class BuildFailed(Exception):
         self.diagnostics = diagnostics
 
 
+@dataclass(frozen=True)
+class Compiling:
+    """How ``package_for`` reads its input and what it tells of a build."""
+
+    source_format: str = "mci"
+    """The name of the input's format (``mcigen.frontend.formats``); a folder is
+    read as Ahma reads it, each tool file that does not load left out."""
+    on_build: Callable[[Diagnostics], None] | None = None
+    """Given the diagnostics (warnings) of a build that succeeded; a cache hit
+    builds nothing, so tells nothing."""
+
+
 def package_for(
-    schema: Path, connect: bool, environment: Mapping[str, str]
+    schema: Path,
+    connect: bool,
+    environment: Mapping[str, str],
+    compiling: Compiling = Compiling(),
 ) -> CachedPackage:
-    """The package of ``schema``, from the cache or built now. Without
-    ``connect`` no MCP server is started and nothing is written beside the
-    schema; with it, ``environment`` is what the servers' settings read.
-    Raises BuildFailed, or OSError when the schema cannot be read (it is not a
-    regular file, or holds more than 64 MiB)."""
+    """The package of ``schema`` (a file, or a folder of MTDF tool files), from the
+    cache or built now. Without ``connect`` no MCP server is started and nothing
+    is written beside the schema; with it, ``environment`` is what the servers'
+    settings read. Raises BuildFailed, or OSError when the schema cannot be read
+    (it is not a regular file or a folder, or holds more than 64 MiB)."""
     schema = schema.resolve()
-    content = read_input(schema, _MOST_BYTES)
+    # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
+    # read as a library directory is: every file of it, by name
+    folder = schema.is_dir() and compiling.source_format != "mci"
+    content = b"" if folder else read_input(schema, _MOST_BYTES)
+    library = _library_dir(schema, content)
+    keyed = _keyed(content, compiling.source_format, environment)
     root = build_cache.cache_dir("packages")
+    build = partial(_build, schema, keyed, connect=connect, environment=environment)
     if root is None:  # no cache: a directory of this process's own
         staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
         atexit.register(shutil.rmtree, staging, True)
-        library = _library_dir(schema, content)
-        return _build(schema, content, staging, connect, environment, library)
+        return build(staging, library, compiling)
     slot = root / build_cache.key_of(
         str(schema),
         "connect" if connect else "check",
+        compiling.source_format,
         sys.implementation.cache_tag or "",
         str(sys.flags.optimize),
     )
-    found = _entry(schema, slot, content, expiring=connect)
+    found = _entry(schema, slot, keyed, expiring=connect)
     if found is not None:
         return found
     slot.mkdir(mode=0o700, exist_ok=True)
     _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
-    library = _library_dir(schema, content)
     try:
-        built = _build(schema, content, staging, connect, environment, library)
+        built = build(staging, library, compiling)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return _store(slot, staging, built, content, library, connect)
+    return _store(slot, staging, built, keyed, library, connect)
 
 
 def import_package(package: CachedPackage) -> ModuleType:
@@ -216,22 +240,31 @@ def _build(
     schema: Path,
     content: bytes,
     staging: Path,
+    library: Path,
+    compiling: Compiling,
+    *,
     connect: bool,
     environment: Mapping[str, str],
-    library: Path,
 ) -> CachedPackage:
     """The package compiled into ``staging``, named after its inputs before the
     build (so that no two states of them share a module name in one process)."""
+    from .frontend.formats import format_named
     from .pipeline import CompileOptions, compile_schema
     from .planner import McpAccess, McpMode
 
     name = "mci_" + _digest(content, library)[:16]
     directory = staging / name
     mode = McpMode.CACHE if connect else McpMode.NO_CONNECT
-    options = CompileOptions(mcp=McpAccess(mode=mode, environment=environment))
+    options = CompileOptions(
+        source_format=format_named(compiling.source_format),
+        skip_invalid=schema.is_dir(),
+        mcp=McpAccess(mode=mode, environment=environment),
+    )
     files, diagnostics = compile_schema(schema, directory, name, options)
     if files is None:
         raise BuildFailed(diagnostics)
+    if compiling.on_build is not None:
+        compiling.on_build(diagnostics)
     for relative, data in files.items():
         target = directory / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -295,11 +328,14 @@ def _record(package: str, files: dict[str, str] | None, expires: str | None) -> 
 
 def _library_dir(schema: Path, content: bytes) -> Path:
     """The schema's library directory (the default one when the schema does not
-    read: its build says why)."""
+    read: its build says why); a folder's is the folder itself, so that every
+    file of it keys the cache."""
     import yaml
 
     from .ir import DEFAULT_LIBRARY_DIR
 
+    if schema.is_dir():
+        return schema
     try:
         if schema.suffix == ".json":
             document = json.loads(content)
@@ -309,6 +345,18 @@ def _library_dir(schema: Path, content: bytes) -> Path:
     except (ValueError, yaml.YAMLError, AttributeError):
         written = DEFAULT_LIBRARY_DIR
     return Path(os.path.normpath(schema.parent / written))
+
+
+def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -> bytes:
+    """What keys the cache besides the library: the input's bytes and, for a
+    broker config, whose strings are substituted when it is built
+    (``frontend.broker.variables``), the value of every ``${NAME}`` it names
+    (hashed with the rest: no value is written)."""
+    if source_format != "broker":
+        return content
+    names = sorted(set(_VARIABLE.findall(content.decode("utf-8", "replace"))))
+    values = [f"{name}={environment.get(name)!r}" for name in names]
+    return content + b"\0" + "\0".join(values).encode("utf-8", "surrogatepass")
 
 
 def _digest(content: bytes, library: Path) -> str:

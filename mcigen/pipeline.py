@@ -40,7 +40,7 @@ def plan_schema(
 ) -> tuple[ir.Package | None, Diagnostics]:
     """Frontend and planner: what ``mcigen list`` runs."""
     schema, diagnostics = options.source_format.lower(
-        path, Reading(options.whitespace, options.skip_invalid)
+        path, Reading(options.whitespace, options.skip_invalid, options.mcp.environment)
     )
     if schema is None:
         return None, diagnostics

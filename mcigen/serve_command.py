@@ -23,6 +23,7 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -70,40 +71,65 @@ def serve(args: argparse.Namespace, schema: Path, build: Build) -> int:
     output = Path(args.output)
     # a folder is served as Ahma serves it: a tool file that does not load is left out
     args.skip_invalid = args.skip_invalid or schema.is_dir()
-    supervisor = Supervisor(lambda: _start(output, args))
+    return supervised(
+        Watch(schema, output) if args.reload else None,
+        partial(build, args, schema),
+        partial(_start, output, args),
+        partial(_staged_rebuild, args, schema, build),
+    )
+
+
+@dataclass(frozen=True)
+class Watch:
+    source: Path
+    ignored: Path | None
+    """A directory inside ``source`` whose changes are not the input's."""
+
+
+def supervised(
+    watch: Watch | None,
+    build: Callable[[], int],
+    start: Callable[[], ServerProcess],
+    rebuild: Callable[[], bool],
+) -> int:
+    """``build``, then the server ``start`` starts, run until it ends; with a
+    ``watch``, ``rebuild`` on every change, the server restarted when it says so.
+    The build's exit status if it failed, else the server's."""
+    supervisor = Supervisor(start)
     try:
         changes = (
-            input_changes(schema, output, supervisor.stopping) if args.reload else None
+            None
+            if watch is None
+            else input_changes(watch.source, watch.ignored, supervisor.stopping)
         )
     except WatchUnavailable as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return USAGE_ERROR
-    status = build(args, schema)
+    status = build()
     if status != 0:
         return status
     with supervisor.running() as server:
-        if changes is None:
+        if changes is None or watch is None:
             server.process.wait()
         else:
-            _rebuild_on_change(
-                changes,
-                partial(_staged_rebuild, args, schema, build),
-                supervisor,
-                schema,
-            )
+            rebuild_on_change(changes, rebuild, supervisor, watch.source)
     return supervisor.exit_status() or 0
 
 
 def _start(output: Path, args: argparse.Namespace) -> ServerProcess:
     package = BuiltPackage.at(output, args.project)
-    command = args.package_command
-    server = ServerProcess(package, [command, *args.package_args])
+    return start_server(package, [args.package_command, *args.package_args])
+
+
+def start_server(package: BuiltPackage, command: list[str]) -> ServerProcess:
+    """``python -m PKG COMMAND ARG...`` started, and said so."""
+    server = ServerProcess(package, command)
     # the command only: its arguments may hold the broker's secret
-    _say(f"started python -m {package.name} {command} (pid {server.pid})")
+    say(f"started python -m {package.name} {command[0]} (pid {server.pid})")
     return server
 
 
-def _rebuild_on_change(
+def rebuild_on_change(
     changes: Iterator[bool],
     rebuild: Callable[[], bool],
     supervisor: Supervisor,
@@ -115,16 +141,16 @@ def _rebuild_on_change(
             return
         if not changed:
             continue
-        _say(f"{schema} changed: rebuilding")
+        say(f"{schema} changed: rebuilding")
         try:
             replaced = rebuild()
         except Exception as error:  # a rebuild's failure never ends the watch
-            _say(f"rebuilding from {schema} failed: {type(error).__name__}: {error}")
+            say(f"rebuilding from {schema} failed: {type(error).__name__}: {error}")
             replaced = False
         if not replaced:
-            _say("still serving the package as it was")
+            say("still serving the package as it was")
             continue
-        _say("rebuilt: restarting the server")
+        say("rebuilt: restarting the server")
         supervisor.restart()
 
 
@@ -136,23 +162,27 @@ def _staged_rebuild(args: argparse.Namespace, schema: Path, build: Build) -> boo
         # the same base name: the same package name, when --name does not give one
         staged = Path(root) / output.resolve().name
         if build(argparse.Namespace(**{**vars(args), "output": str(staged)}), schema):
-            _say("the build failed")
+            say("the build failed")
             return False
         package = BuiltPackage.at(staged, args.project)
-        command = [args.package_command, *args.package_args]
-        problem = None
-        if args.package_command == "broker":
-            problem = start_problem(package, command)
-        if problem is not None:
-            _say(f"the rebuilt broker does not start ({problem})")
+        if not would_start(package, [args.package_command, *args.package_args]):
             return False
         try:
             write_package(read_package(staged), output, package.name)
         except OutputError as error:
-            _say(f"error: {error}")
+            say(f"error: {error}")
             return False
     return True
 
 
-def _say(message: str) -> None:
+def would_start(package: BuiltPackage, command: list[str]) -> bool:
+    """Whether the server ``command`` runs would start on ``package``: a broker is
+    checked to (``--check-start``), saying why not; any other server is taken to."""
+    problem = start_problem(package, command) if command[0] == "broker" else None
+    if problem is not None:
+        say(f"the rebuilt broker does not start ({problem})")
+    return problem is None
+
+
+def say(message: str) -> None:
     print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)

@@ -780,20 +780,35 @@ def test_a_leafs_max_output_chars_wins_over_the_brokers(
     assert "truncated" not in runtime.Broker(served).call("/whole")
 
 
-def test_nodes_without_tools_stay_unless_the_broker_is_given_a_subset(
+def test_a_subset_leaves_out_the_nodes_it_emptied_and_keeps_empty_ones(
     runtime: Any, registry: Any
 ) -> None:
     served = with_tree(
         registry,
-        [("/", ""), ("/empty", "Nothing here yet"), ("/a", "A"), ("/a/b", "B")],
-        [{"path": "/a/b/alpha", "tool": "alpha"}, {"path": "/beta", "tool": "Beta"}],
+        [
+            ("/", ""),
+            ("/empty", "Nothing here yet"),
+            ("/a", "A"),
+            ("/a/b", "B"),
+            ("/c", "C"),
+            ("/c/later", "Later"),
+        ],
+        [
+            {"path": "/a/b/alpha", "tool": "alpha"},
+            {"path": "/beta", "tool": "Beta"},
+            {"path": "/c/gamma", "tool": "Beta"},
+        ],
     )
     everything = runtime.Broker(served)
-    assert child_paths(everything.tree("/")) == ["/a", "/empty", "/beta"]
+    assert child_paths(everything.tree("/")) == ["/a", "/c", "/empty", "/beta"]
     assert everything.desc("/")["summary"] == f"the tools of '{PACKAGE}'"
     subset = runtime.Broker(served, tools=[registry.find("alpha")])
-    assert child_paths(subset.tree("/")) == ["/a"]
+    assert child_paths(subset.tree("/")) == ["/a", "/c", "/empty"]
     assert child_paths(subset.tree("/a/b")) == ["/a/b/alpha"]
+    assert child_paths(subset.tree("/c")) == ["/c/later"]
+    assert subset.tree("/empty") == {"path": "/empty", "children": []}
+    only_beta = runtime.Broker(served, tools=[registry.find("Beta")])
+    assert child_paths(only_beta.tree("/")) == ["/c", "/empty", "/beta"]
 
 
 @pytest.mark.parametrize(

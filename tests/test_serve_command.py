@@ -35,12 +35,12 @@ BROKEN = '{"schemaVersion": "1.0", "tools": [{"name": 1}]}'
 
 
 class McigenServe:
-    """``mcigen serve ARGS`` in a session of its own; what it and its server write
-    to stderr, read line by line as it comes."""
+    """``mcigen serve ARGS`` (or another ``command``) in a session of its own; what
+    it and its server write to stderr, read line by line as it comes."""
 
-    def __init__(self, cwd: Path, *args: str) -> None:
+    def __init__(self, cwd: Path, *args: str, command: str = "serve") -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mcigen", "serve", *args],
+            [sys.executable, "-m", "mcigen", command, *args],
             cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

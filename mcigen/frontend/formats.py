@@ -4,7 +4,7 @@ beside ``mci/``, ``mtdf/`` and ``broker/`` and an entry in ``FORMATS``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,9 @@ class Reading:
     """How directive templates treat whitespace: "compat" (mci-py's) or "trim"."""
     skip_invalid: bool = False
     """Leave out a tool file of a folder that does not load, as Ahma does (MTDF)."""
+    environment: Mapping[str, str] | None = None
+    """What ``${NAME}`` in a broker config's strings reads when it is built (None:
+    the build's own environment); a source's command reads it at run time."""
 
 
 Lowering = Callable[[Path, Reading], tuple[ir.Schema | None, Diagnostics]]
@@ -55,7 +58,7 @@ BROKER = Format(
     "broker",
     "a broker config",
     holds_broker,
-    lambda path, _reading: lower_broker(path),
+    lambda path, reading: lower_broker(path, reading.environment),
 )
 MCI = Format(
     "mci",

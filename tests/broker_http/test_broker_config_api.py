@@ -26,6 +26,7 @@ TOY = f"${{TOY_PYTHON}} {TOY_SERVER} stdio"
 CONFIG: dict[str, Any] = {
     "tree": [
         {"path": "/toy", "summary": "The toy server, twice"},
+        {"path": "/later", "summary": "Nothing mounted yet"},
         {
             "path": "/toy/words",
             "summary": "Words",
@@ -93,6 +94,23 @@ def test_the_configs_tree_is_served_over_http(
         )
         assert wrong.status_code == 422
         assert wrong.json()["field"] == "a"
+
+
+def test_a_declared_node_without_tools_is_served_as_dump_tree_shows_it(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    dumped = broker_command(package, "--dump-tree", TOY_PYTHON=sys.executable)
+    assert "/later  (node)  Nothing mounted yet" in dumped.stdout
+    with serving(package, tmp_path, TOY_PYTHON=sys.executable) as server:
+        root = server.post("meta_tree", {"path": "/"}).json()["children"]
+        assert {"path": "/later", "type": "node", "summary": "Nothing mounted yet"} in (
+            root
+        )
+        later = server.post("meta_tree", {"path": "/later"})
+        assert later.status_code == 200
+        assert later.json() == {"path": "/later", "children": []}
+        described = server.post("meta_desc", {"path": "/later"}).json()
+        assert described["type"] == "node" and described["children"] == []
 
 
 def test_a_missing_variable_of_the_command_stops_start_up(package: ModuleType) -> None:

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from ..mcp_servers import free_port
 from .conftest import package_env, serving
 
@@ -152,8 +154,8 @@ def test_reload_is_not_the_packages_but_the_compilers(package: ModuleType) -> No
     done = broker_command(package, "--reload")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(
-        "error: --reload is the compiler's: mcigen serve SCHEMA -o DIR --reload -- "
-        "broker [ADDR] ..."
+        "error: --reload is the compiler's: mcigen broker ADDR CONFIG [SECRET] "
+        "--reload (or mcigen serve SCHEMA -o DIR --reload -- broker [ADDR] ...)"
     )
     assert "--reload" not in broker_command(package, "--help").stdout
 
@@ -219,3 +221,21 @@ def test_a_broken_server_takes_out_its_tools_wherever_they_were_defined(
         assert tools.find("remote").server == "gone"
         kept = start_servers(tools, ignore_broken=True)
     assert [entry.name for entry in kept] == ["kept"]
+
+
+@pytest.mark.parametrize("secret", ["config.json", "EXISTING", "Broker.JSON"])
+def test_a_config_in_the_place_of_the_secret_is_refused_with_the_right_command(
+    package: ModuleType, tmp_path: Path, secret: str
+) -> None:
+    """pyMCPBroker's order, ``ADDR CONFIG``: the path would silently be the secret."""
+    if secret == "EXISTING":
+        secret = str(tmp_path / "broker-config")
+        Path(secret).write_text("{}")
+    port = free_port()
+    done = broker_command(package, f"127.0.0.1:{port}", secret)
+    assert done.returncode == 2
+    errors = done.stderr.splitlines()
+    assert f"the secret {secret!r} is a file or a config's name" in errors[0]
+    assert errors[1].endswith(f"python -m {package.__name__} broker ADDR [SECRET]")
+    assert errors[2].endswith(f"mcigen broker ADDR {secret} [SECRET]")
+    assert not listening(port)

@@ -171,10 +171,78 @@ def test_every_mistake_is_reported_at_once_where_it_was_written(
         "got 1e+300",
         "broker.json:10:29: error: 'path_aliases.t' must be a non-empty name without '/', got 'a/b'",
         "broker.json:11:14: error: node '/a' is also defined at broker.json:3:14",
-        "broker.json:11:31: warning: '${...}' is substituted only in a source's "
-        "'command'; here it stays text",
         "broker.json:12:28: error: node '/elsewhere' does not lie under its parent '/a'",
         "broker.json:14:3: error: unknown field 'extra' in broker config",
+    ]
+
+
+def test_variables_are_substituted_in_every_string_and_commands_keep_theirs(
+    tmp_path: Path,
+) -> None:
+    """Paths, texts, filters, aliases and example args read the build's
+    environment; the command keeps its reference (read when the server starts)."""
+    path = tmp_path / "broker.json"
+    document = {
+        "tree": [
+            {
+                "path": "/${TEAM}",
+                "summary": "Tools of ${TEAM}",
+                "description": "${TEAM}: ${{not a variable}} stays",
+                "source": {
+                    "command": "server --token ${TOKEN}",
+                    "tool_filter": ["${ONLY}", "!${ONLY}_secret"],
+                    "path_aliases": {"get_${TEAM}": "${ALIAS}"},
+                    "tool_overrides": {
+                        "get_${TEAM}": {
+                            "summary": "Get ${TEAM}",
+                            "description": "Reads ${TEAM}'s files",
+                            "example_args": {"who": ["${TEAM}", 1]},
+                        }
+                    },
+                },
+            }
+        ]
+    }
+    path.write_text(json.dumps(document), encoding="utf-8")
+    env = {"TEAM": "red", "ONLY": "get_*", "ALIAS": "fetch", "TOKEN": "hunter2"}
+    schema, diagnostics = lower_broker(path, env)
+    assert schema is not None, diagnostics.render()
+    assert not diagnostics.items
+    assert schema.tree_nodes[1] == ir.TreeNode(
+        "/red", "Tools of red", "red: ${{not a variable}} stays"
+    )
+    (source,) = schema.broker_sources
+    assert source.node == "/red"
+    assert source.patterns == ("get_*", "!get_*_secret")
+    assert source.aliases == {"get_${TEAM}": "fetch"}  # keys are the server's names
+    override = source.overrides["get_${TEAM}"]
+    assert (override.summary, override.description) == ("Get red", "Reads red's files")
+    assert override.example_args == {"who": ["red", 1]}
+    token = source.server.config["args"][1]
+    assert token.nodes == (
+        Placeholder("env.TOKEN", (PathRef(("env", "TOKEN"), 0),), 0),
+    )
+    assert "hunter2" not in repr(schema)
+
+
+def test_a_variable_that_is_not_set_is_an_error_where_it_is_read(
+    tmp_path: Path,
+) -> None:
+    text = """{"tree": [
+  {"path": "/${TEAM}", "summary": "${TEAM} and ${ORG}",
+   "source": {"command": "server ${TOKEN}"}}
+]}
+"""
+    path = tmp_path / "broker.json"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = lower_broker(path, {"ORG": "acme"})
+    assert [str(d).replace(f"{tmp_path}/", "") for d in diagnostics.sorted()] == [
+        "broker.json:2:12: error: the environment variable TEAM is not set, and "
+        "'config.tree[0].path' reads it when the package is built (only a source's "
+        "'command' reads its variables when the server starts)",
+        "broker.json:2:35: error: the environment variable TEAM is not set, and "
+        "'config.tree[0].summary' reads it when the package is built (only a "
+        "source's 'command' reads its variables when the server starts)",
     ]
 
 

@@ -110,6 +110,13 @@ def test_a_missing_file_is_mci_pys_message_alone(
     assert _ours(path) == _theirs(path)
 
 
+def test_a_folder_is_mci_pys_message_alone(tmp_path: Path, package_cache: Path) -> None:
+    """The build cache reads MTDF folders for mcigen serve; MCIClient reads files."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    assert _ours(folder) == _theirs(folder)
+
+
 def test_an_execution_config_pydantic_refuses_gets_mci_pys_heading_and_our_words(
     tmp_path: Path, package_cache: Path
 ) -> None:

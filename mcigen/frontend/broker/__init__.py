@@ -8,6 +8,8 @@ Every problem comes back at once, in file order; none is raised.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ... import ir
@@ -16,10 +18,10 @@ from ..context import At, Context, type_name
 from ..document_checks import check_text
 from ..source import read_source
 from ..top_level import top_level_keys
-from .command import warn_unsubstituted
 from .fields import CONFIG
 from .nodes import WalkedNode, walk_tree
 from .sources import lower_sources
+from .variables import substituted
 
 __all__ = ["holds_broker", "lower_broker"]
 
@@ -33,15 +35,20 @@ def holds_broker(path: Path) -> bool:
     return keys is not None and "tree" in keys and "schemaVersion" not in keys
 
 
-def lower_broker(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
-    """The schema of the config at ``path``; None on errors."""
+def lower_broker(
+    path: Path, environment: Mapping[str, str] | None = None
+) -> tuple[ir.Schema | None, Diagnostics]:
+    """The schema of the config at ``path``, its ``${NAME}`` read from
+    ``environment`` (default: this process's) as :mod:`.variables` says; None on
+    errors."""
     file = str(path)
     doc, diagnostics = read_source(path, file)
     if doc is None:
         return None, diagnostics
     ctx = Context(doc, Diagnostics())
+    env = os.environ if environment is None else environment
     try:
-        nodes, sources = _checked(ctx)
+        nodes, sources = _checked(ctx, env)
     except RecursionError:
         ctx.diagnostics.error(Location(file, 1, 1), "config is nested too deeply")
         nodes, sources = [], []
@@ -64,9 +71,11 @@ def lower_broker(path: Path) -> tuple[ir.Schema | None, Diagnostics]:
     return schema, diagnostics
 
 
-def _checked(ctx: Context) -> tuple[list[WalkedNode], list[ir.BrokerSource]]:
+def _checked(
+    ctx: Context, env: Mapping[str, str]
+) -> tuple[list[WalkedNode], list[ir.BrokerSource]]:
     check_text(ctx)
-    data = ctx.doc.data
+    data = substituted(ctx, ctx.doc.data, At("", "config"), env)
     if not isinstance(data, dict):
         ctx.error(
             At("", "config"),
@@ -78,6 +87,4 @@ def _checked(ctx: Context) -> tuple[list[WalkedNode], list[ir.BrokerSource]]:
     if not isinstance(tree, list | dict):
         return [], []
     nodes = walk_tree(ctx, tree)
-    commands = {walked.at.field("source").field("command").pointer for walked in nodes}
-    warn_unsubstituted(ctx, data, At("", "config"), commands)
     return nodes, lower_sources(ctx, nodes)

@@ -5,15 +5,12 @@ so that nothing else in it (``{{``, ``@if(``) is ever read as a template."""
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from mcigen_runtime.templating.syntax import Node, PathRef, Placeholder, Template, Text
 
 from ..context import At, Context
-
-VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-MARKER = "${"
+from .variables import VARIABLE
 
 
 def command_words(ctx: Context, at: At, command: str) -> tuple[Template, ...]:
@@ -43,21 +40,3 @@ def _word(word: str) -> Template:
     if end < len(word) or not nodes:
         nodes.append(Text(word[end:]))
     return Template(tuple(nodes))
-
-
-def warn_unsubstituted(ctx: Context, value: object, at: At, commands: set[str]) -> None:
-    """A warning at every string holding ``${`` that is not a source's command:
-    only commands substitute variables."""
-    if isinstance(value, str):
-        if MARKER in value and at.pointer not in commands:
-            ctx.warning(
-                at,
-                "'${...}' is substituted only in a source's 'command'; here it "
-                "stays text",
-            )
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            warn_unsubstituted(ctx, item, at.item(index), commands)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            warn_unsubstituted(ctx, item, at.entry(key), commands)

@@ -20,6 +20,7 @@ import argparse
 import importlib
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from importlib.util import resolve_name
@@ -29,6 +30,7 @@ from ..broker.meta_tools import Broker
 from ..edge.settings import secret_from
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
+from .broker_arguments import names_a_config
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -44,6 +46,10 @@ class StartupError(Exception):
 
 def run_broker(package: str, args: argparse.Namespace) -> int:
     """Run ``broker`` with the arguments of ``broker_arguments``."""
+    if args.secret is not None and names_a_config(args.secret):
+        for line in _config_as_secret(package, args.secret):
+            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+        return 2
     tools = registry(package)
     if args.dump_tree:
         for line in tree_lines(Broker(tools)):
@@ -70,6 +76,16 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         logger.info("the broker would start (tools: %d)", len(kept))
         return 0
     return _listen(app, args.address, secret, args.log_level, len(kept))
+
+
+def _config_as_secret(package: str, secret: str) -> list[str]:
+    shown = shlex.quote(secret)
+    return [
+        f"the secret {secret!r} is a file or a config's name, not a secret: the "
+        "package was built from its config, so the command takes no config",
+        f"to serve this package: python -m {package} broker ADDR [SECRET]",
+        f"to build and serve a config: mcigen broker ADDR {shown} [SECRET]",
+    ]
 
 
 def tree_lines(broker: Broker) -> Iterator[str]:

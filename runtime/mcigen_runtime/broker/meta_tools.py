@@ -16,7 +16,9 @@ The compiler lays the tree out and writes it into the manifest
 toolset and ``/mcp/<server>`` per MCP server; for a broker config, the config's
 nodes with each source's tools under its node. Paths are read with the rule of
 :func:`.broker_tree.normalize`: ``util/ping/`` is ``/util/ping``. A broker
-restricted to some tools (``tools=``) leaves out the nodes with none of them below.
+restricted to some tools (``tools=``) leaves out the nodes whose tools are all left
+out; a node that has no tool below it in the tree itself (a broker config may
+declare one) is served as it is, empty.
 
 Ordering. The children of a node are its nodes, then its tools, each kind sorted
 by segment (case-insensitively, ties by code point): independent of the order in
@@ -54,7 +56,7 @@ from __future__ import annotations
 import copy
 import difflib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,6 +186,17 @@ def _normalize(path: object) -> str:
     return normalize(path)
 
 
+def _above(paths: Iterable[str]) -> set[str]:
+    """The nodes with one of ``paths`` below them (the root always)."""
+    found = {ROOT}
+    for path in paths:
+        parent = parent_of(path)
+        while parent not in found:
+            found.add(parent)
+            parent = parent_of(parent)
+    return found
+
+
 def _sort_key(path: str) -> tuple[str, str]:
     segment = path.rsplit("/", 1)[-1]
     return segment.casefold(), segment
@@ -235,17 +248,15 @@ class Broker:
 
     def _layout(self, visible: set[str], pruned: bool) -> None:
         """The registry's tree with the visible tools; with ``pruned``, without
-        the nodes that have none of them below."""
+        the nodes whose every tool below is left out (a node with no tool below
+        in the tree itself, as a broker config may declare, stays)."""
         tree = self.registry.tree
         leaves = [leaf for leaf in tree.leaves if leaf.tool in visible]
-        occupied = {ROOT}
-        for leaf in leaves:
-            parent = parent_of(leaf.path)
-            while parent not in occupied:
-                occupied.add(parent)
-                parent = parent_of(parent)
+        filled = _above(leaf.path for leaf in tree.leaves)
+        empty = [node.path for node in tree.nodes if node.path not in filled]
+        kept = _above([*(leaf.path for leaf in leaves), *empty]) | set(empty)
         for node in tree.nodes:
-            if pruned and node.path not in occupied:
+            if pruned and node.path not in kept:
                 continue
             summary = node.summary
             if node.path == ROOT and not summary:
