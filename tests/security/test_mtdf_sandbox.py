@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcigen_runtime.landlock import LandlockUnavailable, abi_version
@@ -300,6 +301,39 @@ def test_uvicorn_takes_its_scopes_from_the_environment(
         f'Path "{places["cwd"]}" is outside the sandbox roots '
         f'"{places["scope"]}", "{places["outside"]}"'
     )
+
+
+@needs_landlock
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "no-sandbox"])
+def test_the_broker_runs_commands_in_the_sandbox(
+    package: Path, places: dict[str, Path], strict: bool
+) -> None:
+    """``python -m PKG broker``: its API's calls work in the fixed scope, a working
+    directory outside it is refused, and in strict mode a command cannot write
+    outside it; ``--no-sandbox`` lets it."""
+    port = free_port()
+    argv = [sys.executable, "-m", "sbx", "broker", f"127.0.0.1:{port}"]
+    argv += ["--sandbox-scope", str(places["scope"])] if strict else ["--no-sandbox"]
+    outside = places["outside"] / "made"
+    with http_server(package, argv, port, TMPDIR=str(places["tmp"])) as url:
+        api = url.removesuffix("/mcp")
+
+        def call(path: str, args: dict[str, str]) -> Any:
+            answer = httpx.post(f"{api}/meta_call", json={"path": path, "args": args})
+            return answer.json()
+
+        wrote = call("/touch", {"target": str(outside)})
+        elsewhere = call(
+            "/touch", {"target": "x", "working_directory": str(places["cwd"])}
+        )
+    if strict:
+        assert wrote["isError"] and "Permission denied" in str(wrote)
+        assert not outside.exists()
+        assert elsewhere["error"] == "invalid_args"
+        assert "is outside the sandbox root" in elsewhere["error_description"]
+    else:
+        assert not wrote["isError"] and outside.exists()
+        assert not elsewhere["isError"]
 
 
 @needs_landlock

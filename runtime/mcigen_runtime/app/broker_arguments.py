@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..edge.settings import DEFAULT_HOST, ENV_PREFIX, parse_address, positive_int
+from ..edge.settings import (
+    DEFAULT_HOST,
+    ENV_PREFIX,
+    add_sandbox_arguments,
+    parse_address,
+    positive_int,
+)
 
 DEFAULT_PORT = 8100
 _CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
@@ -70,6 +76,7 @@ def add_broker_options(parser: argparse.ArgumentParser) -> None:
         help="leave out, with a warning, the tools of an MCP server that fails to "
         "start, instead of not starting",
     )
+    add_sandbox_arguments(parser)
 
 
 def broker_options_argv(args: argparse.Namespace) -> list[str]:
@@ -81,6 +88,9 @@ def broker_options_argv(args: argparse.Namespace) -> list[str]:
         argv.append("--dump-tree")
     if args.ignore_broken_tool:
         argv.append("--ignore-broken-tool")
+    if args.no_sandbox:
+        argv.append("--no-sandbox")
+    argv += [f"--sandbox-scope={scope}" for scope in args.sandbox_scopes or ()]
     return argv
 
 

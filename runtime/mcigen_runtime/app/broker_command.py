@@ -57,13 +57,22 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         return 0
     _log_to_stderr(args.log_level)
     from ..edge.connections import process_limits
+    from ..path_policy import CALL_SANDBOX
+    from ..serve.sandbox import SandboxUnavailable, confines_commands, sandbox_policy
 
     try:
         secret = secret_from(args.secret, "SECRET", os.environ)
         process_limits()
-    except ValueError as error:
+        scopes = args.sandbox_scopes or []
+        sandbox = sandbox_policy(tools, args.no_sandbox, scopes, os.environ)
+    except (ValueError, SandboxUnavailable) as error:
         print(f"python -m {package} broker: error: {error}", file=sys.stderr)
         return 2
+    if confines_commands(tools) or not sandbox.enabled:
+        print(sandbox.describe(tools, asks_roots=False), file=sys.stderr, flush=True)
+    # No client names roots over the broker's API: every call this process answers
+    # works in the one sandbox (the server's tasks inherit it).
+    CALL_SANDBOX.set(sandbox.without_client())
     try:
         kept = start_servers(tools, args.ignore_broken_tool)
         broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)

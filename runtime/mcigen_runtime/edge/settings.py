@@ -284,20 +284,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "(scheme://host[:port]; loopback origins always are); repeatable; adds to "
         f"${ENV_PREFIX}ALLOWED_ORIGINS",
     )
-    parser.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="MTDF tools: do not check working directories against the sandbox "
-        "scopes nor confine what commands write (also: AHMA_DISABLE_SANDBOX=1)",
-    )
-    parser.add_argument(
-        "--sandbox-scope",
-        dest="sandbox_scopes",
-        action="append",
-        metavar="DIR",
-        help="MTDF tools: work and write only beneath DIR (repeatable; the first "
-        "is the default working directory), whatever roots the client names",
-    )
+    add_sandbox_arguments(parser)
     parser.add_argument(
         "--only", metavar="NAMES", help="expose only these tools (comma-separated)"
     )
@@ -323,4 +310,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         metavar="N",
         help="broker mode: cut tool output to N characters",
+    )
+
+
+def add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--no-sandbox`` and ``--sandbox-scope``, of ``serve`` and ``broker``."""
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="MTDF tools: do not check working directories against the sandbox "
+        "scopes nor confine what commands write (also: AHMA_DISABLE_SANDBOX=1)",
+    )
+    parser.add_argument(
+        "--sandbox-scope",
+        dest="sandbox_scopes",
+        action="append",
+        metavar="DIR",
+        help="MTDF tools: work and write only beneath DIR (repeatable; the first "
+        "is the default working directory), whatever roots the client names "
+        f"(also: {ENV_PREFIX}SANDBOX_SCOPES, DIRs separated by ':')",
     )

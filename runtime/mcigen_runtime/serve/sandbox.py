@@ -100,10 +100,17 @@ class SandboxPolicy:
 
     async def for_call(self, session: ServerSession | None) -> Sandbox:
         """The sandbox of a call made in ``session`` (None: no session to ask)."""
+        if self.enabled and not self.fixed:
+            roots = await self._client_roots(session)
+            if roots:
+                return Sandbox(roots, confined=True)
+        return self.without_client()
+
+    def without_client(self) -> Sandbox:
+        """The sandbox of a call no client's roots bear on."""
         if not self.enabled:
             return Sandbox(sandbox_scopes(), checked=False)
-        scopes = self.fixed or await self._client_roots(session) or sandbox_scopes()
-        return Sandbox(scopes, confined=True)
+        return Sandbox(self.fixed or sandbox_scopes(), confined=True)
 
     def forget(self, session: ServerSession) -> None:
         """The client's roots changed: ask again at its next call."""
