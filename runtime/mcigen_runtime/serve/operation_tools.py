@@ -9,7 +9,10 @@ answering as Ahma MCP answers (each operation as :mod:`.operation_record` shows 
   ``id``, or for every running operation whose tool name starts with one of the
   comma-separated prefixes ``tools`` (all of them without a filter), and answers
   ``Completed N operations in S.SSs`` and one record per operation; with nothing
-  running it lists the finished operations of those ``tools``.
+  running it lists the finished operations of those ``tools``. A call that asked
+  for progress hears of each awaited operation as it finishes (``done`` of
+  ``awaited``, with its final message): over HTTP, where a call that went on in
+  the background cannot tell its own end, this is how a client hears of it.
 - ``status {tools?, id?}`` answers a count, then the running and the finished
   operations' records, at once.
 - ``cancel {id, reason?}`` stops an operation and answers Ahma's text and its
@@ -22,8 +25,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Mapping
+from typing import Any, Protocol
 
 from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
@@ -112,6 +115,14 @@ def background_hint(operation: Operation) -> str:
     )
 
 
+class Finished(Protocol):
+    """Where an ``await`` tells of each operation it awaited as it finishes."""
+
+    def finished(
+        self, done: int, awaited: int, operation: Operation
+    ) -> Awaitable[None]: ...
+
+
 class InvalidParams(Exception):
     """A call the tool refuses as JSON-RPC ``invalid params`` (Ahma's answer to a
     ``cancel`` without a string ``id``), with the error's ``data``."""
@@ -123,10 +134,15 @@ class InvalidParams(Exception):
 
 
 async def call_operation_tool(
-    operations: Operations, name: str, arguments: Mapping[str, Any], caller: Caller
+    operations: Operations,
+    name: str,
+    arguments: Mapping[str, Any],
+    caller: Caller,
+    progress: Finished | None = None,
 ) -> ToolResult:
     """Run ``status``, ``await`` or ``cancel`` (``name``) for ``caller``, over its
-    own operations only. Raises :class:`InvalidParams`."""
+    own operations only; an ``await`` tells ``progress`` of each operation it
+    awaited as it finishes. Raises :class:`InvalidParams`."""
     if name == CANCEL:
         return _cancel(operations, arguments, caller)
     for key in ("tools", "id"):
@@ -137,8 +153,8 @@ async def call_operation_tool(
     if name == STATUS:
         return _status(operations, caller, op_id, prefixes)
     if op_id is not None:
-        return await _await_one(operations.find(op_id, caller), op_id)
-    return await _await_all(operations.listed(caller), prefixes)
+        return await _await_one(operations.find(op_id, caller), op_id, progress)
+    return await _await_all(operations.listed(caller), prefixes, progress)
 
 
 def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operation]:
@@ -209,18 +225,37 @@ def _concurrency(finished: list[Operation]) -> str | None:
     )
 
 
-async def _await_one(operation: Operation | None, op_id: str) -> ToolResult:
+async def _finishing(pending: list[Operation], progress: Finished | None) -> None:
+    """Wait (at most :data:`AWAIT_LIMIT_S`) until every operation of ``pending``
+    has finished, telling ``progress`` of each as it does."""
+    done = 0
+
+    async def one(operation: Operation) -> None:
+        nonlocal done
+        if await operation.finished_within(AWAIT_LIMIT_S) and progress is not None:
+            done += 1
+            await progress.finished(done, len(pending), operation)
+
+    await asyncio.gather(*map(one, pending))
+
+
+async def _await_one(
+    operation: Operation | None, op_id: str, progress: Finished | None
+) -> ToolResult:
     if operation is None:
         return _texts([f"Operation {op_id} not found"])
     if operation.status() != "running":
         return _texts([f"Operation {op_id} already completed", record_text(operation)])
     started = time.monotonic()
-    if not await operation.finished_within(AWAIT_LIMIT_S):
+    await _finishing([operation], progress)
+    if operation.status() == "running":
         return _texts([f"Timeout waiting for operation {op_id}"])
     return _completed([operation], started)
 
 
-async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult:
+async def _await_all(
+    listed: list[Operation], prefixes: list[str], progress: Finished | None
+) -> ToolResult:
     wanted = _of_tools(listed, prefixes)
     pending = [op for op in wanted if op.status() == "running"]
     if not pending:
@@ -232,7 +267,7 @@ async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult
         recent = f"{scope}. However, these operations recently completed:"
         return _texts([recent, *map(record_text, wanted)])
     started = time.monotonic()
-    await asyncio.gather(*(op.finished_within(AWAIT_LIMIT_S) for op in pending))
+    await _finishing(pending, progress)
     still = [op for op in pending if op.status() == "running"]
     if not still:
         return _completed(pending, started)

@@ -36,8 +36,8 @@ What the server exposes:
   and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
   gives such a package).
 
-HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
-exchange, no session state is kept, so any worker of a multi-worker server can
+HTTP is stateless Streamable HTTP with JSON responses (an SSE stream for a request
+that asks for progress, see ``http``): every POST carries a whole exchange, no session state is kept, so any worker of a multi-worker server can
 answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
@@ -60,7 +60,7 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..edge.settings import (
@@ -362,7 +362,7 @@ class ToolSurface:
 
             try:
                 answer = await call_operation_tool(
-                    self.operations, name, arguments, caller
+                    self.operations, name, arguments, caller, progress
                 )
             except InvalidParams as error:
                 raise _invalid_params(error) from None
@@ -493,6 +493,12 @@ class Progress:
             await self.session.report_progress(progress, total, message)
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
+
+    async def finished(self, done: int, awaited: int, operation: Operation) -> None:
+        """``done`` of the ``awaited`` operations have finished, ``operation`` last."""
+        from .operation_record import final_message
+
+        await self.send(done, awaited, final_message(operation))
 
     async def tools_changed(self) -> None:
         """``notifications/tools/list_changed`` to the client making the call."""
@@ -627,6 +633,12 @@ def tool_listings(
 def http_app(surface: ToolSurface) -> Starlette:
     """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
     the module docs, configured by ``surface.options``."""
+    from contextlib import asynccontextmanager
+
+    from mcp.server.streamable_http_manager import (
+        StreamableHTTPASGIApp,
+        StreamableHTTPSessionManager,
+    )
     from mcp.server.transport_security import TransportSecuritySettings
 
     from ..edge.bearer import BearerSecretMiddleware
@@ -636,16 +648,31 @@ def http_app(surface: ToolSurface) -> Starlette:
     from .http import ExchangeEdge
 
     options = surface.options
-    app = build_server(surface).streamable_http_app(
+    server = build_server(surface)
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         json_response=True,
         stateless_http=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=False
-        ),
+        transport_security=security,
     )
+    # The same server answering on SSE streams, for requests that asked for
+    # progress; its session manager runs in the app's lifespan beside the first.
+    streaming = StreamableHTTPSessionManager(
+        app=server, json_response=False, stateless=True, security_settings=security
+    )
+    answering_json = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with answering_json(app), streaming.run():
+            yield
+
+    app.router.lifespan_context = lifespan
     # Starlette runs the middleware added last first.
-    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
+    app.add_middleware(
+        ExchangeEdge, path=HTTP_PATH, streaming=StreamableHTTPASGIApp(streaming)
+    )
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
     policy = HostOriginPolicy.of_server(
