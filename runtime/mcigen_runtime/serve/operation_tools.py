@@ -100,6 +100,18 @@ def runs_in_background(entry: ToolEntry, arguments: Mapping[str, Any]) -> bool:
     return entry.background == "always"
 
 
+def refused_under_workers(workers: int) -> str:
+    """Why a server of ``workers`` processes that share no operations refuses to
+    start one (each worker would know only its own)."""
+    return (
+        f"background operations are off: this server runs {workers} workers, and "
+        "an operation started in one would be unknown to the others (its id could "
+        "name another worker's job). Set MCIGEN_OPERATIONS_URL=redis://HOST:PORT/DB "
+        "(with mcigen-runtime[redis] installed) so that every worker shares them, "
+        "or serve with one worker."
+    )
+
+
 def background_hint(operation: Operation) -> str:
     """What a call answers when its operation goes on in the background."""
     return (

@@ -74,6 +74,7 @@ from ..edge.settings import (
     select_tools,
     split_list,
     unknown_names,
+    worker_count,
 )
 from ..errors import ToolInputError
 from ..extras import require_extra
@@ -247,6 +248,8 @@ class ToolSurface:
         self.broker: Broker | None = None
         self._meta_names: frozenset[str] = frozenset()
         self.operations: Operations | None = None
+        self.background_refused: str | None = None
+        """Why calls that would go on in the background are refused, if they are."""
         self._operation_tools: frozenset[str] = frozenset()
         self.disclosure: Disclosure | None = None
         self._bundle_of: dict[str, str] = {}
@@ -374,6 +377,8 @@ class ToolSurface:
             from .operation_tools import runs_in_background
 
             if runs_in_background(entry, arguments):
+                if self.background_refused is not None:
+                    return _error_result(self.background_refused)
                 return await self._call_in_background(
                     self.operations, entry, arguments, progress or Progress(), caller
                 )
@@ -691,6 +696,12 @@ def app_from_environment(package: str) -> Starlette:
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
+    workers = worker_count(sys.argv, os.environ)
+    if surface.operations is not None and workers > 1:
+        from .operation_tools import refused_under_workers
+
+        surface.background_refused = refused_under_workers(workers)
+        logger.warning("%s", surface.background_refused)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
