@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
 from .operation_record import record_text
-from .operations import Caller, Operation, Operations
+from .operations import Caller, Running, Store
 
 BACKGROUND_AFTER_S = 5.0
 """How long a call that may go on in the background is waited for before it does
@@ -112,7 +112,7 @@ def refused_under_workers(workers: int) -> str:
     )
 
 
-def background_hint(operation: Operation) -> str:
+def background_hint(operation: Running) -> str:
     """What a call answers when its operation goes on in the background."""
     return (
         f"AHMA ID: {operation.id}\n\n"
@@ -131,7 +131,7 @@ class Finished(Protocol):
     """Where an ``await`` tells of each operation it awaited as it finishes."""
 
     def finished(
-        self, done: int, awaited: int, operation: Operation
+        self, done: int, awaited: int, operation: Running
     ) -> Awaitable[None]: ...
 
 
@@ -146,7 +146,7 @@ class InvalidParams(Exception):
 
 
 async def call_operation_tool(
-    operations: Operations,
+    operations: Store,
     name: str,
     arguments: Mapping[str, Any],
     caller: Caller,
@@ -156,20 +156,22 @@ async def call_operation_tool(
     own operations only; an ``await`` tells ``progress`` of each operation it
     awaited as it finishes. Raises :class:`InvalidParams`."""
     if name == CANCEL:
-        return _cancel(operations, arguments, caller)
+        return await _cancel(operations, arguments, caller)
     for key in ("tools", "id"):
         if key in arguments and not isinstance(arguments[key], str):
             return error_result(f"invalid input for tool '{name}': {key}: not a string")
     prefixes = [p.strip() for p in arguments.get("tools", "").split(",") if p.strip()]
     op_id: str | None = arguments.get("id")
     if name == STATUS:
-        return _status(operations, caller, op_id, prefixes)
+        return await _status(operations, caller, op_id, prefixes)
     if op_id is not None:
-        return await _await_one(operations.find(op_id, caller), op_id, progress)
-    return await _await_all(operations.listed(caller), prefixes, progress)
+        found = await operations.find_async(op_id, caller)
+        return await _await_one(found, op_id, progress)
+    listed = list(await operations.listed_async(caller))
+    return await _await_all(listed, prefixes, progress)
 
 
-def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operation]:
+def _of_tools(operations: list[Running], prefixes: list[str]) -> list[Running]:
     return [
         op
         for op in operations
@@ -177,13 +179,13 @@ def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operatio
     ]
 
 
-def _status(
-    operations: Operations, caller: Caller, op_id: str | None, prefixes: list[str]
+async def _status(
+    operations: Store, caller: Caller, op_id: str | None, prefixes: list[str]
 ) -> ToolResult:
     if op_id is None:
-        candidates = operations.listed(caller)
+        candidates = list(await operations.listed_async(caller))
     else:
-        found = operations.find(op_id, caller)
+        found = await operations.find_async(op_id, caller)
         candidates = [] if found is None else [found]
     wanted = _of_tools(candidates, prefixes)
     active = [op for op in wanted if op.status() == "running"]
@@ -207,7 +209,7 @@ def _status(
     return _texts(texts)
 
 
-def _concurrency(finished: list[Operation]) -> str | None:
+def _concurrency(finished: list[Running]) -> str | None:
     """How long finished operations ran before they were first waited for, as a
     share of how long they ran (Ahma's "concurrency analysis")."""
     ran = waited = 0.0
@@ -237,12 +239,12 @@ def _concurrency(finished: list[Operation]) -> str | None:
     )
 
 
-async def _finishing(pending: list[Operation], progress: Finished | None) -> None:
+async def _finishing(pending: list[Running], progress: Finished | None) -> None:
     """Wait (at most :data:`AWAIT_LIMIT_S`) until every operation of ``pending``
     has finished, telling ``progress`` of each as it does."""
     done = 0
 
-    async def one(operation: Operation) -> None:
+    async def one(operation: Running) -> None:
         nonlocal done
         if await operation.finished_within(AWAIT_LIMIT_S) and progress is not None:
             done += 1
@@ -252,7 +254,7 @@ async def _finishing(pending: list[Operation], progress: Finished | None) -> Non
 
 
 async def _await_one(
-    operation: Operation | None, op_id: str, progress: Finished | None
+    operation: Running | None, op_id: str, progress: Finished | None
 ) -> ToolResult:
     if operation is None:
         return _texts([f"Operation {op_id} not found"])
@@ -266,7 +268,7 @@ async def _await_one(
 
 
 async def _await_all(
-    listed: list[Operation], prefixes: list[str], progress: Finished | None
+    listed: list[Running], prefixes: list[str], progress: Finished | None
 ) -> ToolResult:
     wanted = _of_tools(listed, prefixes)
     pending = [op for op in wanted if op.status() == "running"]
@@ -301,14 +303,14 @@ async def _await_all(
     return _texts(["\n".join(lines)])
 
 
-def _completed(finished: list[Operation], started: float) -> ToolResult:
+def _completed(finished: list[Running], started: float) -> ToolResult:
     took = time.monotonic() - started
     summary = f"Completed {len(finished)} operations in {took:.2f}s"
     return _texts([summary, *map(record_text, finished)])
 
 
-def _cancel(
-    operations: Operations, arguments: Mapping[str, Any], caller: Caller
+async def _cancel(
+    operations: Store, arguments: Mapping[str, Any], caller: Caller
 ) -> ToolResult:
     if "id" not in arguments:
         raise InvalidParams("id parameter is required", {"missing_param": "id"})
@@ -318,13 +320,13 @@ def _cancel(
     reason = arguments.get("reason")
     if reason is not None and not isinstance(reason, str):
         return error_result("invalid input for tool 'cancel': reason: not a string")
-    operation = operations.find(op_id, caller)
+    operation = await operations.find_async(op_id, caller)
     if operation is None:
         said = (
             f"FAIL Operation '{op_id}' not found. It may have already completed or "
             "never existed."
         )
-    elif operation.cancel(reason):
+    elif await operation.stop(reason):
         why = reason or "No reason provided (default: user-initiated)"
         said = (
             f"OK Operation '{op_id}' has been cancelled successfully.\n"

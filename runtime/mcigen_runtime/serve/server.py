@@ -61,6 +61,7 @@ import os
 import sys
 import warnings
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..edge.settings import (
@@ -110,7 +111,8 @@ if TYPE_CHECKING:
     from ..broker.meta_tools import Broker
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
-    from .operations import Caller, Operation, Operations
+    from .operations import Caller, Running, Store
+    from .shared_operations import SharedOperations
 
 require_extra("mcp")
 
@@ -247,7 +249,9 @@ class ToolSurface:
         self._definitions: list[dict[str, Any]] = []
         self.broker: Broker | None = None
         self._meta_names: frozenset[str] = frozenset()
-        self.operations: Operations | None = None
+        self.operations: Store | None = None
+        self.shared_operations: SharedOperations | None = None
+        """The operations, when they are shared through Redis."""
         self.background_refused: str | None = None
         """Why calls that would go on in the background are refused, if they are."""
         self._operation_tools: frozenset[str] = frozenset()
@@ -284,8 +288,18 @@ class ToolSurface:
         called), over the operations of this server's background calls."""
         from . import operation_tools
         from .operations import Operations
+        from .shared_operations import OPERATIONS_URL
 
-        self.operations = Operations(self.registry, self.env)
+        url = os.environ.get(OPERATIONS_URL, "").strip()
+        if url:
+            require_extra("redis")
+            from .shared_operations import SharedOperations
+
+            self.operations = self.shared_operations = SharedOperations(
+                self.registry, url, self.env
+            )
+        else:
+            self.operations = Operations(self.registry, self.env)
         self.background_after = operation_tools.background_after(os.environ)
         offered = [
             definition
@@ -305,6 +319,15 @@ class ToolSurface:
             return
         self.disclosure = Disclosure(self.tools)
         self._definitions.append(self.disclosure.definition())
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """What runs beside the server while it serves: the worker of shared
+        operations, if there are any."""
+        from contextlib import nullcontext
+
+        if self.shared_operations is None:
+            return nullcontext()
+        return self.shared_operations.running()
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
@@ -413,7 +436,7 @@ class ToolSurface:
 
     async def _call_in_background(
         self,
-        operations: Operations,
+        operations: Store,
         entry: ToolEntry,
         arguments: Mapping[str, Any],
         progress: Progress,
@@ -499,7 +522,7 @@ class Progress:
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
 
-    async def finished(self, done: int, awaited: int, operation: Operation) -> None:
+    async def finished(self, done: int, awaited: int, operation: Running) -> None:
         """``done`` of the ``awaited`` operations have finished, ``operation`` last."""
         from .operation_record import final_message
 
@@ -514,7 +537,7 @@ class Progress:
         except Exception:
             logger.debug("tools/list_changed notification dropped", exc_info=True)
 
-    def send_when_done(self, operation: Operation) -> None:
+    def send_when_done(self, operation: Running) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
         session, token = self.session, self.token
@@ -670,7 +693,7 @@ def http_app(surface: ToolSurface) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with answering_json(app), streaming.run():
+        async with answering_json(app), streaming.run(), surface.running():
             yield
 
     app.router.lifespan_context = lifespan
@@ -697,7 +720,7 @@ def app_from_environment(package: str) -> Starlette:
     surface = ToolSurface(package, options)
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     workers = worker_count(sys.argv, os.environ)
-    if surface.operations is not None and workers > 1:
+    if surface.operations is not None and not surface.shared_operations and workers > 1:
         from .operation_tools import refused_under_workers
 
         surface.background_refused = refused_under_workers(workers)
@@ -785,7 +808,7 @@ async def _serve_stdio(surface: ToolSurface) -> None:
 
     exit_on_signals()
     server = build_server(surface)
-    async with stdio_server() as (read_stream, write_stream):
+    async with surface.running(), stdio_server() as (read_stream, write_stream):
         await server.run(
             LenientReadStream(read_stream, write_stream),
             write_stream,
