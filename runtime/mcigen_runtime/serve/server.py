@@ -237,7 +237,10 @@ class ToolSurface:
         package: str,
         options: ServeOptions,
         env: Mapping[str, str] | None = None,
+        shares_operations: bool = True,
     ) -> None:
+        """``shares_operations``: whether ``MCIGEN_OPERATIONS_URL`` may share the
+        operations (over HTTP; a stdio server's one client keeps its own)."""
         self.registry: Registry = registry(package)
         self.options = options
         self.sandbox = SandboxPolicy(enabled=True)
@@ -276,14 +279,14 @@ class ToolSurface:
             # The original name, too: an invalid name never equals a mapped one.
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
-            self._offer_operations()
+            self._offer_operations(shares_operations)
         self._bundle_of = {
             names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
         }
         if self._bundle_of:
             self._offer_disclosure()
 
-    def _offer_operations(self) -> None:
+    def _offer_operations(self, shares_operations: bool) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
         called), over the operations of this server's background calls."""
         from . import operation_tools
@@ -291,7 +294,7 @@ class ToolSurface:
         from .shared_operations import OPERATIONS_URL
 
         url = os.environ.get(OPERATIONS_URL, "").strip()
-        if url:
+        if url and shares_operations:
             require_extra("redis")
             from .shared_operations import SharedOperations
 
@@ -772,7 +775,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
         allowed_origins=origins | frozenset(args.allow_origins or ()),
     )
-    surface = ToolSurface(package, options)
+    surface = ToolSurface(package, options, shares_operations=address is not None)
     try:
         surface.sandbox = sandbox_policy(
             surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
