@@ -103,3 +103,48 @@ def test_a_call_without_a_progress_token_still_answers_one_json_document(
         )
         assert only_json.headers["content-type"] == "application/json"
         assert only_json.json()["result"]["content"][0]["text"] == "quick\n"
+
+
+def test_progress_reaches_a_client_of_the_2026_protocol_over_http(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """The stateless 2026-07-28 era (``server/discover``, no handshake, no
+    session): the same notifications on the SSE response."""
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    quick: Seen = []
+    started: Seen = []
+    awaited: Seen = []
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+
+        async def scenario() -> str:
+            async with (
+                httpx2.AsyncClient() as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                discovered = await client.discover()
+                assert "2026-07-28" in discovered.supported_versions
+                await client.call_tool("quick", {}, progress_callback=recorder(quick))
+                call = await client.call_tool(
+                    "slow",
+                    slow(tmp_path / "pid", "2"),
+                    progress_callback=recorder(started),
+                )
+                op_id = operation_id(call)
+                done = await client.call_tool(
+                    "await", {"id": op_id}, progress_callback=recorder(awaited)
+                )
+                assert text(done).startswith("Completed 1 operations in ")
+                return op_id
+
+        op_id = run(scenario)
+
+    assert [p[:2] for p in quick] == [(0, None), (100, 100)]
+    assert [p[:2] for p in started] == [(0, None)]
+    assert [p[:2] for p in awaited] == [(1, 1)]
+    assert (awaited[0][2] or "").startswith(f"OPERATION COMPLETED: '{op_id}'")
