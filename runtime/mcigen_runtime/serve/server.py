@@ -37,8 +37,11 @@ What the server exposes:
   gives such a package).
 
 HTTP is stateless Streamable HTTP with JSON responses (an SSE stream for a request
-that asks for progress, see ``http``): every POST carries a whole exchange, no session state is kept, so any worker of a multi-worker server can
-answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+that asks for progress, see ``http``): every POST carries a whole exchange, no
+session state is kept, so any worker of a multi-worker server can answer any
+request (background operations too, when ``MCIGEN_OPERATIONS_URL`` shares them
+through Redis, see ``shared_operations``; several workers without it refuse to
+start them). The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
@@ -662,8 +665,9 @@ def tool_listings(
 
 
 def http_app(surface: ToolSurface) -> Starlette:
-    """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
-    the module docs, configured by ``surface.options``."""
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses (SSE for requests
+    that ask for progress), behind the edge of the module docs, configured by
+    ``surface.options``; shared operations run in its lifespan."""
     from contextlib import asynccontextmanager
 
     from mcp.server.streamable_http_manager import (
@@ -811,7 +815,7 @@ async def _serve_stdio(surface: ToolSurface) -> None:
 
     exit_on_signals()
     server = build_server(surface)
-    async with surface.running(), stdio_server() as (read_stream, write_stream):
+    async with stdio_server() as (read_stream, write_stream):
         await server.run(
             LenientReadStream(read_stream, write_stream),
             write_stream,
