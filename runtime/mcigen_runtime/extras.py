@@ -15,6 +15,12 @@ _EXTRAS = {
         "MCP tools and serving over MCP need the MCP SDK 2",
         "mcp>=2.3,<3",
     ),
+    "redis": (
+        "saq",
+        "saq",
+        "operations shared through MCIGEN_OPERATIONS_URL need SAQ and redis",
+        "saq[redis]>=0.26,<0.27",
+    ),
 }
 """Extra -> (a module it provides, its distribution, what needs it, its requirement
 as ``runtime/pyproject.toml`` declares it)."""

@@ -330,3 +330,28 @@ def add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:
         "is the default working directory), whatever roots the client names "
         f"(also: {ENV_PREFIX}SANDBOX_SCOPES, DIRs separated by ':')",
     )
+
+
+def worker_count(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """How many worker processes serve the app, as its server was told: uvicorn's
+    or gunicorn's ``--workers N`` (gunicorn's ``-w N`` too) in ``argv`` (a worker
+    process has its server's command line), else ``WEB_CONCURRENCY`` in ``env``
+    (which both read); 1 when neither says, or says something that is no count."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    flags = ("--workers", "-w") if program.startswith("gunicorn") else ("--workers",)
+    given: str | None = None
+    for at, arg in enumerate(argv[1:], 1):
+        for flag in flags:
+            if arg == flag and at + 1 < len(argv):
+                given = argv[at + 1]
+            elif arg.startswith(flag + "="):
+                given = arg.removeprefix(flag + "=")
+            elif flag == "-w" and arg.startswith("-w") and arg[2:].isdigit():
+                given = arg[2:]
+    if given is None:
+        given = env.get("WEB_CONCURRENCY")
+    try:
+        count = int(given or 1)
+    except ValueError:
+        return 1
+    return max(count, 1)

@@ -23,6 +23,10 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
   notification is ``202`` with no body either way. Any other ``Accept`` is left to
   the SDK (``406``).
+- Progress: a request that asks for it (``params._meta.progressToken``) from a
+  client that accepts ``text/event-stream`` is answered on an SSE stream (the
+  ``streaming`` app), where its progress notifications go before its answer; any
+  other request gets one JSON document, as above.
 """
 
 from __future__ import annotations
@@ -67,9 +71,11 @@ class ExchangeEdge:
     """ASGI middleware that shapes the exchanges at ``path`` (see the module docs);
     other paths pass through."""
 
-    def __init__(self, app: ASGIApp, path: str) -> None:
+    def __init__(self, app: ASGIApp, path: str, streaming: ASGIApp) -> None:
         self.app = app
         self.path = path
+        self.streaming = streaming
+        """The same server answering on SSE streams (see the module docs)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
@@ -90,13 +96,16 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize = _normalised(body)
+            body, initialize, wants_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
         if initialize:
             answer = _with_new_session(answer)
-        if accept is None or sse_only:
+        app = self.app
+        if wants_progress and accept is not None and _accepts_sse(accept):
+            app, accept = self.streaming, b"application/json, text/event-stream"
+        elif accept is None or sse_only:
             accept = b"application/json"
         headers = [
             (key, value)
@@ -104,7 +113,7 @@ class ExchangeEdge:
             if key not in (b"accept", b"content-length")
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
-        await self.app({**scope, "headers": headers}, _replay(body, receive), answer)
+        await app({**scope, "headers": headers}, _replay(body, receive), answer)
 
 
 class _Refusal(Exception):
@@ -140,9 +149,9 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool]:
-    """``body`` as the SDK should read it, and whether it is an ``initialize``
-    request; raises :class:`_Refusal`."""
+def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
+    """``body`` as the SDK should read it, whether it is an ``initialize`` request,
+    and whether it asks for progress notifications; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -180,12 +189,18 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False
+        return body, False, "id" in message and _asks_for_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True
+    return json.dumps(message, ensure_ascii=False).encode(), True, False
+
+
+def _asks_for_progress(message: dict[str, object]) -> bool:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
 
 
 def _accepts_only_sse(accept: bytes) -> bool:
@@ -194,6 +209,14 @@ def _accepts_only_sse(accept: bytes) -> bool:
         for part in accept.split(b",")
     }
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
+
+
+def _accepts_sse(accept: bytes) -> bool:
+    """Whether ``accept`` names an SSE stream (``*/*`` alone does not)."""
+    return any(
+        part.split(b";")[0].strip().lower() in (b"text/event-stream", b"text/*")
+        for part in accept.split(b",")
+    )
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

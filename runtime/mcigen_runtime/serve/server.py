@@ -36,9 +36,12 @@ What the server exposes:
   and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
   gives such a package).
 
-HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
-exchange, no session state is kept, so any worker of a multi-worker server can
-answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+HTTP is stateless Streamable HTTP with JSON responses (an SSE stream for a request
+that asks for progress, see ``http``): every POST carries a whole exchange, no
+session state is kept, so any worker of a multi-worker server can answer any
+request (background operations too, when ``MCIGEN_OPERATIONS_URL`` shares them
+through Redis, see ``shared_operations``; several workers without it refuse to
+start them). The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
@@ -60,7 +63,8 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..edge.settings import (
@@ -74,6 +78,7 @@ from ..edge.settings import (
     select_tools,
     split_list,
     unknown_names,
+    worker_count,
 )
 from ..errors import ToolInputError
 from ..extras import require_extra
@@ -109,7 +114,8 @@ if TYPE_CHECKING:
     from ..broker.meta_tools import Broker
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
-    from .operations import Caller, Operation, Operations
+    from .operations import Caller, Running, Store
+    from .shared_operations import SharedOperations
 
 require_extra("mcp")
 
@@ -234,7 +240,10 @@ class ToolSurface:
         package: str,
         options: ServeOptions,
         env: Mapping[str, str] | None = None,
+        shares_operations: bool = True,
     ) -> None:
+        """``shares_operations``: whether ``MCIGEN_OPERATIONS_URL`` may share the
+        operations (over HTTP; a stdio server's one client keeps its own)."""
         self.registry: Registry = registry(package)
         self.options = options
         self.sandbox = SandboxPolicy(enabled=True)
@@ -246,7 +255,11 @@ class ToolSurface:
         self._definitions: list[dict[str, Any]] = []
         self.broker: Broker | None = None
         self._meta_names: frozenset[str] = frozenset()
-        self.operations: Operations | None = None
+        self.operations: Store | None = None
+        self.shared_operations: SharedOperations | None = None
+        """The operations, when they are shared through Redis."""
+        self.background_refused: str | None = None
+        """Why calls that would go on in the background are refused, if they are."""
         self._operation_tools: frozenset[str] = frozenset()
         self.disclosure: Disclosure | None = None
         self._bundle_of: dict[str, str] = {}
@@ -269,20 +282,30 @@ class ToolSurface:
             # The original name, too: an invalid name never equals a mapped one.
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
-            self._offer_operations()
+            self._offer_operations(shares_operations)
         self._bundle_of = {
             names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
         }
         if self._bundle_of:
             self._offer_disclosure()
 
-    def _offer_operations(self) -> None:
+    def _offer_operations(self, shares_operations: bool) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
         called), over the operations of this server's background calls."""
         from . import operation_tools
         from .operations import Operations
+        from .shared_operations import OPERATIONS_URL
 
-        self.operations = Operations(self.registry, self.env)
+        url = os.environ.get(OPERATIONS_URL, "").strip()
+        if url and shares_operations:
+            require_extra("redis")
+            from .shared_operations import SharedOperations
+
+            self.operations = self.shared_operations = SharedOperations(
+                self.registry, url, self.env
+            )
+        else:
+            self.operations = Operations(self.registry, self.env)
         self.background_after = operation_tools.background_after(os.environ)
         offered = [
             definition
@@ -302,6 +325,15 @@ class ToolSurface:
             return
         self.disclosure = Disclosure(self.tools)
         self._definitions.append(self.disclosure.definition())
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """What runs beside the server while it serves: the worker of shared
+        operations, if there are any."""
+        from contextlib import nullcontext
+
+        if self.shared_operations is None:
+            return nullcontext()
+        return self.shared_operations.running()
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
@@ -362,7 +394,7 @@ class ToolSurface:
 
             try:
                 answer = await call_operation_tool(
-                    self.operations, name, arguments, caller
+                    self.operations, name, arguments, caller, progress
                 )
             except InvalidParams as error:
                 raise _invalid_params(error) from None
@@ -374,6 +406,8 @@ class ToolSurface:
             from .operation_tools import runs_in_background
 
             if runs_in_background(entry, arguments):
+                if self.background_refused is not None:
+                    return _error_result(self.background_refused)
                 return await self._call_in_background(
                     self.operations, entry, arguments, progress or Progress(), caller
                 )
@@ -408,7 +442,7 @@ class ToolSurface:
 
     async def _call_in_background(
         self,
-        operations: Operations,
+        operations: Store,
         entry: ToolEntry,
         arguments: Mapping[str, Any],
         progress: Progress,
@@ -494,6 +528,12 @@ class Progress:
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
 
+    async def finished(self, done: int, awaited: int, operation: Running) -> None:
+        """``done`` of the ``awaited`` operations have finished, ``operation`` last."""
+        from .operation_record import final_message
+
+        await self.send(done, awaited, final_message(operation))
+
     async def tools_changed(self) -> None:
         """``notifications/tools/list_changed`` to the client making the call."""
         if self.session is None:
@@ -503,7 +543,7 @@ class Progress:
         except Exception:
             logger.debug("tools/list_changed notification dropped", exc_info=True)
 
-    def send_when_done(self, operation: Operation) -> None:
+    def send_when_done(self, operation: Running) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
         session, token = self.session, self.token
@@ -625,8 +665,15 @@ def tool_listings(
 
 
 def http_app(surface: ToolSurface) -> Starlette:
-    """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
-    the module docs, configured by ``surface.options``."""
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses (SSE for requests
+    that ask for progress), behind the edge of the module docs, configured by
+    ``surface.options``; shared operations run in its lifespan."""
+    from contextlib import asynccontextmanager
+
+    from mcp.server.streamable_http_manager import (
+        StreamableHTTPASGIApp,
+        StreamableHTTPSessionManager,
+    )
     from mcp.server.transport_security import TransportSecuritySettings
 
     from ..edge.bearer import BearerSecretMiddleware
@@ -636,16 +683,31 @@ def http_app(surface: ToolSurface) -> Starlette:
     from .http import ExchangeEdge
 
     options = surface.options
-    app = build_server(surface).streamable_http_app(
+    server = build_server(surface)
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         json_response=True,
         stateless_http=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=False
-        ),
+        transport_security=security,
     )
+    # The same server answering on SSE streams, for requests that asked for
+    # progress; its session manager runs in the app's lifespan beside the first.
+    streaming = StreamableHTTPSessionManager(
+        app=server, json_response=False, stateless=True, security_settings=security
+    )
+    answering_json = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with answering_json(app), streaming.run(), surface.running():
+            yield
+
+    app.router.lifespan_context = lifespan
     # Starlette runs the middleware added last first.
-    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
+    app.add_middleware(
+        ExchangeEdge, path=HTTP_PATH, streaming=StreamableHTTPASGIApp(streaming)
+    )
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
     policy = HostOriginPolicy.of_server(
@@ -664,6 +726,12 @@ def app_from_environment(package: str) -> Starlette:
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
     surface = ToolSurface(package, options)
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
+    workers = worker_count(sys.argv, os.environ)
+    if surface.operations is not None and not surface.shared_operations and workers > 1:
+        from .operation_tools import refused_under_workers
+
+        surface.background_refused = refused_under_workers(workers)
+        logger.warning("%s", surface.background_refused)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
@@ -711,7 +779,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
         allowed_origins=origins | frozenset(args.allow_origins or ()),
     )
-    surface = ToolSurface(package, options)
+    surface = ToolSurface(package, options, shares_operations=address is not None)
     try:
         surface.sandbox = sandbox_policy(
             surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
