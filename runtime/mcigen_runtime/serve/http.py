@@ -23,6 +23,12 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
   notification is ``202`` with no body either way. Any other ``Accept`` is left to
   the SDK (``406``).
+- Progress: a request whose ``params._meta`` holds a ``progressToken``, from a
+  client that accepts ``text/event-stream``, is answered with an SSE stream: the
+  request's progress notifications, then its answer (:class:`ByProgress`). Any
+  other request gets one JSON answer, as the transport allows.
+- A message with a ``method`` and ``"id": null`` is neither a request (whose id
+  is a string or a number) nor a notification (which has no id): ``-32600``.
 """
 
 from __future__ import annotations
@@ -56,11 +62,17 @@ MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 SESSION_HEADER = "mcp-session-id"
 
+NULL_ID = "Invalid Request: id must be a string or a number, not null"
+
 _SESSION_ID = re.compile(r"[\x21-\x7e]{1,128}")
 """A session id as the transport spec allows it (visible ASCII), bounded."""
 
 _JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
+
+_STREAMS_PROGRESS = "mcigen.streams_progress"
+"""The scope key that says an exchange is answered with an SSE stream."""
+_BOTH = b"application/json, text/event-stream"
 
 
 class ExchangeEdge:
@@ -80,7 +92,8 @@ class ExchangeEdge:
             return
         headers = [(key, bytes(value)) for key, value in scope["headers"]]
         accept = header(headers, b"accept")
-        sse_only = accept is not None and _accepts_only_sse(accept)
+        types = _media_types(accept)
+        sse_only = accept is not None and _accepts_only_sse(types)
         answer = _SseFraming(send) if sse_only else send
         try:
             body = await read_body(headers, receive, MAX_BODY_BYTES)
@@ -90,13 +103,16 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize = _normalised(body)
+            body, initialize, asks_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
         if initialize:
             answer = _with_new_session(answer)
-        if accept is None or sse_only:
+        streams = asks_progress and bool(types & _SSE_TYPES)
+        if streams:
+            accept = _BOTH
+        elif accept is None or sse_only:
             accept = b"application/json"
         headers = [
             (key, value)
@@ -104,7 +120,21 @@ class ExchangeEdge:
             if key not in (b"accept", b"content-length")
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
-        await self.app({**scope, "headers": headers}, _replay(body, receive), answer)
+        scope = {**scope, "headers": headers, _STREAMS_PROGRESS: streams}
+        await self.app(scope, _replay(body, receive), answer)
+
+
+class ByProgress:
+    """The ASGI app at ``/mcp``: an exchange the edge marked goes to
+    ``streaming`` (answers with SSE streams), any other to ``answering``."""
+
+    def __init__(self, answering: ASGIApp, streaming: ASGIApp) -> None:
+        self.answering = answering
+        self.streaming = streaming
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self.streaming if scope.get(_STREAMS_PROGRESS) else self.answering
+        await app(scope, receive, send)
 
 
 class _Refusal(Exception):
@@ -140,9 +170,9 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool]:
-    """``body`` as the SDK should read it, and whether it is an ``initialize``
-    request; raises :class:`_Refusal`."""
+def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
+    """``body`` as the SDK should read it, whether it is an ``initialize``
+    request, and whether it asks for progress; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -170,6 +200,8 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
         raise _Refusal(
             400, request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
         )
+    if "method" in message and "id" in message and message["id"] is None:
+        raise _Refusal(400, None, INVALID_REQUEST, NULL_ID)
     try:
         jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
@@ -180,19 +212,31 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False
+        return body, False, "id" in message and _asks_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True
+    return json.dumps(message, ensure_ascii=False).encode(), True, False
 
 
-def _accepts_only_sse(accept: bytes) -> bool:
-    types = {
+def _asks_progress(request: dict[str, object]) -> bool:
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    return isinstance(token, (str, int)) and not isinstance(token, bool)
+
+
+def _media_types(accept: bytes | None) -> set[str]:
+    if accept is None:
+        return set()
+    return {
         part.split(b";")[0].strip().lower().decode("latin-1")
         for part in accept.split(b",")
     }
+
+
+def _accepts_only_sse(types: set[str]) -> bool:
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
 
 

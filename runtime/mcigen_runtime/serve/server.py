@@ -55,13 +55,16 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import TypeAdapter
 
 from ..edge.settings import (
     ENV_PREFIX,
@@ -83,8 +86,6 @@ from ..plain_json import plain_json
 from ..registry import Registry, registry
 from ..results import (
     STRUCTURED_CONTENT,
-    AudioContent,
-    ImageContent,
     TextContent,
     ToolResult,
     text_content,
@@ -114,6 +115,8 @@ if TYPE_CHECKING:
 require_extra("mcp")
 
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 
 ANNOTATION_HINTS = (
@@ -168,6 +171,14 @@ def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema if "type" in schema else {"type": "object", **schema}
 
 
+@functools.cache
+def _content_blocks() -> TypeAdapter[mcp_types.ContentBlock]:
+    """Reads a content item's JSON as the SDK's content block of its kind."""
+    import mcp_types as types
+
+    return TypeAdapter(types.ContentBlock)
+
+
 def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     """``result`` as MCP sends it: an MCP tool's structured content at the top
     level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
@@ -175,20 +186,11 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
 
     content: list[types.ContentBlock] = []
     for item in result.content:
-        if isinstance(item, TextContent):
+        if isinstance(item, TextContent) and item.annotations is None:
             content.append(types.TextContent(type="text", text=item.text))
-        elif isinstance(item, ImageContent):
-            content.append(
-                types.ImageContent(
-                    type="image", data=item.data, mime_type=item.mimeType
-                )
-            )
-        elif isinstance(item, AudioContent):
-            content.append(
-                types.AudioContent(
-                    type="audio", data=item.data, mime_type=item.mimeType
-                )
-            )
+        else:
+            wire = item.model_dump(mode="json")
+            content.append(_content_blocks().validate_python(wire))
     meta = None
     structured = None
     if result.metadata is not None:
@@ -378,7 +380,8 @@ class ToolSurface:
                     self.operations, entry, arguments, progress or Progress(), caller
                 )
         try:
-            result = await self.registry.call_async(entry.name, arguments, self.env)
+            call = self.registry.call_async(entry.name, arguments, self.env)
+            result = await (progress or Progress()).relayed(call)
         except ToolInputError as error:
             return _error_result(str(error))
         except Exception as error:
@@ -485,7 +488,9 @@ class Progress:
         self.session = session
         self.token = token
 
-    async def send(self, progress: float, total: float | None, message: str) -> None:
+    async def send(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
         """A notification for the request, while it is open."""
         if self.session is None or self.token is None:
             return
@@ -493,6 +498,43 @@ class Progress:
             await self.session.report_progress(progress, total, message)
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
+
+    async def relayed(self, call: Awaitable[_T]) -> _T:
+        """What ``call`` answers, the progress its upstream reports (from any
+        thread, see ``executors.progress``) sent on to the client meanwhile, in
+        order, all of it before the answer."""
+        if self.session is None or self.token is None:
+            return await call
+        import asyncio
+
+        from ..executors.progress import progress_to
+
+        loop = asyncio.get_running_loop()
+        reports: asyncio.Queue[tuple[float, float | None, str | None] | None]
+        reports = asyncio.Queue()
+
+        def heard(progress: float, total: float | None, message: str | None) -> None:
+            try:
+                loop.call_soon_threadsafe(
+                    reports.put_nowait, (progress, total, message)
+                )
+            except RuntimeError:  # the server's loop is closed
+                pass
+
+        async def forward() -> None:
+            while (report := await reports.get()) is not None:
+                await self.send(*report)
+
+        forwarder = asyncio.create_task(forward())
+        try:
+            with progress_to(heard):
+                answer = await call
+        except BaseException:
+            forwarder.cancel()
+            raise
+        reports.put_nowait(None)
+        await forwarder
+        return answer
 
     async def tools_changed(self) -> None:
         """``notifications/tools/list_changed`` to the client making the call."""
@@ -627,8 +669,6 @@ def tool_listings(
 def http_app(surface: ToolSurface) -> Starlette:
     """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
     the module docs, configured by ``surface.options``."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     from ..edge.bearer import BearerSecretMiddleware
     from ..edge.lifecycle import CallLifecycleMiddleware
     from ..edge.origin_guard import HostOriginGuard
@@ -636,14 +676,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     from .http import ExchangeEdge
 
     options = surface.options
-    app = build_server(surface).streamable_http_app(
-        streamable_http_path=HTTP_PATH,
-        json_response=True,
-        stateless_http=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=False
-        ),
-    )
+    app = _streamable_http_app(build_server(surface))
     # Starlette runs the middleware added last first.
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
@@ -654,6 +687,40 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
     return app
+
+
+def _streamable_http_app(server: Server[Any]) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp``: a JSON answer, or an SSE stream that
+    carries the request's progress notifications before its answer when the edge
+    says the client asked for them (``http.streams_progress``)."""
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from .http import ByProgress
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    answering, streaming = (
+        StreamableHTTPSessionManager(
+            app=server,
+            json_response=json_response,
+            stateless=True,
+            security_settings=security,
+        )
+        for json_response in (True, False)
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with answering.run(), streaming.run():
+            yield
+
+    exchange = ByProgress(answering.handle_request, streaming.handle_request)
+    return Starlette(routes=[Route(HTTP_PATH, endpoint=exchange)], lifespan=lifespan)
 
 
 def app_from_environment(package: str) -> Starlette:
