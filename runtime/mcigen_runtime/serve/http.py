@@ -27,8 +27,8 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   client that accepts ``text/event-stream``, is answered with an SSE stream: the
   request's progress notifications, then its answer (:class:`ByProgress`). Any
   other request gets one JSON answer, as the transport allows.
-- A message with a ``method`` and ``"id": null`` is neither a request (whose id
-  is a string or a number) nor a notification (which has no id): ``-32600``.
+- A message with a ``method`` and ``"id": null`` (or another id no request may
+  have) is ``-32600`` (see ``message_id``).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
 from .initialize import InitializeParamsError, lenient_initialize
+from .message_id import BAD_ID, has_bad_id
 from .operations import Caller
 
 if TYPE_CHECKING:
@@ -61,8 +62,6 @@ MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 """The largest request body read (4 MiB, the SDK's own limit)."""
 
 SESSION_HEADER = "mcp-session-id"
-
-NULL_ID = "Invalid Request: id must be a string or a number, not null"
 
 _SESSION_ID = re.compile(r"[\x21-\x7e]{1,128}")
 """A session id as the transport spec allows it (visible ASCII), bounded."""
@@ -200,8 +199,8 @@ def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
         raise _Refusal(
             400, request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
         )
-    if "method" in message and "id" in message and message["id"] is None:
-        raise _Refusal(400, None, INVALID_REQUEST, NULL_ID)
+    if has_bad_id(message):
+        raise _Refusal(400, None, INVALID_REQUEST, BAD_ID)
     try:
         jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:

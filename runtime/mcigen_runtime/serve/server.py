@@ -566,10 +566,11 @@ class Progress:
                 logger.debug("progress notification dropped", exc_info=True)
 
         def done() -> None:
+            sending = notify()
             try:
-                asyncio.run_coroutine_threadsafe(notify(), loop)
+                asyncio.run_coroutine_threadsafe(sending, loop)
             except RuntimeError:  # the server's loop is closed
-                pass
+                sending.close()
 
         operation.when_done(done)
 
@@ -810,18 +811,19 @@ async def _serve_stdio(surface: ToolSurface) -> None:
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import LenientReadStream
+    from .stdio import LenientReadStream, claimed_stdin
 
     exit_on_signals()
     server = build_server(surface)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(
-            LenientReadStream(read_stream, write_stream),
-            write_stream,
-            server.create_initialization_options(
-                NotificationOptions(tools_changed=surface.disclosure is not None)
-            ),
-        )
+    with claimed_stdin() as stdin:
+        async with stdio_server(stdin) as (read_stream, write_stream):
+            await server.run(
+                LenientReadStream(read_stream, write_stream),
+                write_stream,
+                server.create_initialization_options(
+                    NotificationOptions(tools_changed=surface.disclosure is not None)
+                ),
+            )
 
 
 def _serve_http(
