@@ -270,3 +270,28 @@ def test_progress_carries_the_clients_own_token_over_http(pkg_dir: Path) -> None
     assert [e["params"]["progress"] for e in events[:-1]] == [0, 50, 100]
     assert events[-1]["id"] == 2
     assert events[-1]["result"]["content"] == [{"type": "text", "text": "done"}]
+
+
+def test_the_broker_relays_progress_of_meta_call(pkg_dir: Path) -> None:
+    """``serve --broker``: ``meta_call`` of a tool whose upstream reports progress
+    relays it as a plain call does."""
+
+    async def ask() -> tuple[list[float], dict[str, Any]]:
+        heard: list[float] = []
+
+        async def on_progress(
+            progress: float, total: float | None, message: str | None
+        ) -> None:
+            heard.append(progress)
+
+        async with stdio_session(pkg_dir, "--broker") as client:
+            path = "/mcp/content/test_tool_with_progress"
+            result = await client.call_tool(
+                "meta_call", {"path": path}, progress_callback=on_progress
+            )
+        assert result.structured_content is not None
+        return heard, result.structured_content
+
+    heard, answer = run(ask)
+    assert heard == [0, 50, 100]
+    assert answer["content"] == [{"type": "text", "text": "done"}]

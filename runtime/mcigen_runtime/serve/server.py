@@ -24,7 +24,8 @@ What the server exposes:
   has it). Tools that do I/O are awaited through their async entry points (file
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
-  structured content is the result's ``structuredContent``.
+  structured content is the result's ``structuredContent``; every content item
+  (embedded resources, resource links, annotations) is sent as the tool gave it.
 - An MTDF package with tools of Ahma's bundles lists them once a client reveals
   them with ``activate_tools`` (see ``disclosure.py``); background tools bring
   ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
@@ -38,7 +39,9 @@ What the server exposes:
 
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
 exchange, no session state is kept, so any worker of a multi-worker server can
-answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+answer any request. A request that asks for progress, from a client that accepts
+SSE, is answered with an SSE stream instead: its progress notifications (an upstream
+MCP server's, relayed by ``Progress.relayed``), then its answer. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
@@ -354,7 +357,9 @@ class ToolSurface:
         caller: Caller,
     ) -> mcp_types.CallToolResult:
         if self.broker is not None:
-            return await self._call_meta(self.broker, name, arguments)
+            return await self._call_meta(
+                self.broker, name, arguments, progress or Progress()
+            )
         if self.disclosure is not None and name == ACTIVATE_TOOLS:
             return await self._activate_tools(
                 self.disclosure, arguments, progress, caller
@@ -443,7 +448,11 @@ class ToolSurface:
         return mcp_result(tool_result([hint], False, None))
 
     async def _call_meta(
-        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+        self,
+        broker: Broker,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress,
     ) -> mcp_types.CallToolResult:
         import mcp_types as types
 
@@ -453,7 +462,8 @@ class ToolSurface:
             raise _unknown_tool(name)
         media: list[dict[str, Any]] = []
         try:
-            answer = await broker.call_meta_async(name, arguments, media=media)
+            call = broker.call_meta_async(name, arguments, media=media)
+            answer = await progress.relayed(call)
         except BrokerError as error:
             return _error_result(str(error))
         blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {

@@ -19,6 +19,10 @@ on a fresh one only when its request never went out, or the server never ran it
 may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
 interpreter exit, which also stops stdio server processes.
 
+A result's content items are the server's, kind for kind (annotations too). The
+progress the server reports during a call goes to the call's progress listener,
+if its caller set one (:mod:`mcigen_runtime.executors.progress`).
+
 The MCP SDK is imported lazily: a package whose schema has no MCP tools, or that
 never calls one, does not pay for importing it.
 """
