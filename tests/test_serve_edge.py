@@ -365,7 +365,7 @@ def test_malformed_messages_get_invalid_request(url: str) -> None:
     odd = post(url, {"jsonrpc": "2.0", "id": 4, "method": 12})
     assert odd.json()["error"]["code"] == -32600
     # A method with "id": null (or another id no request has) is no notification.
-    for bad_id in (None, {"n": 1}, True):
+    for bad_id in (None, {"n": 1}, True, 2.5):
         refused = post(url, {"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
         assert (refused.status_code, refused.json()) == (400, BAD_ID_ANSWER), bad_id
     garbled = httpx.post(
@@ -444,6 +444,7 @@ def test_stdio_answers_a_method_with_a_null_id_as_an_invalid_request(
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": [2], "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2.5, "method": "ping"},
         {
             "jsonrpc": "2.0",
             "id": 3,
@@ -463,11 +464,12 @@ def test_stdio_answers_a_method_with_a_null_id_as_an_invalid_request(
     try:
         process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
         process.stdin.flush()
-        answers = [json.loads(line) for line in read_lines(process.stdout, 4)]
+        answers = [json.loads(line) for line in read_lines(process.stdout, 5)]
     finally:
         process.kill()
         process.wait()
     assert answers[1:] == [
+        BAD_ID_ANSWER,
         BAD_ID_ANSWER,
         BAD_ID_ANSWER,
         {"jsonrpc": "2.0", "id": 3, "result": {}},

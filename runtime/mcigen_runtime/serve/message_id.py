@@ -1,7 +1,7 @@
 """A message's id as JSON-RPC allows it: a request's id is a string or an integer,
 and a notification has none. A message with a method and any other id (``null``,
-an object, ``true``) is neither, and is refused as an Invalid Request, on either
-transport: the SDK would read it as a notification and answer nothing."""
+an object, ``true``, a number with a fraction) is refused as an Invalid Request, on
+either transport: the SDK would read it as a notification and answer nothing."""
 
 from __future__ import annotations
 

@@ -131,9 +131,9 @@ _BAD_ID_LINE = json.dumps({_BAD_ID_KEY: True}) + "\n"
 """What the SDK reads in place of a line with a bad id: no JSON-RPC message, so
 it hands :class:`LenientReadStream` its ``ValidationError``, which names this key."""
 
-_SUSPECT = re.compile(r'"id"\s*:\s*[^"\s\d-]')
-"""An ``"id"`` key whose value is not a string or a number: only lines holding one
-are parsed here (the SDK parses every line anyway)."""
+_SUSPECT = re.compile(r'"id"\s*:\s*(?:[^"\s\d-]|-?\d+[.eE])')
+"""An ``"id"`` key whose value is not a string or an integer: only lines holding
+one are parsed here (the SDK parses every line anyway)."""
 
 
 def _as_dict(value: object) -> dict[str, object]:
