@@ -23,10 +23,12 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
   notification is ``202`` with no body either way. Any other ``Accept`` is left to
   the SDK (``406``).
-- Progress: a request that asks for it (``params._meta.progressToken``) from a
-  client that accepts ``text/event-stream`` is answered on an SSE stream (the
-  ``streaming`` app), where its progress notifications go before its answer; any
-  other request gets one JSON document, as above.
+- Progress: a request whose ``params._meta`` holds a ``progressToken``, from a
+  client that accepts ``text/event-stream``, is answered with an SSE stream: the
+  request's progress notifications, then its answer (:class:`ByProgress`). Any
+  other request gets one JSON answer, as the transport allows.
+- A message with a ``method`` and ``"id": null`` (or another id no request may
+  have) is ``-32600`` (see ``message_id``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
 from .initialize import InitializeParamsError, lenient_initialize
+from .message_id import BAD_ID, has_bad_id
 from .operations import Caller
 
 if TYPE_CHECKING:
@@ -66,16 +69,18 @@ _SESSION_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
 
+_STREAMS_PROGRESS = "mcigen.streams_progress"
+"""The scope key that says an exchange is answered with an SSE stream."""
+_BOTH = b"application/json, text/event-stream"
+
 
 class ExchangeEdge:
     """ASGI middleware that shapes the exchanges at ``path`` (see the module docs);
     other paths pass through."""
 
-    def __init__(self, app: ASGIApp, path: str, streaming: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, path: str) -> None:
         self.app = app
         self.path = path
-        self.streaming = streaming
-        """The same server answering on SSE streams (see the module docs)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
@@ -86,7 +91,8 @@ class ExchangeEdge:
             return
         headers = [(key, bytes(value)) for key, value in scope["headers"]]
         accept = header(headers, b"accept")
-        sse_only = accept is not None and _accepts_only_sse(accept)
+        types = _media_types(accept)
+        sse_only = accept is not None and _accepts_only_sse(types)
         answer = _SseFraming(send) if sse_only else send
         try:
             body = await read_body(headers, receive, MAX_BODY_BYTES)
@@ -96,15 +102,15 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize, wants_progress = _normalised(body)
+            body, initialize, asks_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
         if initialize:
             answer = _with_new_session(answer)
-        app = self.app
-        if wants_progress and accept is not None and _accepts_sse(accept):
-            app, accept = self.streaming, b"application/json, text/event-stream"
+        streams = asks_progress and bool(types & _SSE_TYPES)
+        if streams:
+            accept = _BOTH
         elif accept is None or sse_only:
             accept = b"application/json"
         headers = [
@@ -113,7 +119,21 @@ class ExchangeEdge:
             if key not in (b"accept", b"content-length")
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
-        await app({**scope, "headers": headers}, _replay(body, receive), answer)
+        scope = {**scope, "headers": headers, _STREAMS_PROGRESS: streams}
+        await self.app(scope, _replay(body, receive), answer)
+
+
+class ByProgress:
+    """The ASGI app at ``/mcp``: an exchange the edge marked goes to
+    ``streaming`` (answers with SSE streams), any other to ``answering``."""
+
+    def __init__(self, answering: ASGIApp, streaming: ASGIApp) -> None:
+        self.answering = answering
+        self.streaming = streaming
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self.streaming if scope.get(_STREAMS_PROGRESS) else self.answering
+        await app(scope, receive, send)
 
 
 class _Refusal(Exception):
@@ -150,8 +170,8 @@ def _with_new_session(send: Send) -> Send:
 
 
 def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
-    """``body`` as the SDK should read it, whether it is an ``initialize`` request,
-    and whether it asks for progress notifications; raises :class:`_Refusal`."""
+    """``body`` as the SDK should read it, whether it is an ``initialize``
+    request, and whether it asks for progress; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -179,6 +199,8 @@ def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
         raise _Refusal(
             400, request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
         )
+    if has_bad_id(message):
+        raise _Refusal(400, None, INVALID_REQUEST, BAD_ID)
     try:
         jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
@@ -189,7 +211,7 @@ def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False, "id" in message and _asks_for_progress(message)
+        return body, False, "id" in message and _asks_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
@@ -197,26 +219,24 @@ def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
     return json.dumps(message, ensure_ascii=False).encode(), True, False
 
 
-def _asks_for_progress(message: dict[str, object]) -> bool:
-    params = message.get("params")
+def _asks_progress(request: dict[str, object]) -> bool:
+    params = request.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and meta.get("progressToken") is not None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    return isinstance(token, (str, int)) and not isinstance(token, bool)
 
 
-def _accepts_only_sse(accept: bytes) -> bool:
-    types = {
+def _media_types(accept: bytes | None) -> set[str]:
+    if accept is None:
+        return set()
+    return {
         part.split(b";")[0].strip().lower().decode("latin-1")
         for part in accept.split(b",")
     }
+
+
+def _accepts_only_sse(types: set[str]) -> bool:
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
-
-
-def _accepts_sse(accept: bytes) -> bool:
-    """Whether ``accept`` names an SSE stream (``*/*`` alone does not)."""
-    return any(
-        part.split(b";")[0].strip().lower() in (b"text/event-stream", b"text/*")
-        for part in accept.split(b",")
-    )
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

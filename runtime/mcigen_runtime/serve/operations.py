@@ -176,7 +176,10 @@ class Operation:
         finished = loop.create_future()
 
         def wake() -> None:
-            loop.call_soon_threadsafe(_resolve, finished)
+            try:
+                loop.call_soon_threadsafe(_resolve, finished)
+            except RuntimeError:  # that loop is closed: nobody waits any more
+                pass
 
         self.when_done(wake)
         try:

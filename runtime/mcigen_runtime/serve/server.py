@@ -24,7 +24,8 @@ What the server exposes:
   has it). Tools that do I/O are awaited through their async entry points (file
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
-  structured content is the result's ``structuredContent``.
+  structured content is the result's ``structuredContent``; every content item
+  (embedded resources, resource links, annotations) is sent as the tool gave it.
 - An MTDF package with tools of Ahma's bundles lists them once a client reveals
   them with ``activate_tools`` (see ``disclosure.py``); background tools bring
   ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
@@ -36,12 +37,13 @@ What the server exposes:
   and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
   gives such a package).
 
-HTTP is stateless Streamable HTTP with JSON responses (an SSE stream for a request
-that asks for progress, see ``http``): every POST carries a whole exchange, no
-session state is kept, so any worker of a multi-worker server can answer any
-request (background operations too, when ``MCIGEN_OPERATIONS_URL`` shares them
-through Redis, see ``shared_operations``; several workers without it refuse to
-start them). The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
+exchange, no session state is kept, so any worker of a multi-worker server can
+answer any request (background operations too, when ``MCIGEN_OPERATIONS_URL`` shares
+them through Redis, see ``shared_operations``; several workers without it refuse to
+start them). A request that asks for progress, from a client that accepts SSE, is
+answered with an SSE stream instead: its progress notifications (an upstream MCP
+server's, relayed by ``Progress.relayed``), then its answer. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
 ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
 guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
@@ -58,14 +60,17 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
 import sys
 import warnings
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import TypeAdapter
 
 from ..edge.settings import (
     ENV_PREFIX,
@@ -88,8 +93,6 @@ from ..plain_json import plain_json
 from ..registry import Registry, registry
 from ..results import (
     STRUCTURED_CONTENT,
-    AudioContent,
-    ImageContent,
     TextContent,
     ToolResult,
     text_content,
@@ -120,6 +123,8 @@ if TYPE_CHECKING:
 require_extra("mcp")
 
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 
 ANNOTATION_HINTS = (
@@ -174,6 +179,14 @@ def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema if "type" in schema else {"type": "object", **schema}
 
 
+@functools.cache
+def _content_blocks() -> TypeAdapter[mcp_types.ContentBlock]:
+    """Reads a content item's JSON as the SDK's content block of its kind."""
+    import mcp_types as types
+
+    return TypeAdapter(types.ContentBlock)
+
+
 def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     """``result`` as MCP sends it: an MCP tool's structured content at the top
     level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
@@ -181,20 +194,11 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
 
     content: list[types.ContentBlock] = []
     for item in result.content:
-        if isinstance(item, TextContent):
+        if isinstance(item, TextContent) and item.annotations is None:
             content.append(types.TextContent(type="text", text=item.text))
-        elif isinstance(item, ImageContent):
-            content.append(
-                types.ImageContent(
-                    type="image", data=item.data, mime_type=item.mimeType
-                )
-            )
-        elif isinstance(item, AudioContent):
-            content.append(
-                types.AudioContent(
-                    type="audio", data=item.data, mime_type=item.mimeType
-                )
-            )
+        else:
+            wire = item.model_dump(mode="json")
+            content.append(_content_blocks().validate_python(wire))
     meta = None
     structured = None
     if result.metadata is not None:
@@ -384,7 +388,9 @@ class ToolSurface:
         caller: Caller,
     ) -> mcp_types.CallToolResult:
         if self.broker is not None:
-            return await self._call_meta(self.broker, name, arguments)
+            return await self._call_meta(
+                self.broker, name, arguments, progress or Progress()
+            )
         if self.disclosure is not None and name == ACTIVATE_TOOLS:
             return await self._activate_tools(
                 self.disclosure, arguments, progress, caller
@@ -412,7 +418,8 @@ class ToolSurface:
                     self.operations, entry, arguments, progress or Progress(), caller
                 )
         try:
-            result = await self.registry.call_async(entry.name, arguments, self.env)
+            call = self.registry.call_async(entry.name, arguments, self.env)
+            result = await (progress or Progress()).relayed(call)
         except ToolInputError as error:
             return _error_result(str(error))
         except Exception as error:
@@ -474,7 +481,11 @@ class ToolSurface:
         return mcp_result(tool_result([hint], False, None))
 
     async def _call_meta(
-        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+        self,
+        broker: Broker,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress,
     ) -> mcp_types.CallToolResult:
         import mcp_types as types
 
@@ -484,7 +495,8 @@ class ToolSurface:
             raise _unknown_tool(name)
         media: list[dict[str, Any]] = []
         try:
-            answer = await broker.call_meta_async(name, arguments, media=media)
+            call = broker.call_meta_async(name, arguments, media=media)
+            answer = await progress.relayed(call)
         except BrokerError as error:
             return _error_result(str(error))
         blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
@@ -519,7 +531,9 @@ class Progress:
         self.session = session
         self.token = token
 
-    async def send(self, progress: float, total: float | None, message: str) -> None:
+    async def send(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
         """A notification for the request, while it is open."""
         if self.session is None or self.token is None:
             return
@@ -533,6 +547,43 @@ class Progress:
         from .operation_record import final_message
 
         await self.send(done, awaited, final_message(operation))
+
+    async def relayed(self, call: Awaitable[_T]) -> _T:
+        """What ``call`` answers, the progress its upstream reports (from any
+        thread, see ``executors.progress``) sent on to the client meanwhile, in
+        order, all of it before the answer."""
+        if self.session is None or self.token is None:
+            return await call
+        import asyncio
+
+        from ..executors.progress import progress_to
+
+        loop = asyncio.get_running_loop()
+        reports: asyncio.Queue[tuple[float, float | None, str | None] | None]
+        reports = asyncio.Queue()
+
+        def heard(progress: float, total: float | None, message: str | None) -> None:
+            try:
+                loop.call_soon_threadsafe(
+                    reports.put_nowait, (progress, total, message)
+                )
+            except RuntimeError:  # the server's loop is closed
+                pass
+
+        async def forward() -> None:
+            while (report := await reports.get()) is not None:
+                await self.send(*report)
+
+        forwarder = asyncio.create_task(forward())
+        try:
+            with progress_to(heard):
+                answer = await call
+        except BaseException:
+            forwarder.cancel()
+            raise
+        reports.put_nowait(None)
+        await forwarder
+        return answer
 
     async def tools_changed(self) -> None:
         """``notifications/tools/list_changed`` to the client making the call."""
@@ -564,10 +615,11 @@ class Progress:
                 logger.debug("progress notification dropped", exc_info=True)
 
         def done() -> None:
+            sending = notify()
             try:
-                asyncio.run_coroutine_threadsafe(notify(), loop)
+                asyncio.run_coroutine_threadsafe(sending, loop)
             except RuntimeError:  # the server's loop is closed
-                pass
+                sending.close()
 
         operation.when_done(done)
 
@@ -665,17 +717,9 @@ def tool_listings(
 
 
 def http_app(surface: ToolSurface) -> Starlette:
-    """Stateless Streamable HTTP at ``/mcp`` with JSON responses (SSE for requests
-    that ask for progress), behind the edge of the module docs, configured by
-    ``surface.options``; shared operations run in its lifespan."""
-    from contextlib import asynccontextmanager
-
-    from mcp.server.streamable_http_manager import (
-        StreamableHTTPASGIApp,
-        StreamableHTTPSessionManager,
-    )
-    from mcp.server.transport_security import TransportSecuritySettings
-
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses (SSE streams for
+    requests that ask for progress), behind the edge of the module docs, configured
+    by ``surface.options``; shared operations run in its lifespan."""
     from ..edge.bearer import BearerSecretMiddleware
     from ..edge.lifecycle import CallLifecycleMiddleware
     from ..edge.origin_guard import HostOriginGuard
@@ -683,31 +727,9 @@ def http_app(surface: ToolSurface) -> Starlette:
     from .http import ExchangeEdge
 
     options = surface.options
-    server = build_server(surface)
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = server.streamable_http_app(
-        streamable_http_path=HTTP_PATH,
-        json_response=True,
-        stateless_http=True,
-        transport_security=security,
-    )
-    # The same server answering on SSE streams, for requests that asked for
-    # progress; its session manager runs in the app's lifespan beside the first.
-    streaming = StreamableHTTPSessionManager(
-        app=server, json_response=False, stateless=True, security_settings=security
-    )
-    answering_json = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with answering_json(app), streaming.run(), surface.running():
-            yield
-
-    app.router.lifespan_context = lifespan
+    app = _streamable_http_app(build_server(surface), surface.running)
     # Starlette runs the middleware added last first.
-    app.add_middleware(
-        ExchangeEdge, path=HTTP_PATH, streaming=StreamableHTTPASGIApp(streaming)
-    )
+    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
     policy = HostOriginPolicy.of_server(
@@ -716,6 +738,42 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
     return app
+
+
+def _streamable_http_app(
+    server: Server[Any], beside: Callable[[], AbstractAsyncContextManager[None]]
+) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp``: a JSON answer, or an SSE stream that
+    carries the request's progress notifications before its answer when the edge
+    says the client asked for them (``http.streams_progress``); ``beside`` runs in
+    the app's lifespan with the two session managers."""
+    import contextlib
+
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from .http import ByProgress
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    answering, streaming = (
+        StreamableHTTPSessionManager(
+            app=server,
+            json_response=json_response,
+            stateless=True,
+            security_settings=security,
+        )
+        for json_response in (True, False)
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with answering.run(), streaming.run(), beside():
+            yield
+
+    exchange = ByProgress(answering.handle_request, streaming.handle_request)
+    return Starlette(routes=[Route(HTTP_PATH, endpoint=exchange)], lifespan=lifespan)
 
 
 def app_from_environment(package: str) -> Starlette:
@@ -811,18 +869,19 @@ async def _serve_stdio(surface: ToolSurface) -> None:
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import LenientReadStream
+    from .stdio import LenientReadStream, claimed_stdin
 
     exit_on_signals()
     server = build_server(surface)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(
-            LenientReadStream(read_stream, write_stream),
-            write_stream,
-            server.create_initialization_options(
-                NotificationOptions(tools_changed=surface.disclosure is not None)
-            ),
-        )
+    with claimed_stdin() as stdin:
+        async with stdio_server(stdin) as (read_stream, write_stream):
+            await server.run(
+                LenientReadStream(read_stream, write_stream),
+                write_stream,
+                server.create_initialization_options(
+                    NotificationOptions(tools_changed=surface.disclosure is not None)
+                ),
+            )
 
 
 def _serve_http(

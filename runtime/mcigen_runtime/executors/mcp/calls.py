@@ -19,6 +19,10 @@ on a fresh one only when its request never went out, or the server never ran it
 may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
 interpreter exit, which also stops stdio server processes.
 
+A result's content items are the server's, kind for kind (annotations too). The
+progress the server reports during a call goes to the call's progress listener,
+if its caller set one (:mod:`mcigen_runtime.executors.progress`).
+
 The MCP SDK is imported lazily: a package whose schema has no MCP tools, or that
 never calls one, does not pay for importing it.
 """
@@ -36,6 +40,8 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from pydantic import ValidationError
+
 from ...errors import ToolInputError
 from ...extras import require_extra
 from ...limits import DEFAULT, MAX_TIMEOUT_S, Limits, active
@@ -43,12 +49,16 @@ from ...results import (
     STRUCTURED_CONTENT,
     AudioContent,
     Content,
+    EmbeddedResource,
     ImageContent,
+    ResourceLink,
     TextContent,
     ToolResult,
     error_result,
+    text_content,
 )
 from ..child_env import over_base
+from ..progress import ProgressListener, progress_listener
 from .exchange import Exchange, current, too_large_message
 
 if TYPE_CHECKING:
@@ -433,57 +443,64 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _wire(item: Any) -> str:
-    return _json(item.model_dump(by_alias=True, exclude_none=True, mode="json"))
+_KINDS: dict[str, type[Content]] = {
+    "text": TextContent,
+    "image": ImageContent,
+    "audio": AudioContent,
+    "resource": EmbeddedResource,
+    "resource_link": ResourceLink,
+}
 
 
 def _content(item: Any) -> Content:
-    kind = item.type
-    if kind == "text":
-        return TextContent.model_construct(type="text", text=item.text)
-    if kind == "image":
-        return ImageContent.model_construct(
-            type="image", data=item.data, mimeType=item.mime_type
-        )
-    if kind == "audio":
-        return AudioContent.model_construct(
-            type="audio", data=item.data, mimeType=item.mime_type
-        )
-    if kind == "resource":
-        resource = item.resource
-        text = getattr(resource, "text", None)
-        if isinstance(text, str):
-            return TextContent.model_construct(type="text", text=text)
-        blob = getattr(resource, "blob", None)
-        mime = resource.mime_type or ""
-        if isinstance(blob, str):
-            if mime.startswith("image/"):
-                return ImageContent.model_construct(
-                    type="image", data=blob, mimeType=mime
-                )
-            if mime.startswith("audio/"):
-                return AudioContent.model_construct(
-                    type="audio", data=blob, mimeType=mime
-                )
-    return TextContent.model_construct(type="text", text=_wire(item))
+    """The SDK's content item as the result's own: every kind MCP defines as it
+    came (annotations too), a kind it does not as the text of its JSON."""
+    if item.type == "text" and item.annotations is None:
+        return text_content(item.text)
+    wire = item.model_dump(by_alias=True, exclude_none=True, mode="json")
+    kind = _KINDS.get(item.type)
+    if kind is not None:
+        try:
+            return kind.model_validate(wire)
+        except ValidationError:
+            pass
+    return text_content(_json(wire))
 
 
 async def _call_tool(
-    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    seconds: float,
+    listener: ProgressListener | None,
 ) -> CallToolResult:
     """``tools/call``, without ``ClientSession.call_tool``'s check of the structured
     content: that lists the server's tools on the first call of each tool (a round
     trip per session, and one per call of a tool the server no longer lists) and
     turns content that does not match the outputSchema into an exception, losing
     the result. A generated function checks it with its model instead
-    (``structured.py``)."""
+    (``structured.py``).
+
+    With a ``listener``, the request asks for progress, and the listener hears
+    each ``notifications/progress`` the server sends for it."""
     import mcp_types
 
     request = mcp_types.CallToolRequest(
         params=mcp_types.CallToolRequestParams(name=tool, arguments=arguments)
     )
+    on_progress = None
+    if listener is not None:
+
+        async def on_progress(
+            progress: float, total: float | None, message: str | None
+        ) -> None:
+            listener(progress, total, message)
+
     return await session.send_request(
-        request, mcp_types.CallToolResult, request_read_timeout_seconds=seconds
+        request,
+        mcp_types.CallToolResult,
+        request_read_timeout_seconds=seconds,
+        progress_callback=on_progress,
     )
 
 
@@ -493,9 +510,7 @@ def _tool_result(result: CallToolResult, metadata: dict[str, Any]) -> ToolResult
     if structured is not None:
         metadata[STRUCTURED_CONTENT] = structured
         if not content:
-            content.append(
-                TextContent.model_construct(type="text", text=_json(structured))
-            )
+            content.append(text_content(_json(structured)))
     return ToolResult.model_construct(
         content=content, isError=bool(result.is_error), metadata=metadata
     )
@@ -508,8 +523,10 @@ async def _call(
     seconds: float,
     limit: int,
     repeatable: bool,
+    listener: ProgressListener | None,
 ) -> ToolResult:
-    """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`)."""
+    """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`);
+    ``listener`` hears the progress the server reports."""
     metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": tool}
     exchange = Exchange(limit)
     current.set(exchange)  # this task's own context: nothing to reset
@@ -520,7 +537,7 @@ async def _call(
         if entry is None or session is None:
             entry, session = await _session_for(server)
         try:
-            result = await _call_within(session, tool, arguments, seconds)
+            result = await _call_within(session, tool, arguments, seconds, listener)
         except Exception as exc:
             if exchange.too_large or not _is_broken(exc):
                 raise
@@ -531,14 +548,18 @@ async def _call(
             exchange = Exchange(limit)
             current.set(exchange)
             session = (await _session_for(server))[1]
-            result = await _call_within(session, tool, arguments, seconds)
+            result = await _call_within(session, tool, arguments, seconds, listener)
     except Exception as exc:  # every failure becomes an error result
         return error_result(_failure(tool, exc, exchange, seconds), metadata)
     return _tool_result(result, metadata)
 
 
 async def _call_within(
-    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    seconds: float,
+    listener: ProgressListener | None,
 ) -> CallToolResult:
     """The tool's answer. Past ``seconds`` the SDK's read timeout gives up on the
     request and tells the server so; anything else that hangs is stopped a little
@@ -546,7 +567,7 @@ async def _call_within(
     import anyio
 
     with anyio.fail_after(seconds + _CALL_GRACE):
-        return await _call_tool(session, tool, arguments, seconds)
+        return await _call_tool(session, tool, arguments, seconds, listener)
 
 
 async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
@@ -642,12 +663,12 @@ def _bounded(
     limits: Limits,
     repeatable: bool,
 ) -> Coroutine[Any, Any, ToolResult]:
-    """The call, its bounds taken in the caller's context (where ``limited()``
-    applies), to run on the session loop."""
+    """The call, its bounds and progress listener taken in the caller's context
+    (where ``limited()`` and ``progress_to()`` apply), to run on the session loop."""
     seconds = _seconds(server, tool, timeout)
-    return _call(
-        server, tool, arguments, seconds, active(limits).mcp_result, repeatable
-    )
+    limit = active(limits).mcp_result
+    listener = progress_listener()
+    return _call(server, tool, arguments, seconds, limit, repeatable, listener)
 
 
 def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
