@@ -307,7 +307,7 @@ def test_binary_responses_are_media_or_blobs_never_decoded_text(
     """A sound is audio content, any other binary body an embedded resource holding
     it as base64, named by its URL with the secret in it hidden; a body without a
     media type is text only when it is UTF-8. mci-py decodes them as text
-    (COMPATIBILITY.md row 149)."""
+    (COMPATIBILITY.md row 152)."""
     (theirs,) = run_oracle(schema, [{"tool": "audio", "props": {}, "env": ENV}])
     assert theirs["result"]["content"][0]["text"].startswith("RIFF$\x00\x00\x00WAVE")
     audio = _call(invokers, "audio", {})
