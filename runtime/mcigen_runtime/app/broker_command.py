@@ -33,6 +33,8 @@ from ..registry import Registry, registry
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from ..edge.health import UpstreamServers
+
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 logger = logging.getLogger(__name__)
@@ -61,7 +63,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     try:
         kept = start_servers(tools, args.ignore_broken_tool)
         broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
-        app = _app(broker, secret)
+        app = _app(broker, secret, _upstream(tools, kept))
     except StartupError as error:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
@@ -149,7 +151,16 @@ def _log_to_stderr(level: str) -> None:
     ours.propagate = False
 
 
-def _app(broker: Broker, secret: str | None) -> Starlette:
+def _upstream(tools: Registry, kept: list[ToolEntry]) -> UpstreamServers:
+    """The MCP servers of the tools kept, and those left out, for ``/readyz``."""
+    from ..edge.health import UpstreamServers
+
+    serving = {entry.server for entry in kept if entry.server}
+    left_out = {entry.server for entry in tools.tools if entry.server} - serving
+    return UpstreamServers(tools, serving, os.environ, left_out)
+
+
+def _app(broker: Broker, secret: str | None, upstream: UpstreamServers) -> Starlette:
     from ..broker.http_api import broker_app
     from ..edge.origin_policy import HostOriginPolicy
     from ..edge.settings import allowed_from_environment
@@ -160,7 +171,7 @@ def _app(broker: Broker, secret: str | None) -> Starlette:
         raise StartupError(str(error)) from None
 
     policy = HostOriginPolicy.of_server(hosts, origins, secret)
-    return broker_app(broker, policy, secret)
+    return broker_app(broker, policy, secret, upstream)
 
 
 def _listen(

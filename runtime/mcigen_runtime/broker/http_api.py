@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from ..edge.health import UpstreamServers
     from ..edge.origin_policy import HostOriginPolicy
 
 logger = logging.getLogger(__name__)
@@ -174,7 +175,10 @@ def _kind_of(value: object) -> str:
 
 
 def broker_app(
-    broker: Broker, policy: HostOriginPolicy, secret: str | None
+    broker: Broker,
+    policy: HostOriginPolicy,
+    secret: str | None,
+    upstream: UpstreamServers | None = None,
 ) -> Starlette:
     """The ASGI app of the API over ``broker`` (see the module docs)."""
     from starlette.applications import Starlette
@@ -182,6 +186,7 @@ def broker_app(
     from starlette.routing import Route
 
     from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.health import HealthEndpoints
     from ..edge.lifecycle import CallLifecycleMiddleware
     from ..edge.origin_guard import HostOriginGuard
 
@@ -232,6 +237,7 @@ def broker_app(
     app.add_middleware(CallLifecycleMiddleware)
     if secret:
         app.add_middleware(BearerSecretMiddleware, secret=secret)
+    app.add_middleware(HealthEndpoints, upstream=upstream)
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(RequestLog)
     return app

@@ -630,6 +630,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.health import HealthEndpoints, UpstreamServers
     from ..edge.lifecycle import CallLifecycleMiddleware
     from ..edge.origin_guard import HostOriginGuard
     from ..edge.origin_policy import HostOriginPolicy
@@ -648,6 +649,9 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
+    servers = (tool.server for tool in surface.tools if tool.server)
+    upstream = UpstreamServers(surface.registry, servers, surface.env)
+    app.add_middleware(HealthEndpoints, upstream=upstream)
     policy = HostOriginPolicy.of_server(
         options.allowed_hosts, options.allowed_origins, options.secret
     )

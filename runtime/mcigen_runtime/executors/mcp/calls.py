@@ -65,6 +65,8 @@ __all__ = [
     "call_mcp_tool_async",
     "close_mcp_sessions",
     "list_mcp_tools",
+    "start_mcp_sessions",
+    "start_outcomes",
 ]
 
 _T = TypeVar("_T")
@@ -146,6 +148,9 @@ _loop_thread_id: int | None = None
 # Only touched on the loop thread.
 _sessions: dict[McpServerParams, _Entry] = {}
 _owners: dict[asyncio.Task[None], _Entry] = {}
+# The last start of each server, by name: None when its session opened, else why
+# it did not. Written on the loop thread, copied whole by start_outcomes().
+_outcomes: dict[str, str | None] = {}
 
 
 def _get_loop() -> asyncio.AbstractEventLoop:
@@ -254,11 +259,13 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
                 ) from None
             entry.session = session
             entry.ready.set()
+            _outcomes[server.name] = None
             await entry.stop.wait()
     except BaseException as exc:
         # The task ends here, whatever happened; the callers get the reason.
         if entry.session is None and isinstance(exc, Exception):
             entry.error = _reason(exc)
+            _outcomes[server.name] = entry.error
     finally:
         entry.session = None
         entry.ready.set()
@@ -689,6 +696,21 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         raise McpConnectionError(
             f"MCP server '{server.name}' did not list its tools: {_reason(exc)}"
         ) from None
+
+
+def start_mcp_sessions(servers: list[McpServerParams]) -> None:
+    """Start the session of each of ``servers`` in the background, as its first
+    call would, without waiting; :func:`start_outcomes` tells how each start went."""
+    loop = _loop or _get_loop()
+    for server in servers:
+        asyncio.run_coroutine_threadsafe(_session_for(server), loop)
+
+
+def start_outcomes() -> dict[str, str | None]:
+    """How the last start of each MCP server this process started went, by the
+    server's name: None when its session opened, else the one-line reason it did
+    not. A server not yet started, or still starting, is not in it."""
+    return dict(_outcomes)
 
 
 def close_mcp_sessions() -> None:
