@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from ..edge.logs import add_log_arguments
 from ..edge.settings import DEFAULT_HOST, ENV_PREFIX, parse_address, positive_int
 
 DEFAULT_PORT = 8100
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,13 +40,7 @@ def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the tree (paths, types, summaries) and exit",
     )
-    parser.add_argument(
-        "--log-level",
-        type=_log_level,
-        default="INFO",
-        metavar="LEVEL",
-        help=f"one of {', '.join(LOG_LEVELS)} (default INFO: a line per request)",
-    )
+    add_log_arguments(parser)
     parser.add_argument(
         "--ignore-broken-tool",
         action="store_true",
@@ -73,12 +67,3 @@ class _Moved(argparse.Action):
             "--reload is the compiler's: mcigen serve SCHEMA -o DIR --reload -- "
             "broker [ADDR] ..."
         )
-
-
-def _log_level(text: str) -> str:
-    level = text.upper()
-    if level not in LOG_LEVELS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not one of {', '.join(LOG_LEVELS)}"
-        )
-    return level

@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from .answers import send_body, send_json
@@ -76,7 +77,8 @@ class UpstreamServers:
             except Exception as error:
                 self._unresolved[name] = str(error)
                 logger.warning("MCP server '%s' cannot start: %s", name, error)
-        sessions.start_mcp_sessions(params)
+        for future in sessions.start_mcp_sessions(params):
+            future.add_done_callback(_warn_if_failed)
 
     def states(self) -> dict[str, str]:
         """Each server's state by name (see the module docs)."""
@@ -92,6 +94,11 @@ class UpstreamServers:
             else:
                 states[name] = READY if outcomes[name] is None else FAILED
         return states
+
+
+def _warn_if_failed(future: Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("%s", future.exception())
 
 
 def _sessions() -> Any:

@@ -28,6 +28,7 @@ Streamable HTTP transport expects, and its answer made into what the client acce
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
 from collections.abc import Mapping
@@ -45,11 +46,14 @@ from pydantic import ValidationError
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
+from ..edge.logs import FIELDS
 from .initialize import InitializeParamsError, lenient_initialize
 from .operations import Caller
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 """The largest request body read (4 MiB, the SDK's own limit)."""
@@ -179,6 +183,8 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
             INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
+    fields = {"method": message.get("method"), "id": message.get("id")}
+    logger.debug("mcp message", extra={FIELDS: fields})
     if message.get("method") != "initialize" or "id" not in message:
         return body, False
     try:

@@ -55,6 +55,7 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -63,6 +64,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..edge.logs import configure_logging, log_settings_from_environment
 from ..edge.settings import (
     ENV_PREFIX,
     HTTP_PATH,
@@ -444,7 +446,7 @@ class ToolSurface:
     ) -> mcp_types.CallToolResult:
         import mcp_types as types
 
-        from ..broker.meta_tools import BrokerError
+        from ..broker.meta_tools import BrokerError, answer_is_error
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
@@ -465,14 +467,8 @@ class ToolSurface:
                 *(blocks[item["type"]].model_validate(item) for item in media),
             ],
             structured_content=answer,
-            is_error=_answer_is_error(answer),
+            is_error=answer_is_error(answer),
         )
-
-
-def _answer_is_error(answer: Mapping[str, Any]) -> bool:
-    """Whether a broker answer reports a failed tool (also when truncated)."""
-    inner = answer.get("result") if answer.get("truncated") else answer
-    return isinstance(inner, Mapping) and inner.get("isError") is True
 
 
 class Progress:
@@ -541,6 +537,8 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
+    from ..edge.logs import client_of, logged_call
+
     listings = {
         frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
     }
@@ -574,10 +572,20 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
         arguments = params.arguments or {}
-        sandbox = await surface.sandbox.for_call(ctx.session)
-        return await surface.call(
-            params.name, arguments, progress, caller_of(ctx), sandbox
-        )
+        client = client_of(None if ctx.request is None else ctx.request.scope)
+        with logged_call(
+            params.name, client, arguments, surface.options.log_arguments
+        ) as outcome:
+            sandbox = await surface.sandbox.for_call(ctx.session)
+            try:
+                result = await surface.call(
+                    params.name, arguments, progress, caller_of(ctx), sandbox
+                )
+            except MCPError:
+                outcome.refused()
+                raise
+            outcome.answered(bool(result.is_error))
+            return result
 
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
@@ -632,6 +640,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     from ..edge.bearer import BearerSecretMiddleware
     from ..edge.health import HealthEndpoints, UpstreamServers
     from ..edge.lifecycle import CallLifecycleMiddleware
+    from ..edge.logs import RequestLog
     from ..edge.origin_guard import HostOriginGuard
     from ..edge.origin_policy import HostOriginPolicy
     from .http import ExchangeEdge
@@ -657,6 +666,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     )
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
+    app.add_middleware(RequestLog)
     return app
 
 
@@ -666,6 +676,9 @@ def app_from_environment(package: str) -> Starlette:
     session manager runs in the app's lifespan, in each worker."""
     options = options_from_environment(os.environ)
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
+    level, form, log_arguments = log_settings_from_environment(os.environ)
+    configure_logging(level, form)
+    options = dataclasses.replace(options, log_arguments=log_arguments)
     surface = ToolSurface(package, options)
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     for option, name in unknown_names(surface.registry.tools, options):
@@ -714,7 +727,9 @@ def serve(package: str, args: argparse.Namespace) -> int:
         secret=secret,
         allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
         allowed_origins=origins | frozenset(args.allow_origins or ()),
+        log_arguments=args.log_arguments,
     )
+    configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
     surface = ToolSurface(package, options)
     try:
         surface.sandbox = sandbox_policy(
@@ -739,7 +754,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 130
         return 0
-    return _serve_http(surface, address, secret)
+    return _serve_http(surface, address, secret, args.log_level.lower())
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
@@ -762,7 +777,7 @@ async def _serve_stdio(surface: ToolSurface) -> None:
 
 
 def _serve_http(
-    surface: ToolSurface, address: tuple[str, int], secret: str | None
+    surface: ToolSurface, address: tuple[str, int], secret: str | None, level: str
 ) -> int:
     import uvicorn
 
@@ -778,16 +793,20 @@ def _serve_http(
             file=sys.stderr,
         )
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"serving {len(surface.definitions)} tools at http://{shown}:{port}{HTTP_PATH}",
-        file=sys.stderr,
-        flush=True,
+    logger.info(
+        "serving %d tools at http://%s:%d%s",
+        len(surface.definitions),
+        shown,
+        port,
+        HTTP_PATH,
     )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        log_level="warning",
+        log_config=None,  # configure_logging's handler writes uvicorn's lines too
+        log_level=level,
+        access_log=False,  # RequestLog writes the line of each request
         http=GuardedH11Protocol,
         backlog=process_limits().backlog,
     )

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import json
+import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -70,6 +73,8 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger(__name__)
 
 #: How long a new session may take to finish ``initialize``.
 STARTUP_TIMEOUT = 60.0
@@ -246,6 +251,7 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     import anyio
     from mcp import ClientSession
 
+    started = time.monotonic()
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
@@ -260,17 +266,32 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
             entry.session = session
             entry.ready.set()
             _outcomes[server.name] = None
+            _log_session("MCP server started", server, started)
             await entry.stop.wait()
+        _log_session("MCP server session closed", server, started)
     except BaseException as exc:
         # The task ends here, whatever happened; the callers get the reason.
         if entry.session is None and isinstance(exc, Exception):
             entry.error = _reason(exc)
             _outcomes[server.name] = entry.error
+            _log_session("MCP server did not start", server, started, entry.error)
     finally:
         entry.session = None
         entry.ready.set()
         if _sessions.get(server) is entry:
             del _sessions[server]
+
+
+def _log_session(
+    message: str, server: McpServerParams, since: float, error: str | None = None
+) -> None:
+    fields: dict[str, Any] = {
+        "server": server.name,
+        "duration_ms": round((time.monotonic() - since) * 1000, 1),
+    }
+    if error is not None:
+        fields["error"] = error
+    logger.debug(message, extra={"fields": fields})  # see edge.logs
 
 
 async def _session_for(server: McpServerParams) -> tuple[_Entry, ClientSession]:
@@ -698,12 +719,24 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         ) from None
 
 
-def start_mcp_sessions(servers: list[McpServerParams]) -> None:
+def start_mcp_sessions(
+    servers: list[McpServerParams],
+) -> list[concurrent.futures.Future[Any]]:
     """Start the session of each of ``servers`` in the background, as its first
-    call would, without waiting; :func:`start_outcomes` tells how each start went."""
+    call would, without waiting: a future for each, which fails with
+    :class:`McpConnectionError` when its server does not start
+    (:func:`start_outcomes` tells it too)."""
     loop = _loop or _get_loop()
-    for server in servers:
-        asyncio.run_coroutine_threadsafe(_session_for(server), loop)
+    return [
+        asyncio.run_coroutine_threadsafe(_started(server), loop) for server in servers
+    ]
+
+
+async def _started(server: McpServerParams) -> None:
+    try:
+        await _session_for(server)
+    except _StartupError as exc:
+        raise McpConnectionError(str(exc)) from None
 
 
 def start_outcomes() -> dict[str, str | None]:
