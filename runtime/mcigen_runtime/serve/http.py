@@ -23,19 +23,24 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
   notification is ``202`` with no body either way. Any other ``Accept`` is left to
   the SDK (``406``).
+- A request the ASGI server cancels before its answer began (uvicorn's
+  ``--timeout-graceful-shutdown`` has passed) is answered with a JSON-RPC error
+  (``-32000``, the server is shutting down) rather than uvicorn's bare ``500``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import (
+    CONNECTION_CLOSED,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -47,6 +52,7 @@ from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
 from ..edge.logs import FIELDS
+from ..edge.shutdown import SHUTTING_DOWN
 from .initialize import InitializeParamsError, lenient_initialize
 from .operations import Caller
 
@@ -94,7 +100,7 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize = _normalised(body)
+            body, initialize, request_id = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
@@ -108,7 +114,15 @@ class ExchangeEdge:
             if key not in (b"accept", b"content-length")
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
-        await self.app({**scope, "headers": headers}, _replay(body, receive), answer)
+        answering = _Answering(answer)
+        try:
+            await self.app(
+                {**scope, "headers": headers}, _replay(body, receive), answering
+            )
+        except asyncio.CancelledError:
+            if answering.started or request_id is _NO_ANSWER:
+                raise
+            await send_json(answering, 200, _stopped(request_id))
 
 
 class _Refusal(Exception):
@@ -122,6 +136,37 @@ class _Refusal(Exception):
             "id": request_id,
             "error": {"code": code, "message": message},
         }
+
+
+_NO_ANSWER = object()
+"""The id of a message that gets no answer (a notification, a response)."""
+
+
+def _stopped(request_id: object) -> dict[str, Any]:
+    """The answer to a request the ASGI server cancelled as it shut down (uvicorn's
+    ``--timeout-graceful-shutdown``): a JSON-RPC error rather than uvicorn's bare
+    500, so the client learns why and may try again elsewhere."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": CONNECTION_CLOSED,
+            "message": f"{SHUTTING_DOWN}: the request was stopped; try again",
+        },
+    }
+
+
+class _Answering:
+    """A ``send`` that notes whether the answer has begun."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 def session_of(headers: Mapping[str, str]) -> Caller:
@@ -144,9 +189,10 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool]:
-    """``body`` as the SDK should read it, and whether it is an ``initialize``
-    request; raises :class:`_Refusal`."""
+def _normalised(body: bytes) -> tuple[bytes, bool, object]:
+    """``body`` as the SDK should read it, whether it is an ``initialize``
+    request, and its id (:data:`_NO_ANSWER` when it is not a request); raises
+    :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -185,13 +231,14 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
         ) from None
     fields = {"method": message.get("method"), "id": message.get("id")}
     logger.debug("mcp message", extra={FIELDS: fields})
+    answered = "method" in message and "id" in message
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False
+        return body, False, message["id"] if answered else _NO_ANSWER
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True
+    return json.dumps(message, ensure_ascii=False).encode(), True, message["id"]
 
 
 def _accepts_only_sse(accept: bytes) -> bool:
