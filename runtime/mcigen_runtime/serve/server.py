@@ -100,6 +100,7 @@ from .sandbox import (
     confines_commands,
     sandbox_policy,
 )
+from .telemetry import ExportAtShutdown, configure_from_environment, instrument
 
 if TYPE_CHECKING:
     import mcp_types
@@ -596,13 +597,12 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         return schemas.get(name)
 
     metadata = surface.registry.metadata
-    name = metadata.get("name")
     version = metadata.get("version")
     description = metadata.get("description")
     with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
         warnings.simplefilter("ignore")
-        return Server(
-            name if isinstance(name, str) and name else surface.registry.package,
+        server = Server(
+            service_name(surface.registry),
             version=str(version) if version not in (None, "") else UNVERSIONED,
             description=description if isinstance(description, str) else None,
             get_tool_input_schema=input_schema,
@@ -610,6 +610,14 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             on_call_tool=call_tool,
             on_roots_list_changed=roots_changed,
         )
+    instrument(server)
+    return server
+
+
+def service_name(registry: Registry) -> str:
+    """The name the server goes by: its schema's, else its package's."""
+    name = registry.metadata.get("name")
+    return name if isinstance(name, str) and name else registry.package
 
 
 def tool_listings(
@@ -667,6 +675,7 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
     app.add_middleware(RequestLog)
+    app.add_middleware(ExportAtShutdown)
     return app
 
 
@@ -680,6 +689,7 @@ def app_from_environment(package: str) -> Starlette:
     configure_logging(level, form)
     options = dataclasses.replace(options, log_arguments=log_arguments)
     surface = ToolSurface(package, options)
+    configure_from_environment(os.environ, service_name(surface.registry))
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
@@ -731,6 +741,10 @@ def serve(package: str, args: argparse.Namespace) -> int:
     )
     configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
     surface = ToolSurface(package, options)
+    try:
+        configure_from_environment(os.environ, service_name(surface.registry))
+    except ValueError as error:
+        return _usage(package, str(error))
     try:
         surface.sandbox = sandbox_policy(
             surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
