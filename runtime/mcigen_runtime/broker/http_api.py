@@ -10,7 +10,8 @@ an error of the request: its answer is 200 with ``"isError": true``.
 
 Each ``meta_call`` is logged as a tool call named by its path (``edge.logs``). In
 front of the endpoints, outermost first: one log line per request (INFO), the
-Host/Origin guard of ``serve --http`` (``http_origin``), the bearer secret
+Host/Origin guard of ``serve --http`` (``http_origin``), ``/healthz`` and
+``/readyz`` (``edge.health``, before the secret is asked for), the bearer secret
 (``http_secret``: 401 with ``WWW-Authenticate: Bearer``), and the call lifecycle
 (``http_lifecycle``: a call whose client disconnects is cancelled, commands still
 running at shutdown are stopped). A call is bounded in time by its tool's own

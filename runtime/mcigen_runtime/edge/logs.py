@@ -1,7 +1,7 @@
 """The log of a package's servers (``serve``, the ASGI app, ``broker``), on stderr:
 one line per HTTP request (:class:`RequestLog`) and one per tool call
-(:func:`logged_call`), at INFO; DEBUG adds how upstream MCP servers and commands
-start and end.
+(:func:`logged_call`), at INFO; DEBUG adds each MCP message's method, each command
+a tool starts, and how each upstream MCP session starts and ends.
 
 Each line is a message and its fields: ``text`` (the default) writes ``LEVEL
 logger: message key=value ...`` (a string with a space, a quote or ``=`` in JSON
@@ -58,8 +58,8 @@ def add_log_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_LEVEL,
         metavar="LEVEL",
         help=f"one of {', '.join(LOG_LEVELS)} (default {DEFAULT_LEVEL}: a line per "
-        "request and per tool call; DEBUG adds how MCP servers and commands start "
-        "and end)",
+        "request and per tool call; DEBUG adds MCP messages, the commands tools "
+        "start and upstream MCP sessions)",
     )
     parser.add_argument(
         "--log-format",

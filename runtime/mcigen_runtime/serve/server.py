@@ -40,13 +40,15 @@ HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whol
 exchange, no session state is kept, so any worker of a multi-worker server can
 answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
-``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
-guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+the request log (``edge.logs``), ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``/healthz``
+and ``/readyz`` (``edge.health``), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
 line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
 On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
-the SDK cannot read.
+the SDK cannot read. Every tool call is logged (``edge.logs``); OpenTelemetry, when
+the ``OTEL_*`` variables ask for it, is in ``telemetry``.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
 never pays for it.
