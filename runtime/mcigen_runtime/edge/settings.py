@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..manifest import ToolEntry
+from .logs import add_log_arguments
 from .origin_policy import host_entry, origin_entry
 
 HTTP_PATH = "/mcp"
@@ -54,6 +55,8 @@ class ServeOptions:
     ``http_origin``)."""
     allowed_origins: frozenset[str] = frozenset()
     """HTTP: browser origins allowed besides the loopback ones."""
+    log_arguments: bool = False
+    """Whether a tool call's log line holds its arguments' values (see ``logs``)."""
 
 
 def checked_secret(secret: str | None, source: str) -> str | None:
@@ -311,6 +314,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="broker mode: cut tool output to N characters",
     )
+    add_log_arguments(parser)
 
 
 def add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:

@@ -29,18 +29,24 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   other request gets one JSON answer, as the transport allows.
 - A message with a ``method`` and ``"id": null`` (or another id no request may
   have) is ``-32600`` (see ``message_id``).
+- A request the ASGI server cancels before its answer began (uvicorn's
+  ``--timeout-graceful-shutdown`` has passed) is answered with a JSON-RPC error
+  (``-32000``, the server is shutting down) rather than uvicorn's bare ``500``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import (
+    CONNECTION_CLOSED,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -51,12 +57,16 @@ from pydantic import ValidationError
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
+from ..edge.logs import FIELDS
+from ..edge.shutdown import SHUTTING_DOWN
 from .initialize import InitializeParamsError, lenient_initialize
 from .message_id import BAD_ID, has_bad_id
 from .operations import Caller
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 """The largest request body read (4 MiB, the SDK's own limit)."""
@@ -102,7 +112,7 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize, asks_progress = _normalised(body)
+            body, initialize, request_id, asks_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
@@ -120,7 +130,13 @@ class ExchangeEdge:
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
         scope = {**scope, "headers": headers, _STREAMS_PROGRESS: streams}
-        await self.app(scope, _replay(body, receive), answer)
+        answering = _Answering(answer)
+        try:
+            await self.app(scope, _replay(body, receive), answering)
+        except asyncio.CancelledError:
+            if answering.started or request_id is _NO_ANSWER:
+                raise
+            await send_json(answering, 200, _stopped(request_id))
 
 
 class ByProgress:
@@ -149,6 +165,37 @@ class _Refusal(Exception):
         }
 
 
+_NO_ANSWER = object()
+"""The id of a message that gets no answer (a notification, a response)."""
+
+
+def _stopped(request_id: object) -> dict[str, Any]:
+    """The answer to a request the ASGI server cancelled as it shut down (uvicorn's
+    ``--timeout-graceful-shutdown``): a JSON-RPC error rather than uvicorn's bare
+    500, so the client learns why and may try again elsewhere."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": CONNECTION_CLOSED,
+            "message": f"{SHUTTING_DOWN}: the request was stopped; try again",
+        },
+    }
+
+
+class _Answering:
+    """A ``send`` that notes whether the answer has begun."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
+
+
 def session_of(headers: Mapping[str, str]) -> Caller:
     """The caller a request's headers name: its session, or None (anonymous)."""
     session = headers.get(SESSION_HEADER)
@@ -169,9 +216,10 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
+def _normalised(body: bytes) -> tuple[bytes, bool, object, bool]:
     """``body`` as the SDK should read it, whether it is an ``initialize``
-    request, and whether it asks for progress; raises :class:`_Refusal`."""
+    request, its id (:data:`_NO_ANSWER` when it is not a request), and whether it
+    asks for progress; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -210,13 +258,17 @@ def _normalised(body: bytes) -> tuple[bytes, bool, bool]:
             INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
+    fields = {"method": message.get("method"), "id": message.get("id")}
+    logger.debug("mcp message", extra={FIELDS: fields})
+    answered = "method" in message and "id" in message
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False, "id" in message and _asks_progress(message)
+        request = message["id"] if answered else _NO_ANSWER
+        return body, False, request, answered and _asks_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True, False
+    return json.dumps(message, ensure_ascii=False).encode(), True, message["id"], False
 
 
 def _asks_progress(request: dict[str, object]) -> bool:

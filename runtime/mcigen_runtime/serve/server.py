@@ -45,13 +45,15 @@ start them). A request that asks for progress, from a client that accepts SSE, i
 answered with an SSE stream instead: its progress notifications (an upstream MCP
 server's, relayed by ``Progress.relayed``), then its answer. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
-``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
-guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+the request log (``edge.logs``), ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``/healthz``
+and ``/readyz`` (``edge.health``), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
 line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
 On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
-the SDK cannot read.
+the SDK cannot read. Every tool call is logged (``edge.logs``); OpenTelemetry, when
+the ``OTEL_*`` variables ask for it, is in ``telemetry``.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
 never pays for it.
@@ -60,6 +62,7 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import logging
@@ -72,6 +75,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import TypeAdapter
 
+from ..edge.logs import configure_logging, log_settings_from_environment
 from ..edge.settings import (
     ENV_PREFIX,
     HTTP_PATH,
@@ -106,6 +110,7 @@ from .sandbox import (
     confines_commands,
     sandbox_policy,
 )
+from .telemetry import ExportAtShutdown, configure_from_environment, instrument
 
 if TYPE_CHECKING:
     import mcp_types
@@ -489,7 +494,7 @@ class ToolSurface:
     ) -> mcp_types.CallToolResult:
         import mcp_types as types
 
-        from ..broker.meta_tools import BrokerError
+        from ..broker.meta_tools import BrokerError, answer_is_error
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
@@ -511,14 +516,8 @@ class ToolSurface:
                 *(blocks[item["type"]].model_validate(item) for item in media),
             ],
             structured_content=answer,
-            is_error=_answer_is_error(answer),
+            is_error=answer_is_error(answer),
         )
-
-
-def _answer_is_error(answer: Mapping[str, Any]) -> bool:
-    """Whether a broker answer reports a failed tool (also when truncated)."""
-    inner = answer.get("result") if answer.get("truncated") else answer
-    return isinstance(inner, Mapping) and inner.get("isError") is True
 
 
 class Progress:
@@ -633,6 +632,8 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
+    from ..edge.logs import client_of, logged_call
+
     listings = {
         frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
     }
@@ -666,10 +667,20 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
         arguments = params.arguments or {}
-        sandbox = await surface.sandbox.for_call(ctx.session)
-        return await surface.call(
-            params.name, arguments, progress, caller_of(ctx), sandbox
-        )
+        client = client_of(None if ctx.request is None else ctx.request.scope)
+        with logged_call(
+            params.name, client, arguments, surface.options.log_arguments
+        ) as outcome:
+            sandbox = await surface.sandbox.for_call(ctx.session)
+            try:
+                result = await surface.call(
+                    params.name, arguments, progress, caller_of(ctx), sandbox
+                )
+            except MCPError:
+                outcome.refused()
+                raise
+            outcome.answered(bool(result.is_error))
+            return result
 
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
@@ -680,13 +691,12 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         return schemas.get(name)
 
     metadata = surface.registry.metadata
-    name = metadata.get("name")
     version = metadata.get("version")
     description = metadata.get("description")
     with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
         warnings.simplefilter("ignore")
-        return Server(
-            name if isinstance(name, str) and name else surface.registry.package,
+        server = Server(
+            service_name(surface.registry),
             version=str(version) if version not in (None, "") else UNVERSIONED,
             description=description if isinstance(description, str) else None,
             get_tool_input_schema=input_schema,
@@ -694,6 +704,14 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             on_call_tool=call_tool,
             on_roots_list_changed=roots_changed,
         )
+    instrument(server)
+    return server
+
+
+def service_name(registry: Registry) -> str:
+    """The name the server goes by: its schema's, else its package's."""
+    name = registry.metadata.get("name")
+    return name if isinstance(name, str) and name else registry.package
 
 
 def tool_listings(
@@ -721,7 +739,9 @@ def http_app(surface: ToolSurface) -> Starlette:
     requests that ask for progress), behind the edge of the module docs, configured
     by ``surface.options``; shared operations run in its lifespan."""
     from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.health import HealthEndpoints, UpstreamServers
     from ..edge.lifecycle import CallLifecycleMiddleware
+    from ..edge.logs import RequestLog
     from ..edge.origin_guard import HostOriginGuard
     from ..edge.origin_policy import HostOriginPolicy
     from .http import ExchangeEdge
@@ -732,11 +752,16 @@ def http_app(surface: ToolSurface) -> Starlette:
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
+    servers = (tool.server for tool in surface.tools if tool.server)
+    upstream = UpstreamServers(surface.registry, servers, surface.env)
+    app.add_middleware(HealthEndpoints, upstream=upstream)
     policy = HostOriginPolicy.of_server(
         options.allowed_hosts, options.allowed_origins, options.secret
     )
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
+    app.add_middleware(RequestLog)
+    app.add_middleware(ExportAtShutdown)
     return app
 
 
@@ -782,7 +807,11 @@ def app_from_environment(package: str) -> Starlette:
     session manager runs in the app's lifespan, in each worker."""
     options = options_from_environment(os.environ)
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
+    level, form, log_arguments = log_settings_from_environment(os.environ)
+    configure_logging(level, form)
+    options = dataclasses.replace(options, log_arguments=log_arguments)
     surface = ToolSurface(package, options)
+    configure_from_environment(os.environ, service_name(surface.registry))
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
     workers = worker_count(sys.argv, os.environ)
     if surface.operations is not None and not surface.shared_operations and workers > 1:
@@ -836,8 +865,14 @@ def serve(package: str, args: argparse.Namespace) -> int:
         secret=secret,
         allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
         allowed_origins=origins | frozenset(args.allow_origins or ()),
+        log_arguments=args.log_arguments,
     )
+    configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
     surface = ToolSurface(package, options, shares_operations=address is not None)
+    try:
+        configure_from_environment(os.environ, service_name(surface.registry))
+    except ValueError as error:
+        return _usage(package, str(error))
     try:
         surface.sandbox = sandbox_policy(
             surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
@@ -861,7 +896,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 130
         return 0
-    return _serve_http(surface, address, secret)
+    return _serve_http(surface, address, secret, args.log_level.lower())
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
@@ -885,7 +920,7 @@ async def _serve_stdio(surface: ToolSurface) -> None:
 
 
 def _serve_http(
-    surface: ToolSurface, address: tuple[str, int], secret: str | None
+    surface: ToolSurface, address: tuple[str, int], secret: str | None, level: str
 ) -> int:
     import uvicorn
 
@@ -901,16 +936,20 @@ def _serve_http(
             file=sys.stderr,
         )
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"serving {len(surface.definitions)} tools at http://{shown}:{port}{HTTP_PATH}",
-        file=sys.stderr,
-        flush=True,
+    logger.info(
+        "serving %d tools at http://%s:%d%s",
+        len(surface.definitions),
+        shown,
+        port,
+        HTTP_PATH,
     )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        log_level="warning",
+        log_config=None,  # configure_logging's handler writes uvicorn's lines too
+        log_level=level,
+        access_log=False,  # RequestLog writes the line of each request
         http=GuardedH11Protocol,
         backlog=process_limits().backlog,
     )

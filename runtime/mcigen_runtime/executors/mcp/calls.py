@@ -31,10 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import json
+import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -75,9 +78,13 @@ __all__ = [
     "call_mcp_tool_async",
     "close_mcp_sessions",
     "list_mcp_tools",
+    "start_mcp_sessions",
+    "start_outcomes",
 ]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger(__name__)
 
 #: How long a new session may take to finish ``initialize``.
 STARTUP_TIMEOUT = 60.0
@@ -156,6 +163,9 @@ _loop_thread_id: int | None = None
 # Only touched on the loop thread.
 _sessions: dict[McpServerParams, _Entry] = {}
 _owners: dict[asyncio.Task[None], _Entry] = {}
+# The last start of each server, by name: None when its session opened, else why
+# it did not. Written on the loop thread, copied whole by start_outcomes().
+_outcomes: dict[str, str | None] = {}
 
 
 def _get_loop() -> asyncio.AbstractEventLoop:
@@ -251,6 +261,7 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     import anyio
     from mcp import ClientSession
 
+    started = time.monotonic()
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
@@ -264,16 +275,33 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
                 ) from None
             entry.session = session
             entry.ready.set()
+            _outcomes[server.name] = None
+            _log_session("MCP server started", server, started)
             await entry.stop.wait()
+        _log_session("MCP server session closed", server, started)
     except BaseException as exc:
         # The task ends here, whatever happened; the callers get the reason.
         if entry.session is None and isinstance(exc, Exception):
             entry.error = _reason(exc)
+            _outcomes[server.name] = entry.error
+            _log_session("MCP server did not start", server, started, entry.error)
     finally:
         entry.session = None
         entry.ready.set()
         if _sessions.get(server) is entry:
             del _sessions[server]
+
+
+def _log_session(
+    message: str, server: McpServerParams, since: float, error: str | None = None
+) -> None:
+    fields: dict[str, Any] = {
+        "server": server.name,
+        "duration_ms": round((time.monotonic() - since) * 1000, 1),
+    }
+    if error is not None:
+        fields["error"] = error
+    logger.debug(message, extra={"fields": fields})  # see edge.logs
 
 
 async def _session_for(server: McpServerParams) -> tuple[_Entry, ClientSession]:
@@ -710,6 +738,33 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         raise McpConnectionError(
             f"MCP server '{server.name}' did not list its tools: {_reason(exc)}"
         ) from None
+
+
+def start_mcp_sessions(
+    servers: list[McpServerParams],
+) -> list[concurrent.futures.Future[Any]]:
+    """Start the session of each of ``servers`` in the background, as its first
+    call would, without waiting: a future for each, which fails with
+    :class:`McpConnectionError` when its server does not start
+    (:func:`start_outcomes` tells it too)."""
+    loop = _loop or _get_loop()
+    return [
+        asyncio.run_coroutine_threadsafe(_started(server), loop) for server in servers
+    ]
+
+
+async def _started(server: McpServerParams) -> None:
+    try:
+        await _session_for(server)
+    except _StartupError as exc:
+        raise McpConnectionError(str(exc)) from None
+
+
+def start_outcomes() -> dict[str, str | None]:
+    """How the last start of each MCP server this process started went, by the
+    server's name: None when its session opened, else the one-line reason it did
+    not. A server not yet started, or still starting, is not in it."""
+    return dict(_outcomes)
 
 
 def close_mcp_sessions() -> None:
