@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 from pathlib import Path
 
 from mcigen_runtime.app.table import format_table
+from mcigen_runtime.manifest import MANIFEST
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
+from .build_watch import watch_builds
 from .cached_serve import add_broker_command, cached_serve_args
 from .diagnostics import Diagnostics, printable
 from .frontend.formats import FORMATS, Format, format_named, recognise
@@ -27,6 +30,12 @@ from .pipeline import CompileOptions, compile_schema, plan_schema
 from .planner import McpAccess, McpMode
 from .planner.names import package_name_problem
 from .policy_options import add_policy_options, runtime_policy
+from .project_config import (
+    PYPROJECT,
+    ConfigError,
+    configured_builds,
+    find_pyproject,
+)
 from .serve_command import add_serve_arguments
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -38,6 +47,13 @@ DEBUG_VARIABLE = "MCIGEN_DEBUG"
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = cached_serve_args(argv) or _parser().parse_args(argv)
+    if args.schema is None:
+        return _configured(args, argv)
+    if args.command == "build" and args.output is None:
+        return _usage_error(
+            "build needs -o DIR with a SCHEMA (without one, it builds what "
+            "[tool.mcigen] in pyproject.toml configures)"
+        )
     schema = Path(args.schema)
     if not schema.exists():
         return _usage_error(f"no such schema file: {schema}")
@@ -95,12 +111,22 @@ def _parser() -> argparse.ArgumentParser:
         prog="mcigen", description="Compile MCI schemas into typed Python packages."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    build = commands.add_parser("build", help="write the package for SCHEMA to DIR")
-    _build_options(build)
+    build = commands.add_parser(
+        "build",
+        help="write the package for SCHEMA to DIR (no SCHEMA: the builds "
+        "[tool.mcigen] in the nearest pyproject.toml configures)",
+    )
+    _build_options(build, configurable=True)
     build.add_argument(
         "--check",
         action="store_true",
         help="compare with DIR instead of writing; exit 1 if different",
+    )
+    build.add_argument(
+        "--watch",
+        action="store_true",
+        help="after building, build again whenever SCHEMA changes, until Ctrl-C "
+        "(needs the extra mcigen[watch])",
     )
     build.set_defaults(run=_build)
     serve = commands.add_parser(
@@ -124,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
         "tools are not cached (saying so on stderr), unless --offline or "
         "--no-connect",
     )
-    _build_options(check, check=True)
+    _build_options(check, check=True, configurable=True)
     check.set_defaults(run=_check)
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
@@ -161,14 +187,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _build_options(build: argparse.ArgumentParser, *, check: bool = False) -> None:
+def _build_options(
+    build: argparse.ArgumentParser, *, check: bool = False, configurable: bool = False
+) -> None:
     """What ``build`` and ``serve`` take to write a package; with ``check``, what
-    ``check`` takes to say whether it would (DIR optional, ``--no-connect``)."""
-    _schema_argument(build)
+    ``check`` takes to say whether it would (DIR optional, ``--no-connect``); with
+    ``configurable``, SCHEMA is optional (``[tool.mcigen]`` gives the builds)."""
+    _schema_argument(build, optional=configurable)
     build.add_argument(
         "-o",
         "--output",
-        required=not check,
+        required=not (check or configurable),
         metavar="DIR",
         help=(
             "where the package would go: its name by default, and what is there "
@@ -197,13 +226,20 @@ def _build_options(build: argparse.ArgumentParser, *, check: bool = False) -> No
     _whitespace_option(build)
     _skip_invalid_option(build)
     _mcp_options(build, no_connect=check)
+    build.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, writing nothing (for CI: a misspelt field "
+        "such as 'parms' is a warning)",
+    )
     add_policy_options(build)
 
 
-def _schema_argument(parser: argparse.ArgumentParser) -> None:
+def _schema_argument(parser: argparse.ArgumentParser, optional: bool = False) -> None:
     parser.add_argument(
         "schema",
         metavar="SCHEMA",
+        nargs="?" if optional else None,
         help="an MCI schema file, an MTDF tool file or folder of them (Ahma's), "
         "or a pyMCPBroker config",
     )
@@ -272,7 +308,39 @@ def _report(diagnostics: Diagnostics) -> None:
         print(diagnostics.render(), file=sys.stderr)
 
 
+def _configured(args: argparse.Namespace, argv: list[str]) -> int:
+    """``build``/``check`` without SCHEMA: every build ``[tool.mcigen]`` configures,
+    each as its own command line followed by the options given here."""
+    if args.output is not None:
+        return _usage_error("-o DIR goes with a SCHEMA")
+    try:
+        pyproject = find_pyproject(Path.cwd())
+        builds = [] if pyproject is None else configured_builds(pyproject)
+    except ConfigError as error:
+        print(error.diagnostics.render(), file=sys.stderr)
+        return EXIT_ERRORS
+    if not builds:
+        return _usage_error(
+            f"no SCHEMA given, and no {PYPROJECT} here or above configures a build "
+            "in [tool.mcigen]"
+        )
+    given = [arg for arg in argv if arg != "--watch"]
+    given.remove(args.command)
+
+    def run(index: int) -> int:
+        return main([args.command, *builds[index].arguments, *given])
+
+    if getattr(args, "watch", False):
+        return watch_builds([(b.input, b.output) for b in builds], run)
+    return max(run(index) for index in range(len(builds)))
+
+
 def _build(args: argparse.Namespace, schema: Path) -> int:
+    if getattr(args, "watch", False):
+        once = argparse.Namespace(**{**vars(args), "watch": False})
+        return watch_builds(
+            [(schema, Path(args.output))], lambda _: _build(once, schema)
+        )
     out_dir = Path(args.output)
     name = _package_name(args, out_dir)
     if name is None:
@@ -281,7 +349,7 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         restore_interrupted_swap(out_dir, name)
     except OutputError as error:
         return _output_failure(error)
-    files = _compiled(args, schema, out_dir, name)
+    files, diagnostics = _compiled(args, schema, out_dir, name)
     if files is None:
         return EXIT_ERRORS
     if args.check:
@@ -292,6 +360,8 @@ def _build(args: argparse.Namespace, schema: Path) -> int:
         write_package(files, out_dir, name)
     except OutputError as error:
         return _output_failure(error)
+    if args.command == "build":  # serve's stdout may be its server's MCP stream
+        _summarise(files, diagnostics, f"wrote {out_dir}")
     return EXIT_OK
 
 
@@ -301,13 +371,16 @@ def _check(args: argparse.Namespace, schema: Path) -> int:
     name = _package_name(args, out_dir)
     if name is None:
         return EXIT_USAGE
-    files = _compiled(args, schema, out_dir or Path.cwd() / name, name)
+    files, diagnostics = _compiled(args, schema, out_dir or Path.cwd() / name, name)
     if out_dir is not None:
         try:
             check_replaceable(out_dir, name)
         except OutputError as error:
             return _output_failure(error)
-    return EXIT_OK if files is not None else EXIT_ERRORS
+    if files is None:
+        return EXIT_ERRORS
+    _summarise(files, diagnostics, "nothing written")
+    return EXIT_OK
 
 
 def _package_name(args: argparse.Namespace, out_dir: Path | None) -> str | None:
@@ -329,8 +402,9 @@ def _package_name(args: argparse.Namespace, out_dir: Path | None) -> str | None:
 
 def _compiled(
     args: argparse.Namespace, schema: Path, out_dir: Path, name: str
-) -> dict[str, bytes] | None:
-    """The package's files, as the options say; every diagnostic reported."""
+) -> tuple[dict[str, bytes] | None, Diagnostics]:
+    """The package's files, as the options say (None when they cannot be made, or
+    with ``--strict`` when there are warnings); every diagnostic reported."""
     options = dataclasses.replace(
         _reading(args),
         policy=runtime_policy(args),
@@ -339,7 +413,26 @@ def _compiled(
     )
     files, diagnostics = compile_schema(schema, out_dir, name, options)
     _report(diagnostics)
-    return files
+    if files is not None and args.strict and diagnostics.warnings:
+        count = len(diagnostics.warnings)
+        print(
+            f"mcigen: error: --strict: {count} warning{'s' if count > 1 else ''}",
+            file=sys.stderr,
+        )
+        return None, diagnostics
+    return files, diagnostics
+
+
+def _summarise(files: dict[str, bytes], diagnostics: Diagnostics, done: str) -> None:
+    """The one line on stdout that says a build (or check) succeeded, and what it made."""
+    manifest = min((path for path in files if path.split("/")[-1] == MANIFEST), key=len)
+    tools = len(json.loads(files[manifest])["tools"])
+    warnings = len(diagnostics.warnings)
+    print(
+        f"ok: {tools} tool{'' if tools == 1 else 's'}, "
+        f"{warnings} warning{'' if warnings == 1 else 's'}; {done}",
+        flush=True,
+    )
 
 
 def _default_name(out_dir: Path, project: bool) -> str:

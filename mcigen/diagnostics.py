@@ -68,6 +68,10 @@ class Diagnostics:
         self.items.extend(other)
 
     @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.level is Level.WARNING]
+
+    @property
     def has_errors(self) -> bool:
         return any(d.level is Level.ERROR for d in self.items)
 

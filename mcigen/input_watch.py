@@ -1,22 +1,19 @@
-"""The changes of a build's input, as ``mcigen serve --reload`` waits for them, with
-``watchfiles`` (mcigen's optional extra ``watch``)."""
+"""The changes of a build's input, as ``mcigen serve --reload`` and ``mcigen build
+--watch`` wait for them, with ``watchfiles`` (mcigen's optional extra ``watch``)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from watchfiles import Change
-
-MISSING = (
-    "--reload needs watchfiles, which is not installed: pip install 'mcigen[watch]'"
-)
+MISSING = "{} needs watchfiles, which is not installed: pip install 'mcigen[watch]'"
 
 IDLE_MS = 500
 """How often, without a change, the watch hands control back to its caller."""
+
+Watched = tuple[Path, Path | None]
+"""An input (a file, or a folder of them) and the output built from it, if any."""
 
 
 class WatchUnavailable(Exception):
@@ -30,37 +27,59 @@ def input_changes(
     file under a folder but ``output``), False after every :data:`IDLE_MS`
     without one. Raises :class:`WatchUnavailable` at once, not on the first
     ``next``."""
+    changes = inputs_changes([(source, output)], stop, "--reload")
+    return (bool(changed) for changed in changes)
+
+
+def inputs_changes(
+    watched: Sequence[Watched], stop: threading.Event, option: str
+) -> Iterator[frozenset[int]]:
+    """:func:`input_changes` of several inputs at once: after each change, the
+    indices in ``watched`` of the inputs that changed; after :data:`IDLE_MS`
+    without one, an empty set. ``option``: what asked for it, as
+    :class:`WatchUnavailable` names it."""
     try:
         import watchfiles  # noqa: F401
     except ImportError:
-        raise WatchUnavailable(MISSING) from None
-    ignored = [] if output is None else [str(output.absolute())]
-    return _changes(source.absolute(), ignored, stop)
+        raise WatchUnavailable(MISSING.format(option)) from None
+    absolute = [
+        (source.absolute(), None if output is None else output.absolute())
+        for source, output in watched
+    ]
+    return _changes(absolute, stop)
 
 
-def _changes(source: Path, ignored: list[str], stop: threading.Event) -> Iterator[bool]:
-    from watchfiles import DefaultFilter, watch
+def _changes(watched: list[Watched], stop: threading.Event) -> Iterator[frozenset[int]]:
+    from watchfiles import Change, DefaultFilter, watch
 
-    watched: Callable[[Change, str], bool]
-    if source.is_dir():
-        # a DIR inside the folder would have every build start the next one
-        watched = DefaultFilter(ignore_paths=ignored)
-        folder, recursive = source, True
-    else:
-        # the folder, not the file: an editor that saves by renaming a new file
-        # over the old one would leave a watch on the file watching nothing
-        watched = _the_file(source)
-        folder, recursive = source.parent, False
+    kept = DefaultFilter()  # not editors' swap files, not caches
+
+    def owners(path: str) -> frozenset[int]:
+        """The inputs ``path`` is part of: the file itself, or a file under a folder
+        but not under its output (a DIR inside the folder would have every build
+        start the next one)."""
+        changed = Path(path)
+        return frozenset(
+            index
+            for index, (source, output) in enumerate(watched)
+            if changed == source
+            or (
+                source.is_dir()
+                and changed.is_relative_to(source)
+                and not (output is not None and changed.is_relative_to(output))
+                and kept(Change.added, path)
+            )
+        )
+
+    # a file's folder, not the file: an editor that saves by renaming a new file
+    # over the old one would leave a watch on the file watching nothing
+    folders = {source if source.is_dir() else source.parent for source, _ in watched}
     for changes in watch(
-        folder,
-        watch_filter=watched,
+        *folders,
+        watch_filter=lambda change, path: bool(owners(path)),
         stop_event=stop,
         rust_timeout=IDLE_MS,
         yield_on_timeout=True,
-        recursive=recursive,
+        recursive=any(source.is_dir() for source, _ in watched),
     ):
-        yield bool(changes)
-
-
-def _the_file(source: Path) -> Callable[[Change, str], bool]:
-    return lambda change, path: Path(path) == source
+        yield frozenset().union(*(owners(path) for _, path in changes))

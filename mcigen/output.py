@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from .atomic_exchange import exchange
 from .backend.marker import MARKER, marked_package
+from .file_modes import directory_mode
 
 _IGNORED_DIRS = frozenset(
     {"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
@@ -41,6 +42,7 @@ def write_package(files: dict[str, bytes], out_dir: Path, package: str) -> None:
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+        staging.chmod(directory_mode())
     except OSError as error:
         raise OutputError(f"cannot write '{out_dir}': {error}") from None
     try:

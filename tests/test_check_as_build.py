@@ -31,6 +31,32 @@ def _bad_version(directory: Path) -> Path:
     return write_schema(directory, document)
 
 
+def _build_time_warnings(directory: Path) -> Path:
+    """A schema that builds, with a warning of each kind ``check`` knows at build
+    time (tests/test_check_build_time.py)."""
+    declares = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    flag = {"from": "props.m", "type": "value"}
+    document = schema_of(
+        text_tool("stray", "done @endif"),
+        {
+            "name": "flagged",
+            "inputSchema": declares,
+            "execution": {"type": "cli", "command": "echo", "flags": {"-m": flag}},
+        },
+        {"name": "unclosed", "execution": {"type": "http", "url": "http://x/{{env.A"}},
+        {"name": "absent", "execution": {"type": "file", "path": "absent.txt"}},
+        text_tool(
+            "defaulted",
+            "x",
+            inputSchema={
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": 1, "default": 2}},
+            },
+        ),
+    )
+    return write_schema(directory, document)
+
+
 def test_every_tool_no_model_can_be_made_for_is_reported_by_check(
     tmp_path: Path,
 ) -> None:
@@ -52,8 +78,10 @@ def test_every_tool_no_model_can_be_made_for_is_reported_by_check(
         (_two_unresolvable_refs, ()),
         (_bad_version, ("--project",)),
         (lambda directory: write_schema(directory, schema_of(text_tool("a", "x"))), ()),
+        (_build_time_warnings, ()),
+        (_build_time_warnings, ("--strict",)),
     ],
-    ids=["models", "project-version", "clean"],
+    ids=["models", "project-version", "clean", "warnings", "strict"],
 )
 def test_check_says_what_build_says_and_writes_nothing(
     tmp_path: Path, make_schema: Any, options: tuple[str, ...]
@@ -64,6 +92,9 @@ def test_check_says_what_build_says_and_writes_nothing(
     assert not out.exists()
     built = run_mcigen("build", schema, "-o", out, *options)
     assert (checked.returncode, checked.stderr) == (built.returncode, built.stderr)
+    assert checked.stderr.count(": warning: ") == (
+        5 if make_schema is _build_time_warnings else 0
+    )
 
 
 def test_check_refuses_a_directory_build_would_not_overwrite(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from mcigen_runtime.broker.meta_tools import Broker
 from mcigen_runtime.registry import registry
 
-_broker = Broker(registry("ahma"))
+_broker = Broker(registry(__package__ or "ahma"))
 
 
 def meta_tree(path: str = "/") -> dict[str, Any]:

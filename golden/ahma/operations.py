@@ -30,5 +30,5 @@ def start(name: str, /, **args: Any) -> Operation:
     """
     global _operations
     if _operations is None:
-        _operations = Operations(registry("ahma"))
+        _operations = Operations(registry(__package__ or "ahma"))
     return _operations.start(name, args)

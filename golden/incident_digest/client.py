@@ -22,4 +22,4 @@ __all__ = [
 class Client(BaseClient):
     """The package's tools behind mci-py's ``MCIClient`` methods."""
 
-    _registry = registry("incident_digest")
+    _registry = registry(__package__ or "incident_digest")

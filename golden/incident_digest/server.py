@@ -12,4 +12,4 @@ from __future__ import annotations
 
 from mcigen_runtime.serve.server import app_from_environment
 
-app = app_from_environment("incident_digest")
+app = app_from_environment(__package__ or "incident_digest")

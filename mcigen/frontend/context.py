@@ -11,6 +11,7 @@ from mcigen_runtime.templating.parser import parse_template
 from mcigen_runtime.templating.syntax import Template, TemplateSyntaxError
 
 from ..diagnostics import Diagnostics, Location
+from .literal_markup import literal_markup
 from .pointers import child_pointer
 from .source import SourceDocument
 
@@ -77,6 +78,10 @@ class Context:
             return
         self.templates[at.pointer] = template
         self.template_texts[at.pointer] = text
+        directives = mode is TemplateMode.DIRECTIVES
+        for offset, message in literal_markup(template, text, directives):
+            where = self.doc.string_location(at.pointer, text, offset)
+            self.diagnostics.warning(where, message)
 
     def _where(self, at: At, on_key: bool) -> Location:
         if on_key:

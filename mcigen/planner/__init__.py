@@ -19,6 +19,7 @@ from ..large_enums import large_enum_kind
 from ..unique_names import unique
 from .annotations import annotation, optional
 from .broker_sources import load_broker_tools
+from .file_paths import check_static_file_paths
 from .leaf_examples import with_example_args
 from .mcp_servers import McpAccess, McpMode, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name
@@ -58,6 +59,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     every = (*schema.tools, *from_toolsets, *from_servers)
     tools = [tool for tool in every if not tool.disabled]
     _check_servers_declared(schema, tools, diagnostics)
+    check_static_file_paths(tools, options.schema_path.resolve().parent, diagnostics)
     tools = _unique_tool_names(tools, diagnostics)
     groups = _Groups()
     owners: dict[str, ir.Tool] = {}

@@ -42,6 +42,7 @@ from mcigen_runtime.templating.syntax import Placeholder, Template, Text
 
 from .. import ir
 from ..diagnostics import Diagnostics, Level
+from ..file_modes import file_mode
 from ..frontend.mci import load_schema
 from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
@@ -452,6 +453,7 @@ def _write_atomically(path: Path, text: str) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
+            os.fchmod(handle, file_mode())
             out.write(text)
         os.replace(temporary, path)
     except BaseException:

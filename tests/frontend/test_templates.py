@@ -93,7 +93,8 @@ NOT_TEMPLATED = {
         {
             "type": "cli",
             "command": "ls",
-            "flags": {"-i": {"from": BAD, "type": "value"}},
+            # under props: a root that never resolves is a warning of its own
+            "flags": {"-i": {"from": f"props.{BAD}", "type": "value"}},
         }
     ),
     "oauth2-flow-and-scopes": auth(

@@ -14,6 +14,7 @@ from typing import Any
 from ..checks import AnyJson, ObjectCheck
 from ..context import At, Context, is_json_kind, show, type_name
 from ..pointers import child_pointer
+from .default_values import default_breaks
 from .json_schema import DEFAULT_DRAFT, draft_of, meta_schema_problems
 from .plain_schema import plainly_valid
 
@@ -84,13 +85,20 @@ def _meets_meta_schema(ctx: Context, at: At, schema: dict[str, Any]) -> bool:
 
 def _check_default(ctx: Context, at: At, schema: dict[str, object]) -> None:
     declared, default = schema.get("type"), schema["default"]
-    if not isinstance(declared, str) or declared not in _SIMPLE_TYPES:
-        return
-    if not is_json_kind(default, declared):
+    if isinstance(declared, str) and declared in _SIMPLE_TYPES:
+        if not is_json_kind(default, declared):
+            ctx.warning(
+                at.field("default"),
+                f"'default' {show(default)} does not match type '{declared}'"
+                f" (got {type_name(default)})",
+            )
+            return
+    for keyword in default_breaks(schema, default):
         ctx.warning(
             at.field("default"),
-            f"'default' {show(default)} does not match type '{declared}'"
-            f" (got {type_name(default)})",
+            f"'default' {show(default)} breaks its own '{keyword}' "
+            f"({show(schema[keyword])}): the function called without it raises "
+            "ToolInputError",
         )
 
 

@@ -1,4 +1,5 @@
-"""Warnings for template paths that refer to something that cannot exist.
+"""Warnings for template paths, and cli flags' ``from`` paths, that refer to
+something that cannot exist.
 
 A root other than ``props``, ``input``, ``env`` or a loop variable in scope never
 resolves, and neither does a property the tool's inputSchema does not declare
@@ -14,7 +15,7 @@ from typing import Any
 
 from mcigen_runtime.templating.syntax import PathRef, references
 
-from ..context import Context
+from ..context import At, Context
 
 ROOTS = ("props", "input", "env")
 WARNINGS_PER_TEMPLATE = 20
@@ -25,6 +26,9 @@ _TOOL_POINTER = re.compile(r"^/tools/(\d+)/")
 
 def check_placeholder_references(ctx: Context) -> None:
     tools = ctx.doc.data.get("tools") if isinstance(ctx.doc.data, dict) else None
+    if isinstance(tools, list):
+        for index, tool in enumerate(tools):
+            _check_flag_sources(ctx, f"/tools/{index}", tool)
     for pointer, template in ctx.templates.items():
         match = _TOOL_POINTER.match(pointer)
         if not match or not isinstance(tools, list):
@@ -48,6 +52,23 @@ def check_placeholder_references(ctx: Context) -> None:
                 f"{found - WARNINGS_PER_TEMPLATE} more paths in this template never "
                 f"resolve; only the first {WARNINGS_PER_TEMPLATE} are listed",
             )
+
+
+def _check_flag_sources(ctx: Context, pointer: str, tool: Any) -> None:
+    """A flag whose ``from`` never resolves is never added (mci-py skips it too)."""
+    execution = tool.get("execution") if isinstance(tool, dict) else None
+    flags = execution.get("flags") if isinstance(execution, dict) else None
+    if not isinstance(flags, dict):
+        return
+    declared = _declared_properties(tool)
+    for name, flag in flags.items():
+        source = flag.get("from") if isinstance(flag, dict) else None
+        if not isinstance(source, str) or not source:
+            continue
+        problem = _problem(PathRef(tuple(source.split(".")), 0), declared)
+        if problem:
+            at = At(f"{pointer}/execution", "execution").field("flags").entry(name)
+            ctx.warning(at.field("from"), f"flag '{name}' is never added: {problem}")
 
 
 def _declared_properties(tool: Any) -> frozenset[str] | None:

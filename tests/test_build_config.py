@@ -1,0 +1,229 @@
+"""Building as the generators mcigen is compared with build: ``[tool.mcigen]`` in
+``pyproject.toml``, ``build --watch``, one summary line on success, ``--strict``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import (
+    imported_package,
+    run_mcigen,
+    run_mcigen_process,
+    schema_of,
+    text_tool,
+    write_schema,
+)
+
+PATIENCE = 120.0
+"""How long a build may take before a test gives up on it (not a timing assertion)."""
+
+HELLO = text_tool("hello", "Hello {{props.who}}!")
+BYE = text_tool("bye", "Bye!")
+MISSPELT = {
+    "name": "search",
+    "execution": {"type": "http", "url": "http://127.0.0.1:1/", "parms": {"q": "x"}},
+}
+
+
+def test_check_and_build_end_with_one_summary_line(tmp_path: Path) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO, BYE, MISSPELT))
+    out = tmp_path / "pkg"
+    checked = run_mcigen("check", schema)
+    assert (checked.returncode, checked.stdout) == (
+        0,
+        "ok: 3 tools, 1 warning; nothing written\n",
+    )
+    built = run_mcigen("build", schema, "-o", out)
+    assert (built.returncode, built.stdout) == (
+        0,
+        f"ok: 3 tools, 1 warning; wrote {out}\n",
+    )
+    assert run_mcigen("build", schema, "-o", out, "--check").stdout == ""
+    one = write_schema(tmp_path, schema_of(BYE), "one.mci.json")
+    assert (
+        run_mcigen("check", one).stdout == "ok: 1 tool, 0 warnings; nothing written\n"
+    )
+
+
+def test_strict_fails_on_a_misspelt_field_and_writes_nothing(tmp_path: Path) -> None:
+    schema = write_schema(tmp_path, schema_of(HELLO, MISSPELT))
+    out = tmp_path / "pkg"
+    for command in (("check",), ("build", "-o", out)):
+        strict = run_mcigen(*command[:1], schema, *command[1:], "--strict")
+        assert strict.returncode == 1
+        assert "unknown field 'parms' in http execution (did you mean 'params'?)" in (
+            strict.stderr
+        )
+        assert strict.stderr.endswith("mcigen: error: --strict: 1 warning\n")
+        assert strict.stdout == ""
+    assert not out.exists()
+    assert run_mcigen("build", schema, "-o", out).returncode == 0
+
+
+PYPROJECT = """\
+[project]
+name = "agent"
+
+[[tool.mcigen.builds]]
+input = "schemas/tools.mci.json"
+output = "src/greet"
+
+[[tool.mcigen.builds]]
+input = "schemas/tools.mci.json"
+output = "dist/greet-tools"
+form = "project"
+whitespace = "trim"
+flags = ["--limit", "text_output=1MiB"]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "schemas").mkdir()
+    write_schema(tmp_path / "schemas", schema_of(HELLO))
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    return tmp_path
+
+
+def test_build_without_a_schema_builds_what_pyproject_configures(
+    project: Path,
+) -> None:
+    inside = project / "schemas"  # the nearest pyproject.toml above the cwd
+    built = run_mcigen_process("build", cwd=inside)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.splitlines() == [
+        f"ok: 1 tool, 0 warnings; wrote {project / 'src' / 'greet'}",
+        f"ok: 1 tool, 0 warnings; wrote {project / 'dist' / 'greet-tools'}",
+    ]
+    with imported_package(project / "src" / "greet") as greet:
+        assert greet.hello(who="team").text == "Hello team!"
+    manifest = project / "dist" / "greet-tools" / "greet_tools" / "manifest.json"
+    assert json.loads(manifest.read_text())["build"]["flags"] == [
+        "--whitespace",
+        "trim",
+        "--limit",
+        "text_output=1048576",
+        "--project",
+    ]
+    checked = run_mcigen_process("check", "--strict", cwd=project)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.count("nothing written") == 2
+
+
+def test_one_table_is_one_build(tmp_path: Path) -> None:
+    write_schema(tmp_path, schema_of(HELLO))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mcigen]\ninput = "tools.mci.json"\noutput = "hello"\nname = "hi"\n'
+    )
+    built = run_mcigen_process("build", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    manifest = json.loads((tmp_path / "hello" / "manifest.json").read_text())
+    assert manifest["package"] == "hi"
+
+
+def test_a_bad_configuration_is_located_and_builds_nothing(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        PYPROJECT.replace('output = "src/greet"', 'ouput = "src/greet"').replace(
+            'form = "project"', "form = 3"
+        )
+    )
+    result = run_mcigen_process("build", cwd=project)
+    pyproject = project / "pyproject.toml"
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"{pyproject}:4:1: error: missing required key 'output'",
+        f"{pyproject}:6:1: error: unknown key 'ouput' in [[tool.mcigen.builds]] "
+        "(did you mean 'output'?); keys are input, output, name, whitespace, form, "
+        "flags",
+        f"{pyproject}:11:1: error: 'form' must be a string",
+        "3 errors, 0 warnings",
+    ]
+    assert not (project / "src").exists() and not (project / "dist").exists()
+
+
+def test_without_schema_or_configuration_build_says_what_it_needs(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    result = run_mcigen_process("build", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "mcigen: error: no SCHEMA given, and no pyproject.toml here or above "
+        "configures a build in [tool.mcigen]\n"
+    )
+
+
+class Watching:
+    """``mcigen build --watch`` as a process, what it writes (stdout and stderr)
+    read line by line as it comes."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcigen", "build", "--watch"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self._arrived:
+                self.lines.append(line.rstrip("\n"))
+                self._arrived.notify_all()
+
+    def count(self, pattern: str, times: int) -> None:
+        """Wait until ``times`` lines have matched ``pattern``."""
+
+        def seen() -> bool:
+            return sum(bool(re.search(pattern, line)) for line in self.lines) >= times
+
+        with self._arrived:
+            self._arrived.wait_for(
+                lambda: seen() or self.process.poll() is not None, PATIENCE
+            )
+            assert seen(), f"not {times} x {pattern!r}:\n" + "\n".join(self.lines)
+
+
+@pytest.fixture
+def watching(project: Path) -> Iterator[Watching]:
+    watch = Watching(project)
+    yield watch
+    if watch.process.poll() is None:
+        os.killpg(watch.process.pid, signal.SIGKILL)
+        watch.process.wait()
+
+
+def test_build_watch_rebuilds_on_change_until_stopped(
+    project: Path, watching: Watching
+) -> None:
+    watching.count(r"^ok: 1 tool, 0 warnings; wrote ", 2)
+    watching.count(r"^mcigen: watching ", 1)
+    schema = project / "schemas" / "tools.mci.json"
+    schema.write_text('{"schemaVersion": "1.0", "tools": [{"name": 1}]}')
+    watching.count(r": error: ", 1)
+    manifest = project / "src" / "greet" / "manifest.json"
+    assert [t["name"] for t in json.loads(manifest.read_text())["tools"]] == ["hello"]
+    write_schema(project / "schemas", schema_of(HELLO, BYE))
+    watching.count(r"^ok: 2 tools, 0 warnings; wrote ", 2)
+    assert [t["name"] for t in json.loads(manifest.read_text())["tools"]] == [
+        "hello",
+        "bye",
+    ]
+    watching.process.send_signal(signal.SIGINT)
+    assert watching.process.wait(PATIENCE) == 0
