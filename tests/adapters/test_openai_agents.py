@@ -97,3 +97,13 @@ def test_a_failing_tool_is_returned_as_its_failure(agentpkg: ModuleType) -> None
         _run(server, tools)
     content = _tool_message(server)["content"]
     assert content.startswith("tool 'fail' failed: ") and "broken" in content
+
+
+def test_arguments_that_are_not_json_are_returned_as_invalid_input(
+    agentpkg: ModuleType,
+) -> None:
+    tools = function_tools("agentpkg", only=["greet"])
+    with replaying(tool_call("greet", '{"name": '), final_text("Sorry")) as server:
+        _run(server, tools)
+    content = _tool_message(server)["content"]
+    assert content.startswith("invalid input for tool 'greet': not JSON")

@@ -19,7 +19,7 @@ from typing_extensions import Unpack
 
 from ..extras import require_extra
 from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, toolbox
+from .toolbox import Filters, Toolbox, plain_text, toolbox
 
 require_extra("anthropic")
 
@@ -192,8 +192,12 @@ def _error_block(tool_use_id: str, message: str) -> ToolResultBlockParam:
 
 
 def _content(result: ToolResult) -> list[Content]:
-    """The result's content as Anthropic content blocks: text and images as they
-    are; audio, which the API does not take, named in a text block."""
+    """The result's content as Anthropic content blocks: text alone as one text
+    block, images as they are; audio, which the API does not take, named in a
+    text block."""
+    text = plain_text(result)
+    if text is not None:
+        return [{"type": "text", "text": text}]
     blocks: list[Content] = []
     for item in result.content:
         if isinstance(item, TextContent):

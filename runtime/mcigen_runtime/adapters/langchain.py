@@ -21,7 +21,7 @@ from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
 from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, toolbox
+from .toolbox import Filters, Toolbox, plain_text, toolbox
 
 require_extra("langchain")
 
@@ -67,8 +67,9 @@ def _answer(name: str, result: ToolResult) -> tuple[Any, ToolResult]:
     """(content, artifact) of a result; ``ToolException`` for an error result."""
     if result.isError:
         raise ToolException(result.text or f"tool '{name}' failed")
-    if all(isinstance(item, TextContent) for item in result.content):
-        return result.text, result
+    text = plain_text(result)
+    if text is not None:
+        return text, result
     blocks: list[dict[str, Any]] = []
     for item in result.content:
         if isinstance(item, TextContent):

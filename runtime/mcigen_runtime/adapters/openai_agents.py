@@ -12,7 +12,6 @@ as the SDK returns a tool's errors to the model, naming the field or the failure
 
 from __future__ import annotations
 
-import json
 from types import ModuleType
 from typing import Any
 
@@ -22,12 +21,13 @@ from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
 from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, toolbox
+from .toolbox import Filters, Toolbox, plain_text, toolbox
 
 require_extra("openai-agents")
 
 from agents import FunctionTool, ToolOutputImage, ToolOutputText  # noqa: E402
 from agents.tool_context import ToolContext  # noqa: E402
+from pydantic_core import from_json  # noqa: E402
 
 
 def function_tools(
@@ -44,9 +44,11 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
 
     async def invoke(context: ToolContext[Any], arguments: str) -> Any:
         try:
-            result = await box.call_async(name, json.loads(arguments or "{}"))
-        except json.JSONDecodeError as error:
+            parsed = from_json(arguments or "{}")
+        except ValueError as error:
             return f"invalid input for tool '{entry.name}': not JSON ({error})"
+        try:
+            result = await box.call_async(name, parsed)
         except ToolInputError as error:
             return str(error)
         if result.isError:
@@ -65,8 +67,9 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
 def _output(result: ToolResult) -> Any:
     """A string for text alone, else the SDK's text and image outputs (audio,
     which function outputs cannot carry, named in text)."""
-    if all(isinstance(item, TextContent) for item in result.content):
-        return result.text
+    text = plain_text(result)
+    if text is not None:
+        return text
     outputs: list[ToolOutputText | ToolOutputImage] = []
     for item in result.content:
         if isinstance(item, TextContent):

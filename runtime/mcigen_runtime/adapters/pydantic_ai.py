@@ -21,7 +21,7 @@ from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
 from ..results import TextContent, ToolResult
-from .toolbox import Filters, Toolbox, toolbox
+from .toolbox import Filters, Toolbox, plain_text, toolbox
 
 require_extra("pydantic-ai")
 
@@ -97,8 +97,9 @@ def toolset(
 
 
 def _answer(result: ToolResult) -> Any:
-    if all(isinstance(item, TextContent) for item in result.content):
-        return result.text
+    text = plain_text(result)
+    if text is not None:
+        return text
     return [
         (
             item.text

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypedDict
 
@@ -27,8 +27,8 @@ from ..edge.settings import (
 )
 from ..errors import ToolInputError
 from ..manifest import ToolEntry
-from ..registry import Registry, UnknownToolError, registry
-from ..results import ToolResult
+from ..registry import AsyncInvoker, Invoker, Registry, UnknownToolError, registry
+from ..results import TextContent, ToolResult
 
 FRAMEWORK_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
@@ -43,34 +43,51 @@ class Toolbox:
     """Framework name -> tool, in the package's order."""
     env: Mapping[str, str]
     """The variables the tools read (``os.environ`` unless given)."""
+    _invokers: dict[str, tuple[Invoker, AsyncInvoker | None]] = field(
+        default_factory=dict, repr=False
+    )
+    """By framework name, once first called: a call costs no look-up of the
+    tool's module (its group is imported on the first call, not before)."""
 
     def call(self, name: str, arguments: object) -> ToolResult:
         """Run the tool the framework calls ``name`` with the model's
         ``arguments``. Raises :class:`UnknownToolError` and ``ToolInputError``
         (naming the field)."""
-        entry, props = self._prepared(name, arguments)
-        return self.registry.invoker(entry)(props, self.env)
+        invoker = self._invokers.get(name) or self._resolve(name)
+        return invoker[0](self._props(name, arguments), self.env)
 
     async def call_async(self, name: str, arguments: object) -> ToolResult:
         """:meth:`call`, awaiting the tools that do I/O."""
-        entry, props = self._prepared(name, arguments)
-        awaitable = self.registry.async_invoker(entry)
+        invoker, awaitable = self._invokers.get(name) or self._resolve(name)
+        props = self._props(name, arguments)
         if awaitable is None:
-            return self.registry.invoker(entry)(props, self.env)
+            return invoker(props, self.env)
         return await awaitable(props, self.env)
 
-    def _prepared(
-        self, name: str, arguments: object
-    ) -> tuple[ToolEntry, Mapping[str, Any]]:
+    def _resolve(self, name: str) -> tuple[Invoker, AsyncInvoker | None]:
         entry = self.by_name.get(name)
         if entry is None:
             raise UnknownToolError(name)
-        if not isinstance(arguments, Mapping):
-            raise ToolInputError(
-                entry.name,
-                [("", f"expected an object, not {type(arguments).__name__}")],
-            )
-        return entry, arguments
+        found = self.registry.invoker(entry), self.registry.async_invoker(entry)
+        self._invokers[name] = found
+        return found
+
+    def _props(self, name: str, arguments: object) -> Mapping[str, Any]:
+        if type(arguments) is dict or isinstance(arguments, Mapping):
+            return arguments
+        problem = f"expected an object, not {type(arguments).__name__}"
+        raise ToolInputError(self.by_name[name].name, [("", problem)])
+
+
+def plain_text(result: ToolResult) -> str | None:
+    """The text of a result of text alone (what most tools answer, and most
+    frameworks take as a string); None when it holds an image or audio."""
+    content = result.content
+    if len(content) == 1 and type(content[0]) is TextContent:
+        return content[0].text  # the common case, kept cheap: it is every call
+    if all(isinstance(item, TextContent) for item in content):
+        return result.text
+    return None
 
 
 class Filters(TypedDict, total=False):
