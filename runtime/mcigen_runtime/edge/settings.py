@@ -9,7 +9,8 @@ longer names). A name that fits is used as is. Any other name is exposed as
 by ``_`` and cut to 50 characters, ``hash`` the first 8 hex digits of the SHA-256 of
 the UTF-8 name (more digits if that would clash with another tool's name). The
 mapping is computed over all tools of the package, so it does not change with the
-filters, and it never produces a name another tool has.
+filters, and it never produces a name another tool has. The framework adapters name
+tools by the same rule without the dot (``adapters/toolbox.py``).
 """
 
 from __future__ import annotations
