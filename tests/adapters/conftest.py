@@ -1,5 +1,6 @@
 """One package for the adapter tests: a greeting (text), a tool whose name no
-framework accepts as it is, and a tool that fails (a command exiting 3)."""
+framework accepts as it is, a tool that fails (a command exiting 3), and a tool of
+the toolset ``notes``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ GREET_SCHEMA = {
 @pytest.fixture(scope="package")
 def agentpkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     directory = tmp_path_factory.mktemp("adapters")
+    (directory / "mci").mkdir()
+    write_schema(
+        directory / "mci",
+        schema_of(text_tool("note", "A note on {{props.topic}}")),
+        "notes.mci.json",
+    )
     schema = schema_of(
         text_tool(
             "greet",
@@ -49,6 +56,7 @@ def agentpkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
             "tags": ["social"],
         },
     )
+    schema["toolsets"] = ["notes"]
     path = write_schema(directory, schema, "agentpkg.mci.json")
     with built_package(path, directory / "agentpkg") as package:
         yield package
