@@ -17,7 +17,10 @@ from typing import Any, Protocol, cast
 
 from typing_extensions import Unpack
 
+from ..errors import ToolInputError
 from ..extras import require_extra
+from ..manifest import object_schema
+from ..registry import UnknownToolError
 from ..results import ImageContent, TextContent, ToolResult
 from .toolbox import Filters, Toolbox, plain_text, toolbox
 
@@ -33,16 +36,10 @@ from anthropic.types import ToolParam, ToolResultBlockParam  # noqa: E402
 from anthropic.types.beta import BetaToolParam  # noqa: E402
 from anthropic.types.tool_result_block_param import Content  # noqa: E402
 
-from ..errors import ToolInputError  # noqa: E402
-from ..manifest import object_schema  # noqa: E402
-from ..registry import UnknownToolError  # noqa: E402
-
 
 class ToolUse(Protocol):
     """A ``tool_use`` block of a reply (``ToolUseBlock``, ``BetaToolUseBlock``)."""
 
-    @property
-    def type(self) -> str: ...
     @property
     def id(self) -> str: ...
     @property

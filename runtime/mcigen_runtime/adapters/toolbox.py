@@ -53,8 +53,8 @@ class Toolbox:
         """Run the tool the framework calls ``name`` with the model's
         ``arguments``. Raises :class:`UnknownToolError` and ``ToolInputError``
         (naming the field)."""
-        invoker = self._invokers.get(name) or self._resolve(name)
-        return invoker[0](self._props(name, arguments), self.env)
+        invoker, _ = self._invokers.get(name) or self._resolve(name)
+        return invoker(self._props(name, arguments), self.env)
 
     async def call_async(self, name: str, arguments: object) -> ToolResult:
         """:meth:`call`, awaiting the tools that do I/O."""
