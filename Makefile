@@ -11,7 +11,7 @@ EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.ym
 $(STAMP): pyproject.toml runtime/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ./runtime -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e './runtime[redis]' -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -11,6 +11,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+WAV = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00" + bytes(16)
+PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + bytes(8)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -62,6 +64,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, "plain text é".encode(), "text/plain; charset=utf-8")
         elif parts.path == "/image":
             self._reply(200, PNG, "image/png")
+        elif parts.path == "/audio":
+            self._reply(200, WAV, "audio/wav")
+        elif parts.path == "/pdf":
+            self._reply(200, PDF, "application/pdf")
+        elif parts.path == "/untyped":  # bytes, and no Content-Type
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(PDF)))
+            self.end_headers()
+            self.wfile.write(PDF)
         elif parts.path.startswith("/status/"):
             self._reply(int(parts.path.rsplit("/", 1)[1]), b"nope", "text/plain")
         elif parts.path.startswith("/redirect/"):  # /redirect/302?to=/text

@@ -9,17 +9,20 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import ROOT, run_mcigen, text_tool, write_schema
+from .http_server import LoopbackServer
 from .mcp_servers import free_port
 from .npm_clients import conformance_command, inspector_cli_command
 from .oracle import oracle_python
 from .test_mcp_server import http_server, server_env
 from .test_serve_edge import serve_argv
+from .test_served_content import content_schema
 
 SIMPLE_TEXT = "This is a simple text response for testing."
 ERROR_TEXT = "This tool intentionally returns an error for testing"
@@ -62,13 +65,7 @@ SCHEMA = {
 NOT_EXPRESSIBLE = {
     "logging-set-level": "an MCI package sends no log messages",
     "completion-complete": "MCI has no completions",
-    "tools-call-image": "an MCI tool returns image content only when an upstream "
-    "MCP tool does, under that tool's own name, not test_image_content",
-    "tools-call-audio": "likewise for audio content",
-    "tools-call-embedded-resource": "likewise for an embedded resource",
-    "tools-call-mixed-content": "likewise for mixed content",
     "tools-call-with-logging": "an MCI tool sends no log notifications",
-    "tools-call-with-progress": "an MCI tool reports no progress",
     "tools-call-sampling": "an MCI tool cannot ask the client to sample",
     "tools-call-elicitation": "an MCI tool cannot ask the user (elicitation)",
     "elicitation-sep1034-defaults": "likewise",
@@ -100,13 +97,32 @@ EXPRESSIBLE = (
     # With a session but no SSE stream to resume (the server is stateless) and no
     # test_reconnection tool, this scenario has nothing to check and passes.
     "server-sse-polling",
+    # http tools fetching a PNG and a WAV from a server on 127.0.0.1
+    "tools-call-image",
+    "tools-call-audio",
+    # An upstream MCP server's tools (tests/mcp_servers/content_server.py): its
+    # content items, and its progress notifications relayed to the client.
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-with-progress",
 )
 
 
 @pytest.fixture(scope="module")
-def pkg_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def upstream() -> Iterator[LoopbackServer]:
+    server = LoopbackServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def pkg_dir(tmp_path_factory: pytest.TempPathFactory, upstream: LoopbackServer) -> Path:
+    """SCHEMA, with the content server's tools and http tools answering media."""
     directory = tmp_path_factory.mktemp("foreign")
-    schema = write_schema(directory, SCHEMA, "conformance.mci.json")
+    content = content_schema(upstream.base)
+    document = {**SCHEMA, "mcp_servers": content["mcp_servers"]}
+    document["tools"] = [*SCHEMA["tools"], *content["tools"]]
+    schema = write_schema(directory, document, "conformance.mci.json")
     result = run_mcigen("build", schema, "-o", directory / "pkg")
     assert result.returncode == 0, result.stderr
     return directory
@@ -176,9 +192,10 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
         )
         return answer
 
+    manifest = json.loads((pkg_dir / "pkg" / "manifest.json").read_text("utf-8"))
     expected = {
         "server": ["Conformance", "1.0.0"],
-        "tools": sorted(tool["name"] for tool in SCHEMA["tools"]),
+        "tools": sorted(tool["name"] for tool in manifest["tools"]),
         "text": SIMPLE_TEXT,
     }
     stdio = {

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .conftest import run_mcigen
-from .http_server import PNG, LoopbackServer
+from .http_server import PDF, PNG, WAV, LoopbackServer
 from .oracle import run_oracle
 
 ENV = {
@@ -109,6 +109,21 @@ def _tools(base: str) -> list[dict[str, Any]]:
         },
         {"name": "text", "execution": {"type": "http", "url": base + "/text"}},
         {"name": "image", "execution": {"type": "http", "url": base + "/image"}},
+        {"name": "audio", "execution": {"type": "http", "url": base + "/audio"}},
+        {"name": "untyped", "execution": {"type": "http", "url": base + "/untyped"}},
+        {
+            "name": "pdf",
+            "execution": {
+                "type": "http",
+                "url": base + "/pdf",
+                "auth": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "key",
+                    "value": "{{env.API_KEY}}",
+                },
+            },
+        },
         {
             "name": "status",
             "execution": {"type": "http", "url": base + "/status/{{props.code}}"},
@@ -284,6 +299,36 @@ def test_text_and_image_responses(invokers: dict[str, Any]) -> None:
             "mimeType": "image/png",
         }
     ]
+
+
+def test_binary_responses_are_media_or_blobs_never_decoded_text(
+    invokers: dict[str, Any], schema: Path, server: LoopbackServer
+) -> None:
+    """A sound is audio content, any other binary body an embedded resource holding
+    it as base64, named by its URL with the secret in it hidden; a body without a
+    media type is text only when it is UTF-8. mci-py decodes them as text
+    (COMPATIBILITY.md row 152)."""
+    (theirs,) = run_oracle(schema, [{"tool": "audio", "props": {}, "env": ENV}])
+    assert theirs["result"]["content"][0]["text"].startswith("RIFF$\x00\x00\x00WAVE")
+    audio = _call(invokers, "audio", {})
+    assert audio.model_dump()["content"] == [
+        {
+            "type": "audio",
+            "data": base64.b64encode(WAV).decode(),
+            "mimeType": "audio/wav",
+        }
+    ]
+    blob = {"mimeType": "application/pdf", "blob": base64.b64encode(PDF).decode()}
+    pdf = _call(invokers, "pdf", {})
+    assert pdf.model_dump()["content"] == [
+        {"type": "resource", "resource": {"uri": f"{server.base}/pdf?key=***", **blob}}
+    ]
+    untyped = _call(invokers, "untyped", {})
+    blob["mimeType"] = "application/octet-stream"
+    assert untyped.model_dump()["content"] == [
+        {"type": "resource", "resource": {"uri": f"{server.base}/untyped", **blob}}
+    ]
+    assert (audio.text, pdf.text, untyped.text) == ("", "", "")
 
 
 def test_error_status_keeps_status_code(

@@ -5,6 +5,7 @@ however many kinds of tools share its module."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,28 @@ def test_a_file_call_compiles_its_template_without_asyncio(directory: Path) -> N
 def test_an_http_call_loads_httpx_on_its_first_request(directory: Path) -> None:
     text, loaded = _loaded_after(directory, "lazypkg.ping().isError")
     assert (text, loaded) == (True, ["httpx"])
+
+
+@pytest.mark.parametrize(
+    ("variables", "imported"),
+    [
+        ({}, False),
+        ({"OTEL_SDK_DISABLED": "true", "OTEL_TRACES_EXPORTER": "console"}, False),
+        ({"OTEL_TRACES_EXPORTER": "console"}, True),
+    ],
+)
+def test_the_asgi_app_imports_the_opentelemetry_sdk_only_when_asked(
+    directory: Path, variables: dict[str, str], imported: bool
+) -> None:
+    """The ``otel`` extra costs nothing until ``OTEL_*`` variables ask for it."""
+    probe = "import sys, lazypkg.server; print('opentelemetry.sdk' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=directory,
+        env={**env, **variables},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == str(imported)

@@ -91,15 +91,17 @@ def test_images_between_text_items(everything: ModuleType) -> None:
     assert result.content[1].mimeType == "image/png"
 
 
-def test_embedded_resources_and_links_become_readable_text(
+def test_embedded_resources_and_links_arrive_as_sent(
     everything: ModuleType,
 ) -> None:
     embedded = everything.get_resource_reference(resourceType="Text", resourceId=2)
-    assert embedded.content[1].text.startswith("Resource 2:")
+    resource = embedded.content[1]
+    assert resource.type == "resource"
+    assert resource.resource.text.startswith("Resource 2:")
     links = everything.get_resource_links(count=2)
-    linked = [json.loads(c.text) for c in links.content[1:]]
-    assert [link["type"] for link in linked] == ["resource_link", "resource_link"]
-    assert all(link["uri"].startswith("demo://resource/") for link in linked)
+    linked = links.content[1:]
+    assert [link.type for link in linked] == ["resource_link", "resource_link"]
+    assert all(link.uri.startswith("demo://resource/") for link in linked)
 
 
 def test_annotations_become_mci_py_tags(everything: ModuleType) -> None:

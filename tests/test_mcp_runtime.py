@@ -28,7 +28,7 @@ from mcigen_runtime.executors.mcp.calls import (
     close_mcp_sessions,
     list_mcp_tools,
 )
-from mcigen_runtime.results import AudioContent, ImageContent, TextContent
+from mcigen_runtime.results import Annotations, ImageContent, TextContent
 
 from .mcp_servers import TOY_SERVER, free_port, toy_http_server
 
@@ -154,6 +154,9 @@ def test_unknown_tool_and_invalid_arguments_are_error_results() -> None:
 
 
 def test_result_mapping_of_resources_and_structured_content() -> None:
+    """Every kind of content item arrives as the server sent it (annotations
+    too): embedded resources, text or blob, stay resources; links stay links."""
+    user_only = mcp_types.Annotations(audience=["user"], priority=0.5)
     result = mcp_types.CallToolResult(
         content=[
             mcp_types.EmbeddedResource(
@@ -165,56 +168,34 @@ def test_result_mapping_of_resources_and_structured_content() -> None:
             mcp_types.EmbeddedResource(
                 type="resource",
                 resource=mcp_types.BlobResourceContents(
-                    uri="file:///p.png", blob=PIXEL, mime_type="image/png"
-                ),
-            ),
-            mcp_types.EmbeddedResource(
-                type="resource",
-                resource=mcp_types.BlobResourceContents(
-                    uri="file:///s.wav", blob="UklGRg==", mime_type="audio/wav"
-                ),
-            ),
-            mcp_types.EmbeddedResource(
-                type="resource",
-                resource=mcp_types.BlobResourceContents(
                     uri="file:///b.bin",
                     blob="AAE=",
                     mime_type="application/octet-stream",
                 ),
+                annotations=user_only,
             ),
             mcp_types.ResourceLink(
-                type="resource_link", name="doc", uri="https://e.x/döc"
+                type="resource_link", name="doc", uri="https://e.x/döc", size=3
             ),
             mcp_types.AudioContent(
                 type="audio", data="UklGRg==", mime_type="audio/wav"
             ),
+            mcp_types.TextContent(type="text", text="for you", annotations=user_only),
         ],
         structured_content={"ok": True},
     )
     mapped = mcp_exec._tool_result(result, {"mcp_server": "s", "mcp_tool": "t"})
-    blob = {
-        "type": "resource",
-        "resource": {
-            "uri": "file:///b.bin",
-            "mimeType": "application/octet-stream",
-            "blob": "AAE=",
-        },
-    }
-    link = {"type": "resource_link", "name": "doc", "uri": "https://e.x/döc"}
-    assert mapped.content[:3] == [
-        TextContent(text="inside"),
-        ImageContent(data=PIXEL, mimeType="image/png"),
-        AudioContent(data="UklGRg==", mimeType="audio/wav"),
+    wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert [item.model_dump() for item in mapped.content] == wire["content"]
+    assert [item.type for item in mapped.content] == [
+        "resource",
+        "resource",
+        "resource_link",
+        "audio",
+        "text",
     ]
-    # Anything else arrives as the JSON of its wire form (camelCase, no nulls).
-    other_blob, resource_link = mapped.content[3:5]
-    assert isinstance(other_blob, TextContent) and json.loads(other_blob.text) == blob
-    assert (
-        isinstance(resource_link, TextContent)
-        and json.loads(resource_link.text) == link
-    )
-    assert "döc" in resource_link.text and "\n" not in resource_link.text
-    assert mapped.content[5] == AudioContent(data="UklGRg==", mimeType="audio/wav")
+    assert mapped.content[1].annotations == Annotations(audience=["user"], priority=0.5)
+    assert mapped.text == "for you"
     assert mapped.metadata == {
         "mcp_server": "s",
         "mcp_tool": "t",

@@ -165,3 +165,22 @@ def test_listing_imports_neither_tools_nor_pydantic_nor_the_mcp_sdk(
         check=False,
     )
     assert done.stderr.strip() == "[]"
+
+
+@pytest.mark.parametrize("command", [["list"], ["broker", "--dump-tree"]])
+def test_output_cut_short_by_its_reader_ends_quietly(
+    directory: Path, command: list[str]
+) -> None:
+    """``list | head``, ``broker --dump-tree | head``: the reader closes the pipe
+    (here before anything is written, so every write finds it closed); the
+    command ends with SIGPIPE's status and no traceback."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clipkg", *command],
+        cwd=directory,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert (process.wait(timeout=30), stderr) == (141, b"")

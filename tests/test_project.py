@@ -189,6 +189,7 @@ def test_the_package_is_the_one_a_plain_build_writes(tmp_path: Path) -> None:
         ".mcigen",
         "pyproject.toml",
         "README.md",
+        "Dockerfile",
     }
 
 

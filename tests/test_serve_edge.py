@@ -364,6 +364,10 @@ def test_malformed_messages_get_invalid_request(url: str) -> None:
     assert unversioned.json()["error"]["code"] == -32600
     odd = post(url, {"jsonrpc": "2.0", "id": 4, "method": 12})
     assert odd.json()["error"]["code"] == -32600
+    # A method with "id": null (or another id no request has) is no notification.
+    for bad_id in (None, {"n": 1}, True, 2.5):
+        refused = post(url, {"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
+        assert (refused.status_code, refused.json()) == (400, BAD_ID_ANSWER), bad_id
     garbled = httpx.post(
         url,
         content=b'{"jsonrpc": ',
@@ -419,6 +423,57 @@ def test_tools_list_in_pages(url: str) -> None:
 
 
 # --------------------------------------------------------------------- stdio
+
+BAD_ID_ANSWER = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": -32600,
+        "message": "Invalid Request: id must be a string or an integer",
+    },
+}
+
+
+def test_stdio_answers_a_method_with_a_null_id_as_an_invalid_request(
+    pkg_dir: Path,
+) -> None:
+    """Where the SDK reads ``"id": null`` as a notification and answers nothing."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    lines = [
+        initialize,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": [2], "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2.5, "method": "ping"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "ping",
+            "params": {"_meta": {"id": None}},
+        },
+    ]
+    process = subprocess.Popen(
+        serve_argv(),
+        cwd=pkg_dir,
+        env=server_env(pkg_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        process.stdin.flush()
+        answers = [json.loads(line) for line in read_lines(process.stdout, 5)]
+    finally:
+        process.kill()
+        process.wait()
+    assert answers[1:] == [
+        BAD_ID_ANSWER,
+        BAD_ID_ANSWER,
+        BAD_ID_ANSWER,
+        {"jsonrpc": "2.0", "id": 3, "result": {}},
+    ]
 
 
 def test_stdio_answers_what_the_sdk_would_drop_and_reads_initialize_leniently(

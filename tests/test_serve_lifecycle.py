@@ -344,6 +344,36 @@ def test_under_uvicorn_a_graceful_shutdown_that_times_out_stops_commands(
         assert exited_within(5, process) is not None
 
 
+def test_under_uvicorn_a_call_the_graceful_shutdown_cuts_gets_a_json_rpc_error(
+    package: ModuleType, pidfile: Path
+) -> None:
+    """uvicorn cancels the request still running once ``--timeout-graceful-shutdown``
+    has passed; the client gets a JSON-RPC error for its call, not a bare 500."""
+    uvicorn = ("-m", "uvicorn", f"{package.__name__}.server:app")
+    graceful = ("--timeout-graceful-shutdown", "1", "--port")
+    with http_server(package, *uvicorn, *graceful) as (process, address):
+        host, port = address.split(":")
+        with socket.create_connection((host, int(port)), timeout=20) as connection:
+            connection.sendall(call_request(address, "sleep", pidfile))
+            leader(pidfile)
+            process.send_signal(signal.SIGTERM)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), answer
+        assert json.loads(body) == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32000,
+                "message": "the server is shutting down: the request was stopped; "
+                "try again",
+            },
+        }
+        assert exited_within(5, process) is not None
+
+
 # ------------------------------------------------------------------ Python calls
 
 

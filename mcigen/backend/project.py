@@ -4,6 +4,7 @@
                          exactly the dependencies the package needs, and a ``serve``
                          extra for serving it over MCP
     DIR/README.md        what the package is, how to install and serve it, its tools
+    DIR/Dockerfile       an image serving the tools over HTTP as a non-root user
     DIR/<name>/          the package, as a build without --project writes it
 
 Written and guarded as one directory, with the marker of the package it holds.
@@ -17,6 +18,7 @@ from typing import Any
 from .. import ir
 from ..diagnostics import Diagnostics
 from .distribution import SERVE_EXTRA, Distribution, Locate, distribution
+from .dockerfile import DockerText, dockerfile_context
 from .jinja import render
 from .markdown import Markdown
 from .marker import MARKER, marker_content
@@ -43,6 +45,9 @@ class Project:
             "project/README.md.jinja",
             readme_context(self.package, self.dist, name),
             Markdown,
+        ).encode()
+        output["Dockerfile"] = render(
+            "project/Dockerfile.jinja", dockerfile_context(self.dist, name), DockerText
         ).encode()
         output[MARKER] = marker_content(name)
         return dict(sorted(output.items()))

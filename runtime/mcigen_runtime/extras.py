@@ -15,6 +15,18 @@ _EXTRAS = {
         "MCP tools and serving over MCP need the MCP SDK 2",
         "mcp>=2.3,<3",
     ),
+    "redis": (
+        "saq",
+        "saq",
+        "operations shared through MCIGEN_OPERATIONS_URL need SAQ and redis",
+        "saq[redis]>=0.26,<0.27",
+    ),
+    "otel": (
+        "opentelemetry.sdk",
+        "opentelemetry-sdk",
+        "OpenTelemetry (the OTEL_* variables) needs its SDK",
+        "opentelemetry-exporter-otlp-proto-http>=1.28",  # and the SDK
+    ),
     "anthropic": (
         "anthropic",
         "anthropic",
@@ -54,7 +66,11 @@ def require_extra(extra: str) -> None:
     """Raise :class:`MissingExtraError` unless what ``extra`` installs is importable."""
     if extra in _present:
         return
-    if importlib.util.find_spec(_EXTRAS[extra][0]) is None:
+    try:
+        found = importlib.util.find_spec(_EXTRAS[extra][0])
+    except ModuleNotFoundError:  # its parent package is missing too
+        found = None
+    if found is None:
         raise missing_extra(extra)
     _present.add(extra)
 

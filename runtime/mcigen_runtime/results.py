@@ -1,30 +1,91 @@
-"""The result of a tool call, shaped like mci-py's ``ExecutionResult.result``."""
+"""The result of a tool call, shaped like mci-py's ``ExecutionResult.result``.
+
+Its content items are MCP's: mci-py's text, image and audio, and also embedded
+resources and resource links, each with MCP's optional annotations. A field that
+is not set is left out of dumps, so a result without them dumps as mci-py's does.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+
+def _unset(value: object) -> bool:
+    return value is None
+
+
+def _optional() -> Any:
+    """A field that may be absent, and then is left out of dumps."""
+    return Field(default=None, exclude_if=_unset)
+
+
+class Annotations(BaseModel):
+    """Who a content item is meant for, how much it matters and when it changed."""
+
+    audience: list[Literal["user", "assistant"]] | None = _optional()
+    priority: float | None = _optional()
+    lastModified: str | None = _optional()
 
 
 class TextContent(BaseModel):
     type: Literal["text"] = "text"
     text: str
+    annotations: Annotations | None = _optional()
 
 
 class ImageContent(BaseModel):
     type: Literal["image"] = "image"
     data: str
+    """Base64."""
     mimeType: str
+    annotations: Annotations | None = _optional()
 
 
 class AudioContent(BaseModel):
     type: Literal["audio"] = "audio"
     data: str
+    """Base64."""
     mimeType: str
+    annotations: Annotations | None = _optional()
 
 
-Content = TextContent | ImageContent | AudioContent
+class TextResourceContents(BaseModel):
+    uri: str
+    mimeType: str | None = _optional()
+    text: str
+
+
+class BlobResourceContents(BaseModel):
+    uri: str
+    mimeType: str | None = _optional()
+    blob: str
+    """Base64."""
+
+
+class EmbeddedResource(BaseModel):
+    """A resource's contents, carried in the result."""
+
+    type: Literal["resource"] = "resource"
+    resource: TextResourceContents | BlobResourceContents
+    annotations: Annotations | None = _optional()
+
+
+class ResourceLink(BaseModel):
+    """A resource the client may read, named but not carried."""
+
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    name: str
+    title: str | None = _optional()
+    description: str | None = _optional()
+    mimeType: str | None = _optional()
+    size: int | None = _optional()
+    annotations: Annotations | None = _optional()
+
+
+Content = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink
 
 STRUCTURED_CONTENT = "structuredContent"
 """The metadata key of an MCP tool result's structured content."""
@@ -68,7 +129,7 @@ def _built(model: type[Any], fields: frozenset[str], values: dict[str, Any]) -> 
 
 def text_content(text: str) -> TextContent:
     content: TextContent = _built(
-        TextContent, _TEXT_FIELDS, {"type": "text", "text": text}
+        TextContent, _TEXT_FIELDS, {"type": "text", "text": text, "annotations": None}
     )
     return content
 

@@ -136,8 +136,8 @@ def test_the_log_has_a_line_per_request_at_info_and_none_at_warning(
             server.post("meta_tree", {"path": "/"})
             server.post("meta_desc", {"path": "/nowhere"})
             logs[level] = server.stop()
-    assert "POST '/meta_tree' 200" in logs["info"]
-    assert "POST '/meta_desc' 404" in logs["info"]
+    assert "request method=POST path=/meta_tree status=200" in logs["info"]
+    assert "request method=POST path=/meta_desc status=404" in logs["info"]
     assert "meta_tree" not in logs["Warning"]
     assert "Uvicorn running" not in logs["Warning"]
 

@@ -1,7 +1,8 @@
 """Real MCP servers for the tests: the toy server, over stdio or Streamable HTTP; a
 server listing any tools; a hostile one answering JSON nested very deep; one for
 the bounds of a call (hung, huge and crashing tools); one answering structured
-content, images and sounds; one whose listing never ends."""
+content, images and sounds; one answering every kind of content and reporting
+progress; one whose listing never ends."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
 DEEP_SERVER = Path(__file__).resolve().parent / "deep_server.py"
 BOUNDS_SERVER = Path(__file__).resolve().parent / "bounds_server.py"
 MEDIA_SERVER = Path(__file__).resolve().parent / "media_server.py"
+CONTENT_SERVER = Path(__file__).resolve().parent / "content_server.py"
 PAGING_SERVER = Path(__file__).resolve().parent / "paging_server.py"
 
 

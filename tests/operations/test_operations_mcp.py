@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,13 @@ import anyio
 import mcp_types as types
 
 from ..mcp_servers import free_port
-from ..test_mcp_server import http_server, http_session, run, stdio_session
+from ..test_mcp_server import (
+    http_server,
+    http_session,
+    run,
+    server_env,
+    stdio_session,
+)
 from ..test_serve_lifecycle import gone_within, leader
 from .background_package import WINDOW
 
@@ -219,3 +226,46 @@ def test_over_http_an_id_from_one_request_is_awaited_in_another(
                 assert done["result"]["stdout"] == "slept\n"
 
         run(scenario)
+
+
+def test_stdin_closing_while_an_operation_runs_ends_without_a_traceback(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """The client goes away (stdin closes) after a call went on in the background
+    and asked for progress: the server ends, and says nothing of a closed loop
+    when the operation finishes."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "slow",
+                "arguments": slow(tmp_path / "pid", "1.5"),
+                "_meta": {"progressToken": "p"},
+            },
+        },
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pkg", "serve"],
+        cwd=pkg_dir,
+        env=server_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin and process.stdout and process.stderr
+    try:
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
+        process.stdin.flush()
+        while json.loads(process.stdout.readline()).get("id") != 2:
+            pass
+        process.stdin.close()
+        stderr = process.stderr.read()  # to its end: the server has exited
+    finally:
+        process.kill()
+        process.wait()
+    assert "Traceback" not in stderr and "never awaited" not in stderr, stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..edge.logs import add_log_arguments
 from ..edge.settings import (
     DEFAULT_HOST,
     ENV_PREFIX,
@@ -16,7 +17,6 @@ from ..edge.settings import (
 
 DEFAULT_PORT = 8100
 _CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def add_broker_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,13 +63,7 @@ def add_broker_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the tree (paths, types, summaries) and exit",
     )
-    parser.add_argument(
-        "--log-level",
-        type=_log_level,
-        default="INFO",
-        metavar="LEVEL",
-        help=f"one of {', '.join(LOG_LEVELS)} (default INFO: a line per request)",
-    )
+    add_log_arguments(parser)
     parser.add_argument(
         "--ignore-broken-tool",
         action="store_true",
@@ -81,7 +75,9 @@ def add_broker_options(parser: argparse.ArgumentParser) -> None:
 
 def broker_options_argv(args: argparse.Namespace) -> list[str]:
     """The options of :func:`add_broker_options` in ``args``, as arguments again."""
-    argv = [f"--log-level={args.log_level}"]
+    argv = [f"--log-level={args.log_level}", f"--log-format={args.log_format}"]
+    if args.log_arguments:
+        argv.append("--log-arguments")
     if args.max_output_chars is not None:
         argv.append(f"--max-output-chars={args.max_output_chars}")
     if args.dump_tree:
@@ -110,12 +106,3 @@ class _Moved(argparse.Action):
             "--reload is the compiler's: mcigen broker ADDR CONFIG [SECRET] --reload "
             "(or mcigen serve SCHEMA -o DIR --reload -- broker [ADDR] ...)"
         )
-
-
-def _log_level(text: str) -> str:
-    level = text.upper()
-    if level not in LOG_LEVELS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not one of {', '.join(LOG_LEVELS)}"
-        )
-    return level

@@ -23,10 +23,10 @@ import os
 import shlex
 import sys
 from collections.abc import Iterator
-from importlib.util import resolve_name
 from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
+from ..edge.logs import configure_logging
 from ..edge.settings import secret_from
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
@@ -34,6 +34,8 @@ from .broker_arguments import names_a_config
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+    from ..edge.health import UpstreamServers
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -55,7 +57,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         for line in tree_lines(Broker(tools)):
             print(line)
         return 0
-    _log_to_stderr(args.log_level)
+    configure_logging(args.log_level, args.log_format, uvicorn=True)
     from ..edge.connections import process_limits
     from ..path_policy import CALL_SANDBOX
     from ..serve.sandbox import SandboxUnavailable, confines_commands, sandbox_policy
@@ -76,7 +78,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     try:
         kept = start_servers(tools, args.ignore_broken_tool)
         broker = Broker(tools, tools=kept, max_output_chars=args.max_output_chars)
-        app = _app(broker, secret)
+        app = _app(broker, secret, _upstream(tools, kept), args.log_arguments)
     except StartupError as error:
         for line in str(error).splitlines():
             print(f"python -m {package} broker: error: {line}", file=sys.stderr)
@@ -163,18 +165,18 @@ def _missing_variables(tools: Registry, unresolved: type[Exception]) -> Iterator
                 )
 
 
-def _log_to_stderr(level: str) -> None:
-    """Our log records at ``level`` and above, on stderr (uvicorn's get the same
-    level through its config)."""
-    ours = logging.getLogger(resolve_name("..", __package__))  # the runtime's
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    ours.addHandler(handler)
-    ours.setLevel(level)
-    ours.propagate = False
+def _upstream(tools: Registry, kept: list[ToolEntry]) -> UpstreamServers:
+    """The MCP servers of the tools kept, and those left out, for ``/readyz``."""
+    from ..edge.health import UpstreamServers
+
+    serving = {entry.server for entry in kept if entry.server}
+    left_out = {entry.server for entry in tools.tools if entry.server} - serving
+    return UpstreamServers(tools, serving, os.environ, left_out)
 
 
-def _app(broker: Broker, secret: str | None) -> Starlette:
+def _app(
+    broker: Broker, secret: str | None, upstream: UpstreamServers, log_arguments: bool
+) -> Starlette:
     from ..broker.http_api import broker_app
     from ..edge.origin_policy import HostOriginPolicy
     from ..edge.settings import allowed_from_environment
@@ -185,7 +187,7 @@ def _app(broker: Broker, secret: str | None) -> Starlette:
         raise StartupError(str(error)) from None
 
     policy = HostOriginPolicy.of_server(hosts, origins, secret)
-    return broker_app(broker, policy, secret)
+    return broker_app(broker, policy, secret, upstream, log_arguments)
 
 
 def _listen(
@@ -219,6 +221,7 @@ def _listen(
         app,
         host=host,
         port=port,
+        log_config=None,  # configure_logging's handler writes uvicorn's lines too
         log_level=level.lower(),
         access_log=False,  # RequestLog writes the line of each request
         http=GuardedH11Protocol,

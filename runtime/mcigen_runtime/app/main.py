@@ -9,7 +9,9 @@
 
 ``call`` prints the text result (the whole result as JSON with ``--raw``) and exits 1
 when the result is an error. Problems with the command (an unknown tool, input the
-tool refuses) are one line on stderr and exit 2, never a traceback.
+tool refuses) are one line on stderr and exit 2, never a traceback. Output cut short
+by its reader (``list | head``) ends the command quietly, with exit 141, as a
+command killed by SIGPIPE ends.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .broker_arguments import add_broker_arguments
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE_CLOSED = 141
 
 
 class UsageError(Exception):
@@ -42,11 +45,23 @@ def main(package: str, argv: list[str]) -> int:
     tools = registry(package)
     try:
         code: int = args.run(tools, args)
+        sys.stdout.flush()
     except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_PIPE_CLOSED
     return code
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so what is still buffered for the closed pipe
+    goes nowhere when the interpreter flushes it at exit, instead of failing there."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _parser(package: str) -> argparse.ArgumentParser:

@@ -8,8 +8,10 @@ Every other answer is a JSON error ``{"error", "error_description"}`` (plus
 args), one status per case (:data:`ERRORS`). A tool that runs and fails is not
 an error of the request: its answer is 200 with ``"isError": true``.
 
-In front of the endpoints, outermost first: one log line per request (INFO), the
-Host/Origin guard of ``serve --http`` (``http_origin``), the bearer secret
+Each ``meta_call`` is logged as a tool call named by its path (``edge.logs``). In
+front of the endpoints, outermost first: one log line per request (INFO), the
+Host/Origin guard of ``serve --http`` (``http_origin``), ``/healthz`` and
+``/readyz`` (``edge.health``, before the secret is asked for), the bearer secret
 (``http_secret``: 401 with ``WWW-Authenticate: Bearer``), and the call lifecycle
 (``http_lifecycle``: a call whose client disconnects is cancelled, commands still
 running at shutdown are stopped). A call is bounded in time by its tool's own
@@ -22,20 +24,20 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..edge.body import ClientGone, read_body
 from ..edge.json_text import json_bytes, lone_surrogate
-from .meta_tools import Broker, BrokerError
+from ..edge.logs import logged_call
+from .meta_tools import Broker, BrokerError, answer_is_error
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from ..edge.health import UpstreamServers
     from ..edge.origin_policy import HostOriginPolicy
 
 logger = logging.getLogger(__name__)
@@ -85,11 +87,15 @@ class ApiError(Exception):
 class BrokerApi:
     """The three endpoints over ``broker``."""
 
-    def __init__(self, broker: Broker) -> None:
+    def __init__(self, broker: Broker, log_arguments: bool = False) -> None:
         self.broker = broker
+        self.log_arguments = log_arguments
 
-    async def answer(self, endpoint: str, body: bytes) -> dict[str, Any]:
-        """The answer to ``POST /<endpoint>`` with ``body``; raises :class:`ApiError`."""
+    async def answer(
+        self, endpoint: str, body: bytes, client: str = "unknown"
+    ) -> dict[str, Any]:
+        """The answer to ``POST /<endpoint>`` with ``body`` from ``client``; raises
+        :class:`ApiError`. A ``meta_call`` is logged (see ``edge.logs``)."""
         if endpoint not in ENDPOINTS:
             raise ApiError(
                 "unknown_endpoint",
@@ -102,9 +108,17 @@ class BrokerApi:
                 return self.broker.tree(path)
             if endpoint == "meta_desc":
                 return self.broker.desc(path)
-            return await self.broker.call_async(path, request.get("args"))
         except BrokerError as error:
             raise self._refusal(error) from None
+        args = request.get("args") or {}
+        with logged_call(path, client, args, self.log_arguments) as outcome:
+            try:
+                answer = await self.broker.call_async(path, args)
+            except BrokerError as error:
+                outcome.refused()
+                raise self._refusal(error) from None
+            outcome.answered(answer_is_error(answer))
+            return answer
 
     def _refusal(self, error: BrokerError) -> ApiError:
         details: dict[str, Any] = {"path": error.path}
@@ -174,7 +188,11 @@ def _kind_of(value: object) -> str:
 
 
 def broker_app(
-    broker: Broker, policy: HostOriginPolicy, secret: str | None
+    broker: Broker,
+    policy: HostOriginPolicy,
+    secret: str | None,
+    upstream: UpstreamServers | None = None,
+    log_arguments: bool = False,
 ) -> Starlette:
     """The ASGI app of the API over ``broker`` (see the module docs)."""
     from starlette.applications import Starlette
@@ -182,10 +200,12 @@ def broker_app(
     from starlette.routing import Route
 
     from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.health import HealthEndpoints
     from ..edge.lifecycle import CallLifecycleMiddleware
+    from ..edge.logs import RequestLog, client_of
     from ..edge.origin_guard import HostOriginGuard
 
-    api = BrokerApi(broker)
+    api = BrokerApi(broker, log_arguments)
 
     async def endpoint(request: Request) -> Response:
         headers = [(key, bytes(value)) for key, value in request.headers.raw]
@@ -195,7 +215,9 @@ def broker_app(
                 raise ApiError(
                     "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes"
                 )
-            answer = await api.answer(request.path_params["endpoint"], body)
+            answer = await api.answer(
+                request.path_params["endpoint"], body, client_of(request.scope)
+            )
         except ClientGone:
             return _json(499, {})  # nobody reads it
         except ApiError as error:
@@ -232,6 +254,7 @@ def broker_app(
     app.add_middleware(CallLifecycleMiddleware)
     if secret:
         app.add_middleware(BearerSecretMiddleware, secret=secret)
+    app.add_middleware(HealthEndpoints, upstream=upstream)
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(RequestLog)
     return app
@@ -241,35 +264,3 @@ def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> R
     from starlette.responses import Response
 
     return Response(json_bytes(body), status, headers, media_type="application/json")
-
-
-class RequestLog:
-    """One INFO line per HTTP request: method, path (quoted: it is the client's
-    text), status and milliseconds."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.monotonic()
-        status = 0
-
-        async def noting_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, noting_status)
-        finally:
-            logger.info(
-                "%s %r %d %.0f ms",
-                scope["method"],
-                scope["path"][:200],
-                status,
-                (time.monotonic() - started) * 1000,
-            )

@@ -555,3 +555,9 @@ def _not_in(content: list[dict[str, Any]], metadata: Any) -> Any:
         for key, value in metadata.items()
         if key not in _REPEATS or not carried(value)
     }
+
+
+def answer_is_error(answer: Mapping[str, Any]) -> bool:
+    """Whether a ``meta_call`` answer reports a failed tool (also when truncated)."""
+    inner = answer.get("result") if answer.get("truncated") else answer
+    return isinstance(inner, Mapping) and inner.get("isError") is True

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..manifest import ToolEntry
+from .logs import add_log_arguments
 from .origin_policy import host_entry, origin_entry
 
 HTTP_PATH = "/mcp"
@@ -57,6 +58,8 @@ class ServeOptions:
     ``http_origin``)."""
     allowed_origins: frozenset[str] = frozenset()
     """HTTP: browser origins allowed besides the loopback ones."""
+    log_arguments: bool = False
+    """Whether a tool call's log line holds its arguments' values (see ``logs``)."""
 
 
 def checked_secret(secret: str | None, source: str) -> str | None:
@@ -326,6 +329,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="broker mode: cut tool output to N characters",
     )
+    add_log_arguments(parser)
 
 
 def add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:
@@ -345,3 +349,28 @@ def add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:
         "is the default working directory), whatever roots the client names "
         f"(also: {ENV_PREFIX}SANDBOX_SCOPES, DIRs separated by ':')",
     )
+
+
+def worker_count(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """How many worker processes serve the app, as its server was told: uvicorn's
+    or gunicorn's ``--workers N`` (gunicorn's ``-w N`` too) in ``argv`` (a worker
+    process has its server's command line), else ``WEB_CONCURRENCY`` in ``env``
+    (which both read); 1 when neither says, or says something that is no count."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    flags = ("--workers", "-w") if program.startswith("gunicorn") else ("--workers",)
+    given: str | None = None
+    for at, arg in enumerate(argv[1:], 1):
+        for flag in flags:
+            if arg == flag and at + 1 < len(argv):
+                given = argv[at + 1]
+            elif arg.startswith(flag + "="):
+                given = arg.removeprefix(flag + "=")
+            elif flag == "-w" and arg.startswith("-w") and arg[2:].isdigit():
+                given = arg[2:]
+    if given is None:
+        given = env.get("WEB_CONCURRENCY")
+    try:
+        count = int(given or 1)
+    except ValueError:
+        return 1
+    return max(count, 1)

@@ -8,6 +8,7 @@ call that set it (its task) and no other.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ class StartedCommand:
 
 Watcher = Callable[[StartedCommand], object]
 
+logger = logging.getLogger(__name__)
+
 _watcher: ContextVar[Watcher | None] = ContextVar(
     "mcigen_command_watcher", default=None
 )
@@ -35,6 +38,8 @@ def watch_commands(watcher: Watcher) -> None:
 
 def command_starting(program: str, working_directory: str, timeout_s: float) -> None:
     """Called by an executor just before it starts a command."""
+    fields = {"program": program, "cwd": working_directory, "timeout_s": timeout_s}
+    logger.debug("command starting", extra={"fields": fields})  # see edge.logs
     watcher = _watcher.get()
     if watcher is not None:
         watcher(StartedCommand(program, working_directory, timeout_s))

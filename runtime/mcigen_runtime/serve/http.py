@@ -23,18 +23,30 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   frame, ``event: message`` and its ``data:``, as many MCP quickstarts expect. A
   notification is ``202`` with no body either way. Any other ``Accept`` is left to
   the SDK (``406``).
+- Progress: a request whose ``params._meta`` holds a ``progressToken``, from a
+  client that accepts ``text/event-stream``, is answered with an SSE stream: the
+  request's progress notifications, then its answer (:class:`ByProgress`). Any
+  other request gets one JSON answer, as the transport allows.
+- A message with a ``method`` and ``"id": null`` (or another id no request may
+  have) is ``-32600`` (see ``message_id``).
+- A request the ASGI server cancels before its answer began (uvicorn's
+  ``--timeout-graceful-shutdown`` has passed) is answered with a JSON-RPC error
+  (``-32000``, the server is shutting down) rather than uvicorn's bare ``500``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import (
+    CONNECTION_CLOSED,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -45,11 +57,16 @@ from pydantic import ValidationError
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
 from ..edge.json_text import lone_surrogate
+from ..edge.logs import FIELDS
+from ..edge.shutdown import SHUTTING_DOWN
 from .initialize import InitializeParamsError, lenient_initialize
+from .message_id import BAD_ID, has_bad_id
 from .operations import Caller
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 """The largest request body read (4 MiB, the SDK's own limit)."""
@@ -61,6 +78,10 @@ _SESSION_ID = re.compile(r"[\x21-\x7e]{1,128}")
 
 _JSON_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
+
+_STREAMS_PROGRESS = "mcigen.streams_progress"
+"""The scope key that says an exchange is answered with an SSE stream."""
+_BOTH = b"application/json, text/event-stream"
 
 
 class ExchangeEdge:
@@ -80,7 +101,8 @@ class ExchangeEdge:
             return
         headers = [(key, bytes(value)) for key, value in scope["headers"]]
         accept = header(headers, b"accept")
-        sse_only = accept is not None and _accepts_only_sse(accept)
+        types = _media_types(accept)
+        sse_only = accept is not None and _accepts_only_sse(types)
         answer = _SseFraming(send) if sse_only else send
         try:
             body = await read_body(headers, receive, MAX_BODY_BYTES)
@@ -90,13 +112,16 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize = _normalised(body)
+            body, initialize, request_id, asks_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
         if initialize:
             answer = _with_new_session(answer)
-        if accept is None or sse_only:
+        streams = asks_progress and bool(types & _SSE_TYPES)
+        if streams:
+            accept = _BOTH
+        elif accept is None or sse_only:
             accept = b"application/json"
         headers = [
             (key, value)
@@ -104,7 +129,27 @@ class ExchangeEdge:
             if key not in (b"accept", b"content-length")
         ]
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
-        await self.app({**scope, "headers": headers}, _replay(body, receive), answer)
+        scope = {**scope, "headers": headers, _STREAMS_PROGRESS: streams}
+        answering = _Answering(answer)
+        try:
+            await self.app(scope, _replay(body, receive), answering)
+        except asyncio.CancelledError:
+            if answering.started or request_id is _NO_ANSWER:
+                raise
+            await send_json(answering, 200, _stopped(request_id))
+
+
+class ByProgress:
+    """The ASGI app at ``/mcp``: an exchange the edge marked goes to
+    ``streaming`` (answers with SSE streams), any other to ``answering``."""
+
+    def __init__(self, answering: ASGIApp, streaming: ASGIApp) -> None:
+        self.answering = answering
+        self.streaming = streaming
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self.streaming if scope.get(_STREAMS_PROGRESS) else self.answering
+        await app(scope, receive, send)
 
 
 class _Refusal(Exception):
@@ -118,6 +163,37 @@ class _Refusal(Exception):
             "id": request_id,
             "error": {"code": code, "message": message},
         }
+
+
+_NO_ANSWER = object()
+"""The id of a message that gets no answer (a notification, a response)."""
+
+
+def _stopped(request_id: object) -> dict[str, Any]:
+    """The answer to a request the ASGI server cancelled as it shut down (uvicorn's
+    ``--timeout-graceful-shutdown``): a JSON-RPC error rather than uvicorn's bare
+    500, so the client learns why and may try again elsewhere."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": CONNECTION_CLOSED,
+            "message": f"{SHUTTING_DOWN}: the request was stopped; try again",
+        },
+    }
+
+
+class _Answering:
+    """A ``send`` that notes whether the answer has begun."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 def session_of(headers: Mapping[str, str]) -> Caller:
@@ -140,9 +216,10 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool]:
-    """``body`` as the SDK should read it, and whether it is an ``initialize``
-    request; raises :class:`_Refusal`."""
+def _normalised(body: bytes) -> tuple[bytes, bool, object, bool]:
+    """``body`` as the SDK should read it, whether it is an ``initialize``
+    request, its id (:data:`_NO_ANSWER` when it is not a request), and whether it
+    asks for progress; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -170,6 +247,8 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
         raise _Refusal(
             400, request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
         )
+    if has_bad_id(message):
+        raise _Refusal(400, None, INVALID_REQUEST, BAD_ID)
     try:
         jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
@@ -179,20 +258,36 @@ def _normalised(body: bytes) -> tuple[bytes, bool]:
             INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC request, notification or response",
         ) from None
+    fields = {"method": message.get("method"), "id": message.get("id")}
+    logger.debug("mcp message", extra={FIELDS: fields})
+    answered = "method" in message and "id" in message
     if message.get("method") != "initialize" or "id" not in message:
-        return body, False
+        request = message["id"] if answered else _NO_ANSWER
+        return body, False, request, answered and _asks_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True
+    return json.dumps(message, ensure_ascii=False).encode(), True, message["id"], False
 
 
-def _accepts_only_sse(accept: bytes) -> bool:
-    types = {
+def _asks_progress(request: dict[str, object]) -> bool:
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    return isinstance(token, (str, int)) and not isinstance(token, bool)
+
+
+def _media_types(accept: bytes | None) -> set[str]:
+    if accept is None:
+        return set()
+    return {
         part.split(b";")[0].strip().lower().decode("latin-1")
         for part in accept.split(b",")
     }
+
+
+def _accepts_only_sse(types: set[str]) -> bool:
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..results import ToolResult
-    from .operations import Operation
+    from .operations import Running
 
 STATES = {
     "running": "InProgress",
@@ -26,10 +26,10 @@ STATES = {
     "failed": "Failed",
     "cancelled": "Cancelled",
 }
-"""Ahma's names of the states of :meth:`Operation.status`."""
+"""Ahma's names of the states of :meth:`Running.status`."""
 
 
-def record(operation: Operation) -> dict[str, Any]:
+def record(operation: Running) -> dict[str, Any]:
     """What ``status`` and ``await`` show of ``operation``."""
     state = operation.status()
     result = None if state == "running" else operation.result()
@@ -51,12 +51,12 @@ def record(operation: Operation) -> dict[str, Any]:
     }
 
 
-def record_text(operation: Operation) -> str:
+def record_text(operation: Running) -> str:
     """:func:`record` as the text of one content block (pretty JSON)."""
     return json.dumps(record(operation), indent=2, ensure_ascii=False)
 
 
-def description(operation: Operation) -> str:
+def description(operation: Running) -> str:
     """The tool and its arguments (as JSON)."""
     return f"{operation.tool} {json.dumps(operation.arguments, ensure_ascii=False)}"
 
@@ -75,14 +75,14 @@ def command_output(result: ToolResult) -> dict[str, Any] | None:
     }
 
 
-def _result(operation: Operation, result: ToolResult) -> Any:
+def _result(operation: Running, result: ToolResult) -> Any:
     if operation.cancel_reason is not None:
         return {"cancelled": True, "reason": operation.cancel_reason}
     output = command_output(result)
     return result.text if output is None else output
 
 
-def _at(operation: Operation, monotonic: float | None) -> str | None:
+def _at(operation: Running, monotonic: float | None) -> str | None:
     return None if monotonic is None else _rfc3339(operation.wall_clock(monotonic))
 
 
@@ -90,13 +90,13 @@ def _rfc3339(wall_clock: float) -> str:
     return datetime.fromtimestamp(wall_clock).astimezone().isoformat()
 
 
-def started_message(operation: Operation) -> str:
+def started_message(operation: Running) -> str:
     """The message of the first progress notification (progress 0)."""
     program, _ = _ran(operation)
     return f"{program}: {_execute(operation)}"
 
 
-def final_message(operation: Operation) -> str:
+def final_message(operation: Running) -> str:
     """The message of the last progress notification (100 of 100): how it ended
     and, for a command, what it ran, where, and its whole output (exit code,
     stdout and stderr as JSON strings)."""
@@ -130,7 +130,7 @@ def final_message(operation: Operation) -> str:
     )
 
 
-def _ran(operation: Operation) -> tuple[str, str]:
+def _ran(operation: Running) -> tuple[str, str]:
     """The program run and its working directory (for a call that started no
     command: the tool's name, and ``.``, Ahma's default)."""
     command = operation.command
@@ -139,6 +139,6 @@ def _ran(operation: Operation) -> tuple[str, str]:
     return command.program, command.working_directory
 
 
-def _execute(operation: Operation) -> str:
+def _execute(operation: Running) -> str:
     program, where = _ran(operation)
     return f"Execute {program} in {where}"

@@ -9,7 +9,10 @@ answering as Ahma MCP answers (each operation as :mod:`.operation_record` shows 
   ``id``, or for every running operation whose tool name starts with one of the
   comma-separated prefixes ``tools`` (all of them without a filter), and answers
   ``Completed N operations in S.SSs`` and one record per operation; with nothing
-  running it lists the finished operations of those ``tools``.
+  running it lists the finished operations of those ``tools``. A call that asked
+  for progress hears of each awaited operation as it finishes (``done`` of
+  ``awaited``, with its final message): over HTTP, where a call that went on in
+  the background cannot tell its own end, this is how a client hears of it.
 - ``status {tools?, id?}`` answers a count, then the running and the finished
   operations' records, at once.
 - ``cancel {id, reason?}`` stops an operation and answers Ahma's text and its
@@ -22,13 +25,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Mapping
+from typing import Any, Protocol
 
 from ..manifest import ToolEntry
 from ..results import ToolResult, error_result, text_content, tool_result
 from .operation_record import record_text
-from .operations import Caller, Operation, Operations
+from .operations import Caller, Running, Store
 
 BACKGROUND_AFTER_S = 5.0
 """How long a call that may go on in the background is waited for before it does
@@ -97,7 +100,19 @@ def runs_in_background(entry: ToolEntry, arguments: Mapping[str, Any]) -> bool:
     return entry.background == "always"
 
 
-def background_hint(operation: Operation) -> str:
+def refused_under_workers(workers: int) -> str:
+    """Why a server of ``workers`` processes that share no operations refuses to
+    start one (each worker would know only its own)."""
+    return (
+        f"background operations are off: this server runs {workers} workers, and "
+        "an operation started in one would be unknown to the others (its id could "
+        "name another worker's job). Set MCIGEN_OPERATIONS_URL=redis://HOST:PORT/DB "
+        "(with mcigen-runtime[redis] installed) so that every worker shares them, "
+        "or serve with one worker."
+    )
+
+
+def background_hint(operation: Running) -> str:
     """What a call answers when its operation goes on in the background."""
     return (
         f"AHMA ID: {operation.id}\n\n"
@@ -112,6 +127,14 @@ def background_hint(operation: Operation) -> str:
     )
 
 
+class Finished(Protocol):
+    """Where an ``await`` tells of each operation it awaited as it finishes."""
+
+    def finished(
+        self, done: int, awaited: int, operation: Running
+    ) -> Awaitable[None]: ...
+
+
 class InvalidParams(Exception):
     """A call the tool refuses as JSON-RPC ``invalid params`` (Ahma's answer to a
     ``cancel`` without a string ``id``), with the error's ``data``."""
@@ -123,25 +146,32 @@ class InvalidParams(Exception):
 
 
 async def call_operation_tool(
-    operations: Operations, name: str, arguments: Mapping[str, Any], caller: Caller
+    operations: Store,
+    name: str,
+    arguments: Mapping[str, Any],
+    caller: Caller,
+    progress: Finished | None = None,
 ) -> ToolResult:
     """Run ``status``, ``await`` or ``cancel`` (``name``) for ``caller``, over its
-    own operations only. Raises :class:`InvalidParams`."""
+    own operations only; an ``await`` tells ``progress`` of each operation it
+    awaited as it finishes. Raises :class:`InvalidParams`."""
     if name == CANCEL:
-        return _cancel(operations, arguments, caller)
+        return await _cancel(operations, arguments, caller)
     for key in ("tools", "id"):
         if key in arguments and not isinstance(arguments[key], str):
             return error_result(f"invalid input for tool '{name}': {key}: not a string")
     prefixes = [p.strip() for p in arguments.get("tools", "").split(",") if p.strip()]
     op_id: str | None = arguments.get("id")
     if name == STATUS:
-        return _status(operations, caller, op_id, prefixes)
+        return await _status(operations, caller, op_id, prefixes)
     if op_id is not None:
-        return await _await_one(operations.find(op_id, caller), op_id)
-    return await _await_all(operations.listed(caller), prefixes)
+        found = await operations.find_async(op_id, caller)
+        return await _await_one(found, op_id, progress)
+    listed = list(await operations.listed_async(caller))
+    return await _await_all(listed, prefixes, progress)
 
 
-def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operation]:
+def _of_tools(operations: list[Running], prefixes: list[str]) -> list[Running]:
     return [
         op
         for op in operations
@@ -149,13 +179,13 @@ def _of_tools(operations: list[Operation], prefixes: list[str]) -> list[Operatio
     ]
 
 
-def _status(
-    operations: Operations, caller: Caller, op_id: str | None, prefixes: list[str]
+async def _status(
+    operations: Store, caller: Caller, op_id: str | None, prefixes: list[str]
 ) -> ToolResult:
     if op_id is None:
-        candidates = operations.listed(caller)
+        candidates = list(await operations.listed_async(caller))
     else:
-        found = operations.find(op_id, caller)
+        found = await operations.find_async(op_id, caller)
         candidates = [] if found is None else [found]
     wanted = _of_tools(candidates, prefixes)
     active = [op for op in wanted if op.status() == "running"]
@@ -179,7 +209,7 @@ def _status(
     return _texts(texts)
 
 
-def _concurrency(finished: list[Operation]) -> str | None:
+def _concurrency(finished: list[Running]) -> str | None:
     """How long finished operations ran before they were first waited for, as a
     share of how long they ran (Ahma's "concurrency analysis")."""
     ran = waited = 0.0
@@ -209,18 +239,37 @@ def _concurrency(finished: list[Operation]) -> str | None:
     )
 
 
-async def _await_one(operation: Operation | None, op_id: str) -> ToolResult:
+async def _finishing(pending: list[Running], progress: Finished | None) -> None:
+    """Wait (at most :data:`AWAIT_LIMIT_S`) until every operation of ``pending``
+    has finished, telling ``progress`` of each as it does."""
+    done = 0
+
+    async def one(operation: Running) -> None:
+        nonlocal done
+        if await operation.finished_within(AWAIT_LIMIT_S) and progress is not None:
+            done += 1
+            await progress.finished(done, len(pending), operation)
+
+    await asyncio.gather(*map(one, pending))
+
+
+async def _await_one(
+    operation: Running | None, op_id: str, progress: Finished | None
+) -> ToolResult:
     if operation is None:
         return _texts([f"Operation {op_id} not found"])
     if operation.status() != "running":
         return _texts([f"Operation {op_id} already completed", record_text(operation)])
     started = time.monotonic()
-    if not await operation.finished_within(AWAIT_LIMIT_S):
+    await _finishing([operation], progress)
+    if operation.status() == "running":
         return _texts([f"Timeout waiting for operation {op_id}"])
     return _completed([operation], started)
 
 
-async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult:
+async def _await_all(
+    listed: list[Running], prefixes: list[str], progress: Finished | None
+) -> ToolResult:
     wanted = _of_tools(listed, prefixes)
     pending = [op for op in wanted if op.status() == "running"]
     if not pending:
@@ -232,7 +281,7 @@ async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult
         recent = f"{scope}. However, these operations recently completed:"
         return _texts([recent, *map(record_text, wanted)])
     started = time.monotonic()
-    await asyncio.gather(*(op.finished_within(AWAIT_LIMIT_S) for op in pending))
+    await _finishing(pending, progress)
     still = [op for op in pending if op.status() == "running"]
     if not still:
         return _completed(pending, started)
@@ -254,14 +303,14 @@ async def _await_all(listed: list[Operation], prefixes: list[str]) -> ToolResult
     return _texts(["\n".join(lines)])
 
 
-def _completed(finished: list[Operation], started: float) -> ToolResult:
+def _completed(finished: list[Running], started: float) -> ToolResult:
     took = time.monotonic() - started
     summary = f"Completed {len(finished)} operations in {took:.2f}s"
     return _texts([summary, *map(record_text, finished)])
 
 
-def _cancel(
-    operations: Operations, arguments: Mapping[str, Any], caller: Caller
+async def _cancel(
+    operations: Store, arguments: Mapping[str, Any], caller: Caller
 ) -> ToolResult:
     if "id" not in arguments:
         raise InvalidParams("id parameter is required", {"missing_param": "id"})
@@ -271,13 +320,13 @@ def _cancel(
     reason = arguments.get("reason")
     if reason is not None and not isinstance(reason, str):
         return error_result("invalid input for tool 'cancel': reason: not a string")
-    operation = operations.find(op_id, caller)
+    operation = await operations.find_async(op_id, caller)
     if operation is None:
         said = (
             f"FAIL Operation '{op_id}' not found. It may have already completed or "
             "never existed."
         )
-    elif operation.cancel(reason):
+    elif await operation.stop(reason):
         why = reason or "No reason provided (default: user-initiated)"
         said = (
             f"OK Operation '{op_id}' has been cancelled successfully.\n"

@@ -25,8 +25,8 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import ToolInputError
 from ..executors.started import StartedCommand, watch_commands
@@ -56,6 +56,50 @@ KEEP_FINISHED_IN_ALL = 10 * KEEP_FINISHED
 
 KEEP_FOR_S = 3600.0
 """How long a table remembers a finished operation."""
+
+
+class Running(Protocol):
+    """An operation as a server shows and acts on it: an :class:`Operation` of
+    this process, or one shared through Redis (``shared_operations``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def caller(self) -> Caller: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+    @property
+    def started(self) -> float: ...
+    @property
+    def ended(self) -> float | None: ...
+    @property
+    def started_at(self) -> float: ...
+    @property
+    def first_waited(self) -> float | None: ...
+    @property
+    def command(self) -> StartedCommand | None: ...
+    @property
+    def cancel_reason(self) -> str | None: ...
+    def status(self) -> State: ...
+    def result(self) -> ToolResult | None: ...
+    def wall_clock(self, moment: float) -> float: ...
+    async def finished_within(self, timeout: float | None) -> bool: ...
+    def when_done(self, callback: Callable[[], object]) -> None: ...
+    def cancel(self, reason: str | None = None) -> bool: ...
+    async def stop(self, reason: str | None = None) -> bool: ...
+
+
+class Store(Protocol):
+    """Where a server's operations are: this process's :class:`Operations`, or
+    those shared through Redis."""
+
+    async def start_async(
+        self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
+    ) -> Running: ...
+    async def find_async(self, op_id: str, caller: Caller) -> Running | None: ...
+    async def listed_async(self, caller: Caller) -> Sequence[Running]: ...
 
 
 class Operation:
@@ -132,7 +176,10 @@ class Operation:
         finished = loop.create_future()
 
         def wake() -> None:
-            loop.call_soon_threadsafe(_resolve, finished)
+            try:
+                loop.call_soon_threadsafe(_resolve, finished)
+            except RuntimeError:  # that loop is closed: nobody waits any more
+                pass
 
         self.when_done(wake)
         try:
@@ -156,9 +203,14 @@ class Operation:
         self._task.cancel()
         return True
 
-    def wall_clock(self, monotonic: float) -> float:
-        """The wall-clock time of ``monotonic`` (one of this operation's times)."""
-        return self.started_at + (monotonic - self.started)
+    async def stop(self, reason: str | None = None) -> bool:
+        """:meth:`cancel`, as a shared operation is cancelled."""
+        return self.cancel(reason)
+
+    def wall_clock(self, moment: float) -> float:
+        """The wall-clock time of ``moment`` (one of this operation's monotonic
+        times)."""
+        return self.started_at + (moment - self.started)
 
     def _command_started(self, command: StartedCommand) -> None:
         self.command = command
@@ -214,6 +266,14 @@ class Operations:
         with self._lock:
             operation = self._table.get(op_id)
         return operation if operation and operation.caller == caller else None
+
+    async def find_async(self, op_id: str, caller: Caller) -> Operation | None:
+        """:meth:`find`, as a :class:`Store` is asked."""
+        return self.find(op_id, caller)
+
+    async def listed_async(self, caller: Caller) -> list[Operation]:
+        """:meth:`listed`, as a :class:`Store` is asked."""
+        return self.listed(caller)
 
     def listed(self, caller: Caller) -> list[Operation]:
         """Every operation of ``caller`` remembered, oldest first (none for an

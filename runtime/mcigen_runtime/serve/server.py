@@ -24,7 +24,8 @@ What the server exposes:
   has it). Tools that do I/O are awaited through their async entry points (file
   tools read their file in a worker thread); text tools are pure computation and
   run inline (microseconds), so the event loop stays free. An MCP tool's
-  structured content is the result's ``structuredContent``.
+  structured content is the result's ``structuredContent``; every content item
+  (embedded resources, resource links, annotations) is sent as the tool gave it.
 - An MTDF package with tools of Ahma's bundles lists them once a client reveals
   them with ``activate_tools`` (see ``disclosure.py``); background tools bring
   ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
@@ -38,15 +39,21 @@ What the server exposes:
 
 HTTP is stateless Streamable HTTP with JSON responses: every POST carries a whole
 exchange, no session state is kept, so any worker of a multi-worker server can
-answer any request. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
+answer any request (background operations too, when ``MCIGEN_OPERATIONS_URL`` shares
+them through Redis, see ``shared_operations``; several workers without it refuse to
+start them). A request that asks for progress, from a client that accepts SSE, is
+answered with an SSE stream instead: its progress notifications (an upstream MCP
+server's, relayed by ``Progress.relayed``), then its answer. The ``Mcp-Session-Id`` the edge gives at ``initialize`` only
 says whose background operations a call may see (see ``http.session_of``). In front of the SDK's transport sits the edge, outermost first:
-``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
-guard, on every bind; it replaces the SDK's own check, which is off), ``http_secret`` (with a secret, every
+the request log (``edge.logs``), ``http_origin`` (Host and Origin as ``origin_policy`` says: the DNS rebinding
+guard, on every bind; it replaces the SDK's own check, which is off), ``/healthz``
+and ``/readyz`` (``edge.health``), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
 line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
 On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
-the SDK cannot read.
+the SDK cannot read. Every tool call is logged (``edge.logs``); OpenTelemetry, when
+the ``OTEL_*`` variables ask for it, is in ``telemetry``.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
 never pays for it.
@@ -55,14 +62,20 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import TypeAdapter
+
+from ..edge.logs import configure_logging, log_settings_from_environment
 from ..edge.settings import (
     ENV_PREFIX,
     HTTP_PATH,
@@ -74,6 +87,7 @@ from ..edge.settings import (
     select_tools,
     split_list,
     unknown_names,
+    worker_count,
 )
 from ..errors import ToolInputError
 from ..extras import require_extra
@@ -83,8 +97,6 @@ from ..plain_json import plain_json
 from ..registry import Registry, registry
 from ..results import (
     STRUCTURED_CONTENT,
-    AudioContent,
-    ImageContent,
     TextContent,
     ToolResult,
     text_content,
@@ -98,6 +110,7 @@ from .sandbox import (
     confines_commands,
     sandbox_policy,
 )
+from .telemetry import ExportAtShutdown, configure_from_environment, instrument
 
 if TYPE_CHECKING:
     import mcp_types
@@ -109,11 +122,14 @@ if TYPE_CHECKING:
     from ..broker.meta_tools import Broker
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
-    from .operations import Caller, Operation, Operations
+    from .operations import Caller, Running, Store
+    from .shared_operations import SharedOperations
 
 require_extra("mcp")
 
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 
 ANNOTATION_HINTS = (
@@ -157,6 +173,14 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     return definition
 
 
+@functools.cache
+def _content_blocks() -> TypeAdapter[mcp_types.ContentBlock]:
+    """Reads a content item's JSON as the SDK's content block of its kind."""
+    import mcp_types as types
+
+    return TypeAdapter(types.ContentBlock)
+
+
 def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     """``result`` as MCP sends it: an MCP tool's structured content at the top
     level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
@@ -164,20 +188,11 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
 
     content: list[types.ContentBlock] = []
     for item in result.content:
-        if isinstance(item, TextContent):
+        if isinstance(item, TextContent) and item.annotations is None:
             content.append(types.TextContent(type="text", text=item.text))
-        elif isinstance(item, ImageContent):
-            content.append(
-                types.ImageContent(
-                    type="image", data=item.data, mime_type=item.mimeType
-                )
-            )
-        elif isinstance(item, AudioContent):
-            content.append(
-                types.AudioContent(
-                    type="audio", data=item.data, mime_type=item.mimeType
-                )
-            )
+        else:
+            wire = item.model_dump(mode="json")
+            content.append(_content_blocks().validate_python(wire))
     meta = None
     structured = None
     if result.metadata is not None:
@@ -223,7 +238,10 @@ class ToolSurface:
         package: str,
         options: ServeOptions,
         env: Mapping[str, str] | None = None,
+        shares_operations: bool = True,
     ) -> None:
+        """``shares_operations``: whether ``MCIGEN_OPERATIONS_URL`` may share the
+        operations (over HTTP; a stdio server's one client keeps its own)."""
         self.registry: Registry = registry(package)
         self.options = options
         self.sandbox = SandboxPolicy(enabled=True)
@@ -235,7 +253,11 @@ class ToolSurface:
         self._definitions: list[dict[str, Any]] = []
         self.broker: Broker | None = None
         self._meta_names: frozenset[str] = frozenset()
-        self.operations: Operations | None = None
+        self.operations: Store | None = None
+        self.shared_operations: SharedOperations | None = None
+        """The operations, when they are shared through Redis."""
+        self.background_refused: str | None = None
+        """Why calls that would go on in the background are refused, if they are."""
         self._operation_tools: frozenset[str] = frozenset()
         self.disclosure: Disclosure | None = None
         self._bundle_of: dict[str, str] = {}
@@ -258,20 +280,30 @@ class ToolSurface:
             # The original name, too: an invalid name never equals a mapped one.
             self._by_name.setdefault(tool.name, tool)
         if any(tool.background != "never" for tool in self.tools):
-            self._offer_operations()
+            self._offer_operations(shares_operations)
         self._bundle_of = {
             names[tool.name]: tool.bundle for tool in self.tools if tool.bundle
         }
         if self._bundle_of:
             self._offer_disclosure()
 
-    def _offer_operations(self) -> None:
+    def _offer_operations(self, shares_operations: bool) -> None:
         """``status``, ``await`` and ``cancel`` (those no tool of the package is
         called), over the operations of this server's background calls."""
         from . import operation_tools
         from .operations import Operations
+        from .shared_operations import OPERATIONS_URL
 
-        self.operations = Operations(self.registry, self.env)
+        url = os.environ.get(OPERATIONS_URL, "").strip()
+        if url and shares_operations:
+            require_extra("redis")
+            from .shared_operations import SharedOperations
+
+            self.operations = self.shared_operations = SharedOperations(
+                self.registry, url, self.env
+            )
+        else:
+            self.operations = Operations(self.registry, self.env)
         self.background_after = operation_tools.background_after(os.environ)
         offered = [
             definition
@@ -291,6 +323,15 @@ class ToolSurface:
             return
         self.disclosure = Disclosure(self.tools)
         self._definitions.append(self.disclosure.definition())
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """What runs beside the server while it serves: the worker of shared
+        operations, if there are any."""
+        from contextlib import nullcontext
+
+        if self.shared_operations is None:
+            return nullcontext()
+        return self.shared_operations.running()
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
@@ -341,7 +382,9 @@ class ToolSurface:
         caller: Caller,
     ) -> mcp_types.CallToolResult:
         if self.broker is not None:
-            return await self._call_meta(self.broker, name, arguments)
+            return await self._call_meta(
+                self.broker, name, arguments, progress or Progress()
+            )
         if self.disclosure is not None and name == ACTIVATE_TOOLS:
             return await self._activate_tools(
                 self.disclosure, arguments, progress, caller
@@ -351,7 +394,7 @@ class ToolSurface:
 
             try:
                 answer = await call_operation_tool(
-                    self.operations, name, arguments, caller
+                    self.operations, name, arguments, caller, progress
                 )
             except InvalidParams as error:
                 raise _invalid_params(error) from None
@@ -363,11 +406,14 @@ class ToolSurface:
             from .operation_tools import runs_in_background
 
             if runs_in_background(entry, arguments):
+                if self.background_refused is not None:
+                    return _error_result(self.background_refused)
                 return await self._call_in_background(
                     self.operations, entry, arguments, progress or Progress(), caller
                 )
         try:
-            result = await self.registry.call_async(entry.name, arguments, self.env)
+            call = self.registry.call_async(entry.name, arguments, self.env)
+            result = await (progress or Progress()).relayed(call)
         except ToolInputError as error:
             return _error_result(str(error))
         except Exception as error:
@@ -397,7 +443,7 @@ class ToolSurface:
 
     async def _call_in_background(
         self,
-        operations: Operations,
+        operations: Store,
         entry: ToolEntry,
         arguments: Mapping[str, Any],
         progress: Progress,
@@ -429,17 +475,22 @@ class ToolSurface:
         return mcp_result(tool_result([hint], False, None))
 
     async def _call_meta(
-        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+        self,
+        broker: Broker,
+        name: str,
+        arguments: Mapping[str, Any],
+        progress: Progress,
     ) -> mcp_types.CallToolResult:
         import mcp_types as types
 
-        from ..broker.meta_tools import BrokerError
+        from ..broker.meta_tools import BrokerError, answer_is_error
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
         media: list[dict[str, Any]] = []
         try:
-            answer = await broker.call_meta_async(name, arguments, media=media)
+            call = broker.call_meta_async(name, arguments, media=media)
+            answer = await progress.relayed(call)
         except BrokerError as error:
             return _error_result(str(error))
         blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
@@ -454,14 +505,8 @@ class ToolSurface:
                 *(blocks[item["type"]].model_validate(item) for item in media),
             ],
             structured_content=answer,
-            is_error=_answer_is_error(answer),
+            is_error=answer_is_error(answer),
         )
-
-
-def _answer_is_error(answer: Mapping[str, Any]) -> bool:
-    """Whether a broker answer reports a failed tool (also when truncated)."""
-    inner = answer.get("result") if answer.get("truncated") else answer
-    return isinstance(inner, Mapping) and inner.get("isError") is True
 
 
 class Progress:
@@ -474,7 +519,9 @@ class Progress:
         self.session = session
         self.token = token
 
-    async def send(self, progress: float, total: float | None, message: str) -> None:
+    async def send(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
         """A notification for the request, while it is open."""
         if self.session is None or self.token is None:
             return
@@ -482,6 +529,49 @@ class Progress:
             await self.session.report_progress(progress, total, message)
         except Exception:
             logger.debug("progress notification dropped", exc_info=True)
+
+    async def finished(self, done: int, awaited: int, operation: Running) -> None:
+        """``done`` of the ``awaited`` operations have finished, ``operation`` last."""
+        from .operation_record import final_message
+
+        await self.send(done, awaited, final_message(operation))
+
+    async def relayed(self, call: Awaitable[_T]) -> _T:
+        """What ``call`` answers, the progress its upstream reports (from any
+        thread, see ``executors.progress``) sent on to the client meanwhile, in
+        order, all of it before the answer."""
+        if self.session is None or self.token is None:
+            return await call
+        import asyncio
+
+        from ..executors.progress import progress_to
+
+        loop = asyncio.get_running_loop()
+        reports: asyncio.Queue[tuple[float, float | None, str | None] | None]
+        reports = asyncio.Queue()
+
+        def heard(progress: float, total: float | None, message: str | None) -> None:
+            try:
+                loop.call_soon_threadsafe(
+                    reports.put_nowait, (progress, total, message)
+                )
+            except RuntimeError:  # the server's loop is closed
+                pass
+
+        async def forward() -> None:
+            while (report := await reports.get()) is not None:
+                await self.send(*report)
+
+        forwarder = asyncio.create_task(forward())
+        try:
+            with progress_to(heard):
+                answer = await call
+        except BaseException:
+            forwarder.cancel()
+            raise
+        reports.put_nowait(None)
+        await forwarder
+        return answer
 
     async def tools_changed(self) -> None:
         """``notifications/tools/list_changed`` to the client making the call."""
@@ -492,7 +582,7 @@ class Progress:
         except Exception:
             logger.debug("tools/list_changed notification dropped", exc_info=True)
 
-    def send_when_done(self, operation: Operation) -> None:
+    def send_when_done(self, operation: Running) -> None:
         """The last notification, once ``operation`` has finished (after the
         answer: on the connection, as Ahma sends it)."""
         session, token = self.session, self.token
@@ -513,10 +603,11 @@ class Progress:
                 logger.debug("progress notification dropped", exc_info=True)
 
         def done() -> None:
+            sending = notify()
             try:
-                asyncio.run_coroutine_threadsafe(notify(), loop)
+                asyncio.run_coroutine_threadsafe(sending, loop)
             except RuntimeError:  # the server's loop is closed
-                pass
+                sending.close()
 
         operation.when_done(done)
 
@@ -529,6 +620,8 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
+
+    from ..edge.logs import client_of, logged_call
 
     listings = {
         frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
@@ -563,10 +656,20 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         token = (ctx.meta or {}).get("progress_token")
         progress = Progress(ctx.session, token)
         arguments = params.arguments or {}
-        sandbox = await surface.sandbox.for_call(ctx.session)
-        return await surface.call(
-            params.name, arguments, progress, caller_of(ctx), sandbox
-        )
+        client = client_of(None if ctx.request is None else ctx.request.scope)
+        with logged_call(
+            params.name, client, arguments, surface.options.log_arguments
+        ) as outcome:
+            sandbox = await surface.sandbox.for_call(ctx.session)
+            try:
+                result = await surface.call(
+                    params.name, arguments, progress, caller_of(ctx), sandbox
+                )
+            except MCPError:
+                outcome.refused()
+                raise
+            outcome.answered(bool(result.is_error))
+            return result
 
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
@@ -577,13 +680,12 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         return schemas.get(name)
 
     metadata = surface.registry.metadata
-    name = metadata.get("name")
     version = metadata.get("version")
     description = metadata.get("description")
     with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
         warnings.simplefilter("ignore")
-        return Server(
-            name if isinstance(name, str) and name else surface.registry.package,
+        server = Server(
+            service_name(surface.registry),
             version=str(version) if version not in (None, "") else UNVERSIONED,
             description=description if isinstance(description, str) else None,
             get_tool_input_schema=input_schema,
@@ -591,6 +693,14 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             on_call_tool=call_tool,
             on_roots_list_changed=roots_changed,
         )
+    instrument(server)
+    return server
+
+
+def service_name(registry: Registry) -> str:
+    """The name the server goes by: its schema's, else its package's."""
+    name = registry.metadata.get("name")
+    return name if isinstance(name, str) and name else registry.package
 
 
 def tool_listings(
@@ -614,35 +724,70 @@ def tool_listings(
 
 
 def http_app(surface: ToolSurface) -> Starlette:
-    """Stateless Streamable HTTP at ``/mcp`` with JSON responses, behind the edge of
-    the module docs, configured by ``surface.options``."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
+    """Stateless Streamable HTTP at ``/mcp`` with JSON responses (SSE streams for
+    requests that ask for progress), behind the edge of the module docs, configured
+    by ``surface.options``; shared operations run in its lifespan."""
     from ..edge.bearer import BearerSecretMiddleware
+    from ..edge.health import HealthEndpoints, UpstreamServers
     from ..edge.lifecycle import CallLifecycleMiddleware
+    from ..edge.logs import RequestLog
     from ..edge.origin_guard import HostOriginGuard
     from ..edge.origin_policy import HostOriginPolicy
     from .http import ExchangeEdge
 
     options = surface.options
-    app = build_server(surface).streamable_http_app(
-        streamable_http_path=HTTP_PATH,
-        json_response=True,
-        stateless_http=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=False
-        ),
-    )
+    app = _streamable_http_app(build_server(surface), surface.running)
     # Starlette runs the middleware added last first.
     app.add_middleware(ExchangeEdge, path=HTTP_PATH)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
+    servers = (tool.server for tool in surface.tools if tool.server)
+    upstream = UpstreamServers(surface.registry, servers, surface.env)
+    app.add_middleware(HealthEndpoints, upstream=upstream)
     policy = HostOriginPolicy.of_server(
         options.allowed_hosts, options.allowed_origins, options.secret
     )
     app.add_middleware(HostOriginGuard, policy=policy)
     app.add_middleware(CallLifecycleMiddleware)
+    app.add_middleware(RequestLog)
+    app.add_middleware(ExportAtShutdown)
     return app
+
+
+def _streamable_http_app(
+    server: Server[Any], beside: Callable[[], AbstractAsyncContextManager[None]]
+) -> Starlette:
+    """Stateless Streamable HTTP at ``/mcp``: a JSON answer, or an SSE stream that
+    carries the request's progress notifications before its answer when the edge
+    says the client asked for them (``http.streams_progress``); ``beside`` runs in
+    the app's lifespan with the two session managers."""
+    import contextlib
+
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from .http import ByProgress
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    answering, streaming = (
+        StreamableHTTPSessionManager(
+            app=server,
+            json_response=json_response,
+            stateless=True,
+            security_settings=security,
+        )
+        for json_response in (True, False)
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with answering.run(), streaming.run(), beside():
+            yield
+
+    exchange = ByProgress(answering.handle_request, streaming.handle_request)
+    return Starlette(routes=[Route(HTTP_PATH, endpoint=exchange)], lifespan=lifespan)
 
 
 def app_from_environment(package: str) -> Starlette:
@@ -651,8 +796,18 @@ def app_from_environment(package: str) -> Starlette:
     session manager runs in the app's lifespan, in each worker."""
     options = options_from_environment(os.environ)
     connection_limits()  # a bad MCIGEN_MAX_CONNECTIONS stops the app here
+    level, form, log_arguments = log_settings_from_environment(os.environ)
+    configure_logging(level, form)
+    options = dataclasses.replace(options, log_arguments=log_arguments)
     surface = ToolSurface(package, options)
+    configure_from_environment(os.environ, service_name(surface.registry))
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
+    workers = worker_count(sys.argv, os.environ)
+    if surface.operations is not None and not surface.shared_operations and workers > 1:
+        from .operation_tools import refused_under_workers
+
+        surface.background_refused = refused_under_workers(workers)
+        logger.warning("%s", surface.background_refused)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
     return http_app(surface)
@@ -699,8 +854,14 @@ def serve(package: str, args: argparse.Namespace) -> int:
         secret=secret,
         allowed_hosts=hosts | frozenset(args.allow_hosts or ()),
         allowed_origins=origins | frozenset(args.allow_origins or ()),
+        log_arguments=args.log_arguments,
     )
-    surface = ToolSurface(package, options)
+    configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
+    surface = ToolSurface(package, options, shares_operations=address is not None)
+    try:
+        configure_from_environment(os.environ, service_name(surface.registry))
+    except ValueError as error:
+        return _usage(package, str(error))
     try:
         surface.sandbox = sandbox_policy(
             surface.registry, args.no_sandbox, args.sandbox_scopes or [], os.environ
@@ -724,7 +885,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 130
         return 0
-    return _serve_http(surface, address, secret)
+    return _serve_http(surface, address, secret, args.log_level.lower())
 
 
 async def _serve_stdio(surface: ToolSurface) -> None:
@@ -732,22 +893,23 @@ async def _serve_stdio(surface: ToolSurface) -> None:
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import LenientReadStream
+    from .stdio import LenientReadStream, claimed_stdin
 
     exit_on_signals()
     server = build_server(surface)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(
-            LenientReadStream(read_stream, write_stream),
-            write_stream,
-            server.create_initialization_options(
-                NotificationOptions(tools_changed=surface.disclosure is not None)
-            ),
-        )
+    with claimed_stdin() as stdin:
+        async with stdio_server(stdin) as (read_stream, write_stream):
+            await server.run(
+                LenientReadStream(read_stream, write_stream),
+                write_stream,
+                server.create_initialization_options(
+                    NotificationOptions(tools_changed=surface.disclosure is not None)
+                ),
+            )
 
 
 def _serve_http(
-    surface: ToolSurface, address: tuple[str, int], secret: str | None
+    surface: ToolSurface, address: tuple[str, int], secret: str | None, level: str
 ) -> int:
     import uvicorn
 
@@ -763,16 +925,20 @@ def _serve_http(
             file=sys.stderr,
         )
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"serving {len(surface.definitions)} tools at http://{shown}:{port}{HTTP_PATH}",
-        file=sys.stderr,
-        flush=True,
+    logger.info(
+        "serving %d tools at http://%s:%d%s",
+        len(surface.definitions),
+        shown,
+        port,
+        HTTP_PATH,
     )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        log_level="warning",
+        log_config=None,  # configure_logging's handler writes uvicorn's lines too
+        log_level=level,
+        access_log=False,  # RequestLog writes the line of each request
         http=GuardedH11Protocol,
         backlog=process_limits().backlog,
     )

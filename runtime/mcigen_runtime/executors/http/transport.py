@@ -19,7 +19,6 @@ exchange in a worker thread (see :func:`send_async`).
 
 from __future__ import annotations
 
-import base64
 import contextvars
 import functools
 import json
@@ -33,8 +32,9 @@ from urllib.parse import urlencode
 from urllib.request import getproxies, proxy_bypass
 
 from ...extras import missing_extra
-from ...results import ImageContent, ToolResult, error_result, text_result
+from ...results import ToolResult, error_result, text_result, tool_result
 from ...tokens import current
+from .binary import binary_content
 from .deadline import bounded, within
 from .redaction import redacted, secret_header_names, shown_url
 from .request import BadHeader, HttpCall, OAuth2, check_header
@@ -469,14 +469,9 @@ def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolRes
         return error_result(redacted(message, call.secrets), metadata)
     content_type = response.headers.get("Content-Type", "")
     lowered = content_type.lower()
-    if lowered.startswith("image/"):
-        data = base64.b64encode(response.content).decode()
-        image = ImageContent.model_construct(
-            type="image", data=data, mimeType=lowered.split(";")[0]
-        )
-        return ToolResult.model_construct(
-            content=[image], isError=False, metadata=metadata
-        )
+    media = binary_content(lowered, response.content, _shown(call, response.url))
+    if media is not None:
+        return tool_result([media], False, metadata)
     if "application/json" in lowered:
         try:
             return text_result(json.dumps(response.json(), indent=2), metadata)

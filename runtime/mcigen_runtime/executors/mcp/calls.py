@@ -19,6 +19,10 @@ on a fresh one only when its request never went out, or the server never ran it
 may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
 interpreter exit, which also stops stdio server processes.
 
+A result's content items are the server's, kind for kind (annotations too). The
+progress the server reports during a call goes to the call's progress listener,
+if its caller set one (:mod:`mcigen_runtime.executors.progress`).
+
 The MCP SDK is imported lazily: a package whose schema has no MCP tools, or that
 never calls one, does not pay for importing it.
 """
@@ -27,14 +31,19 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import json
+import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+from pydantic import ValidationError
 
 from ...errors import ToolInputError
 from ...extras import require_extra
@@ -43,12 +52,16 @@ from ...results import (
     STRUCTURED_CONTENT,
     AudioContent,
     Content,
+    EmbeddedResource,
     ImageContent,
+    ResourceLink,
     TextContent,
     ToolResult,
     error_result,
+    text_content,
 )
 from ..child_env import over_base
+from ..progress import ProgressListener, progress_listener
 from .exchange import Exchange, current, too_large_message
 
 if TYPE_CHECKING:
@@ -65,9 +78,13 @@ __all__ = [
     "call_mcp_tool_async",
     "close_mcp_sessions",
     "list_mcp_tools",
+    "start_mcp_sessions",
+    "start_outcomes",
 ]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger(__name__)
 
 #: How long a new session may take to finish ``initialize``.
 STARTUP_TIMEOUT = 60.0
@@ -146,6 +163,9 @@ _loop_thread_id: int | None = None
 # Only touched on the loop thread.
 _sessions: dict[McpServerParams, _Entry] = {}
 _owners: dict[asyncio.Task[None], _Entry] = {}
+# The last start of each server, by name: None when its session opened, else why
+# it did not. Written on the loop thread, copied whole by start_outcomes().
+_outcomes: dict[str, str | None] = {}
 
 
 def _get_loop() -> asyncio.AbstractEventLoop:
@@ -241,6 +261,7 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     import anyio
     from mcp import ClientSession
 
+    started = time.monotonic()
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
@@ -254,16 +275,33 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
                 ) from None
             entry.session = session
             entry.ready.set()
+            _outcomes[server.name] = None
+            _log_session("MCP server started", server, started)
             await entry.stop.wait()
+        _log_session("MCP server session closed", server, started)
     except BaseException as exc:
         # The task ends here, whatever happened; the callers get the reason.
         if entry.session is None and isinstance(exc, Exception):
             entry.error = _reason(exc)
+            _outcomes[server.name] = entry.error
+            _log_session("MCP server did not start", server, started, entry.error)
     finally:
         entry.session = None
         entry.ready.set()
         if _sessions.get(server) is entry:
             del _sessions[server]
+
+
+def _log_session(
+    message: str, server: McpServerParams, since: float, error: str | None = None
+) -> None:
+    fields: dict[str, Any] = {
+        "server": server.name,
+        "duration_ms": round((time.monotonic() - since) * 1000, 1),
+    }
+    if error is not None:
+        fields["error"] = error
+    logger.debug(message, extra={"fields": fields})  # see edge.logs
 
 
 async def _session_for(server: McpServerParams) -> tuple[_Entry, ClientSession]:
@@ -433,57 +471,64 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _wire(item: Any) -> str:
-    return _json(item.model_dump(by_alias=True, exclude_none=True, mode="json"))
+_KINDS: dict[str, type[Content]] = {
+    "text": TextContent,
+    "image": ImageContent,
+    "audio": AudioContent,
+    "resource": EmbeddedResource,
+    "resource_link": ResourceLink,
+}
 
 
 def _content(item: Any) -> Content:
-    kind = item.type
-    if kind == "text":
-        return TextContent.model_construct(type="text", text=item.text)
-    if kind == "image":
-        return ImageContent.model_construct(
-            type="image", data=item.data, mimeType=item.mime_type
-        )
-    if kind == "audio":
-        return AudioContent.model_construct(
-            type="audio", data=item.data, mimeType=item.mime_type
-        )
-    if kind == "resource":
-        resource = item.resource
-        text = getattr(resource, "text", None)
-        if isinstance(text, str):
-            return TextContent.model_construct(type="text", text=text)
-        blob = getattr(resource, "blob", None)
-        mime = resource.mime_type or ""
-        if isinstance(blob, str):
-            if mime.startswith("image/"):
-                return ImageContent.model_construct(
-                    type="image", data=blob, mimeType=mime
-                )
-            if mime.startswith("audio/"):
-                return AudioContent.model_construct(
-                    type="audio", data=blob, mimeType=mime
-                )
-    return TextContent.model_construct(type="text", text=_wire(item))
+    """The SDK's content item as the result's own: every kind MCP defines as it
+    came (annotations too), a kind it does not as the text of its JSON."""
+    if item.type == "text" and item.annotations is None:
+        return text_content(item.text)
+    wire = item.model_dump(by_alias=True, exclude_none=True, mode="json")
+    kind = _KINDS.get(item.type)
+    if kind is not None:
+        try:
+            return kind.model_validate(wire)
+        except ValidationError:
+            pass
+    return text_content(_json(wire))
 
 
 async def _call_tool(
-    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    seconds: float,
+    listener: ProgressListener | None,
 ) -> CallToolResult:
     """``tools/call``, without ``ClientSession.call_tool``'s check of the structured
     content: that lists the server's tools on the first call of each tool (a round
     trip per session, and one per call of a tool the server no longer lists) and
     turns content that does not match the outputSchema into an exception, losing
     the result. A generated function checks it with its model instead
-    (``structured.py``)."""
+    (``structured.py``).
+
+    With a ``listener``, the request asks for progress, and the listener hears
+    each ``notifications/progress`` the server sends for it."""
     import mcp_types
 
     request = mcp_types.CallToolRequest(
         params=mcp_types.CallToolRequestParams(name=tool, arguments=arguments)
     )
+    on_progress = None
+    if listener is not None:
+
+        async def on_progress(
+            progress: float, total: float | None, message: str | None
+        ) -> None:
+            listener(progress, total, message)
+
     return await session.send_request(
-        request, mcp_types.CallToolResult, request_read_timeout_seconds=seconds
+        request,
+        mcp_types.CallToolResult,
+        request_read_timeout_seconds=seconds,
+        progress_callback=on_progress,
     )
 
 
@@ -493,9 +538,7 @@ def _tool_result(result: CallToolResult, metadata: dict[str, Any]) -> ToolResult
     if structured is not None:
         metadata[STRUCTURED_CONTENT] = structured
         if not content:
-            content.append(
-                TextContent.model_construct(type="text", text=_json(structured))
-            )
+            content.append(text_content(_json(structured)))
     return ToolResult.model_construct(
         content=content, isError=bool(result.is_error), metadata=metadata
     )
@@ -508,8 +551,10 @@ async def _call(
     seconds: float,
     limit: int,
     repeatable: bool,
+    listener: ProgressListener | None,
 ) -> ToolResult:
-    """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`)."""
+    """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`);
+    ``listener`` hears the progress the server reports."""
     metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": tool}
     exchange = Exchange(limit)
     current.set(exchange)  # this task's own context: nothing to reset
@@ -520,7 +565,7 @@ async def _call(
         if entry is None or session is None:
             entry, session = await _session_for(server)
         try:
-            result = await _call_within(session, tool, arguments, seconds)
+            result = await _call_within(session, tool, arguments, seconds, listener)
         except Exception as exc:
             if exchange.too_large or not _is_broken(exc):
                 raise
@@ -531,14 +576,18 @@ async def _call(
             exchange = Exchange(limit)
             current.set(exchange)
             session = (await _session_for(server))[1]
-            result = await _call_within(session, tool, arguments, seconds)
+            result = await _call_within(session, tool, arguments, seconds, listener)
     except Exception as exc:  # every failure becomes an error result
         return error_result(_failure(tool, exc, exchange, seconds), metadata)
     return _tool_result(result, metadata)
 
 
 async def _call_within(
-    session: ClientSession, tool: str, arguments: dict[str, Any], seconds: float
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    seconds: float,
+    listener: ProgressListener | None,
 ) -> CallToolResult:
     """The tool's answer. Past ``seconds`` the SDK's read timeout gives up on the
     request and tells the server so; anything else that hangs is stopped a little
@@ -546,7 +595,7 @@ async def _call_within(
     import anyio
 
     with anyio.fail_after(seconds + _CALL_GRACE):
-        return await _call_tool(session, tool, arguments, seconds)
+        return await _call_tool(session, tool, arguments, seconds, listener)
 
 
 async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
@@ -642,12 +691,12 @@ def _bounded(
     limits: Limits,
     repeatable: bool,
 ) -> Coroutine[Any, Any, ToolResult]:
-    """The call, its bounds taken in the caller's context (where ``limited()``
-    applies), to run on the session loop."""
+    """The call, its bounds and progress listener taken in the caller's context
+    (where ``limited()`` and ``progress_to()`` apply), to run on the session loop."""
     seconds = _seconds(server, tool, timeout)
-    return _call(
-        server, tool, arguments, seconds, active(limits).mcp_result, repeatable
-    )
+    limit = active(limits).mcp_result
+    listener = progress_listener()
+    return _call(server, tool, arguments, seconds, limit, repeatable, listener)
 
 
 def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
@@ -689,6 +738,33 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
         raise McpConnectionError(
             f"MCP server '{server.name}' did not list its tools: {_reason(exc)}"
         ) from None
+
+
+def start_mcp_sessions(
+    servers: list[McpServerParams],
+) -> list[concurrent.futures.Future[Any]]:
+    """Start the session of each of ``servers`` in the background, as its first
+    call would, without waiting: a future for each, which fails with
+    :class:`McpConnectionError` when its server does not start
+    (:func:`start_outcomes` tells it too)."""
+    loop = _loop or _get_loop()
+    return [
+        asyncio.run_coroutine_threadsafe(_started(server), loop) for server in servers
+    ]
+
+
+async def _started(server: McpServerParams) -> None:
+    try:
+        await _session_for(server)
+    except _StartupError as exc:
+        raise McpConnectionError(str(exc)) from None
+
+
+def start_outcomes() -> dict[str, str | None]:
+    """How the last start of each MCP server this process started went, by the
+    server's name: None when its session opened, else the one-line reason it did
+    not. A server not yet started, or still starting, is not in it."""
+    return dict(_outcomes)
 
 
 def close_mcp_sessions() -> None:

@@ -1,0 +1,252 @@
+"""The log of a package's servers (``serve``, the ASGI app, ``broker``), on stderr:
+one line per HTTP request (:class:`RequestLog`) and one per tool call
+(:func:`logged_call`), at INFO; DEBUG adds each MCP message's method, each command
+a tool starts, and how each upstream MCP session starts and ends.
+
+Each line is a message and its fields: ``text`` (the default) writes ``LEVEL
+logger: message key=value ...`` (a string with a space, a quote or ``=`` in JSON
+quotes, other values as JSON), ``json`` writes one JSON object per line (``time``, ``level``,
+``logger``, ``message`` and the fields). A call's line never holds its arguments'
+values (they may be secrets) unless ``--log-arguments`` / ``MCIGEN_LOG_ARGUMENTS``
+asks for them; it names the arguments given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib.util import resolve_name
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
+DEFAULT_LEVEL, DEFAULT_FORMAT = "INFO", "text"
+
+FIELDS = "fields"
+"""The attribute of a log record that holds its fields."""
+
+request_logger = logging.getLogger(resolve_name("..requests", __package__))
+call_logger = logging.getLogger(resolve_name("..calls", __package__))
+
+_BARE = re.compile(r'[^\s"=]+')
+
+
+def log_level(text: str) -> str:
+    """``text`` as one of :data:`LOG_LEVELS` (any case); argparse's type."""
+    level = text.upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one of {', '.join(LOG_LEVELS)}"
+        )
+    return level
+
+
+def add_log_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--log-level``, ``--log-format`` and ``--log-arguments``."""
+    parser.add_argument(
+        "--log-level",
+        type=log_level,
+        default=DEFAULT_LEVEL,
+        metavar="LEVEL",
+        help=f"one of {', '.join(LOG_LEVELS)} (default {DEFAULT_LEVEL}: a line per "
+        "request and per tool call; DEBUG adds MCP messages, the commands tools "
+        "start and upstream MCP sessions)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default=DEFAULT_FORMAT,
+        help="text lines (default) or one JSON object per line",
+    )
+    parser.add_argument(
+        "--log-arguments",
+        action="store_true",
+        help="also log the values of each tool call's arguments (they may hold "
+        "secrets; by default only their names are logged)",
+    )
+
+
+def log_settings_from_environment(env: Mapping[str, str]) -> tuple[str, str, bool]:
+    """``MCIGEN_LOG_LEVEL``, ``MCIGEN_LOG_FORMAT`` and ``MCIGEN_LOG_ARGUMENTS``
+    (1/true/yes/on), each defaulted when unset or empty; raises ``ValueError``
+    naming the variable for a bad value."""
+    level_text = env.get("MCIGEN_LOG_LEVEL", "").strip() or DEFAULT_LEVEL
+    try:
+        level = log_level(level_text)
+    except argparse.ArgumentTypeError as error:
+        raise ValueError(f"MCIGEN_LOG_LEVEL: {error}") from None
+    form = env.get("MCIGEN_LOG_FORMAT", "").strip().lower() or DEFAULT_FORMAT
+    if form not in LOG_FORMATS:
+        raise ValueError(f"MCIGEN_LOG_FORMAT must be text or json, not {form!r}")
+    arguments = env.get("MCIGEN_LOG_ARGUMENTS", "").strip().lower()
+    return level, form, arguments in ("1", "true", "yes", "on")
+
+
+def configure_logging(level: str, form: str, uvicorn: bool = False) -> None:
+    """The runtime's log records at ``level`` and above on stderr, in ``form``;
+    uvicorn's too when ``uvicorn`` (a server this process runs itself)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonLines() if form == "json" else TextLines())
+    names = [resolve_name("..", __package__)] + (["uvicorn"] if uvicorn else [])
+    for name in names:
+        logger = logging.getLogger(name)
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
+
+
+def _fields(record: logging.LogRecord) -> dict[str, Any]:
+    fields = getattr(record, FIELDS, None)
+    return fields if isinstance(fields, dict) else {}
+
+
+class TextLines(logging.Formatter):
+    """``LEVEL logger: message key=value ...``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"{record.levelname} {record.name}: {record.getMessage()}"
+        for key, value in _fields(record).items():
+            line += f" {key}={_logfmt(value)}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def _logfmt(value: Any) -> str:
+    """A string bare, or in JSON quotes when it holds a space, a quote or ``=``;
+    anything else as JSON."""
+    if not isinstance(value, str):
+        return _json(value)
+    return value if _BARE.fullmatch(value) else _json(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per record: ``time`` (UTC, ISO 8601), ``level``,
+    ``logger``, ``message``, the fields, and ``exception`` when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created, UTC)
+        line: dict[str, Any] = {
+            "time": when.isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            **_fields(record),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return _json(line)
+
+
+def client_of(scope: Scope | None) -> str:
+    """Who sent a request: ``HOST:PORT`` of its peer; ``stdio`` without one."""
+    if scope is None:
+        return "stdio"
+    peer = scope.get("client")
+    if not peer:
+        return "unknown"
+    host, port = peer
+    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+
+
+class RequestLog:
+    """ASGI middleware: one INFO line per HTTP request, with its method, path,
+    status, duration (ms) and client."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        status = 0
+
+        async def noting_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noting_status)
+        finally:
+            request_logger.info(
+                "request",
+                extra={
+                    FIELDS: {
+                        "method": scope["method"],
+                        "path": scope["path"][:200],
+                        "status": status,
+                        "duration_ms": _ms_since(started),
+                        "client": client_of(scope),
+                    }
+                },
+            )
+
+
+def _ms_since(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)
+
+
+class CallOutcome:
+    """How a call ended, as :func:`logged_call` logs it: ``ok``, ``error`` (the
+    tool answered an error result), ``refused`` (a JSON-RPC or API error: an
+    unknown tool, invalid arguments), ``cancelled`` or ``failed`` (it raised)."""
+
+    def __init__(self) -> None:
+        self.outcome = "failed"
+
+    def answered(self, is_error: bool) -> None:
+        self.outcome = "error" if is_error else "ok"
+
+    def refused(self) -> None:
+        self.outcome = "refused"
+
+
+@contextmanager
+def logged_call(
+    tool: str,
+    client: str,
+    arguments: Mapping[str, Any] | None,
+    with_values: bool,
+) -> Iterator[CallOutcome]:
+    """One INFO line once the call of ``tool`` by ``client`` ends: its outcome
+    (see :class:`CallOutcome`), duration (ms), client and arguments (their names;
+    their values too when ``with_values``)."""
+    outcome = CallOutcome()
+    started = time.monotonic()
+    try:
+        yield outcome
+    except BaseException as error:
+        if not isinstance(error, Exception):
+            outcome.outcome = "cancelled"
+        raise
+    finally:
+        fields: dict[str, Any] = {
+            "tool": tool[:200],
+            "outcome": outcome.outcome,
+            "duration_ms": _ms_since(started),
+            "client": client,
+        }
+        if arguments is not None:
+            fields["arguments"] = (
+                dict(arguments) if with_values else sorted(map(str, arguments))
+            )
+        call_logger.info("tool call", extra={FIELDS: fields})

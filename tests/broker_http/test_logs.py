@@ -1,0 +1,179 @@
+"""The log lines of real server processes, read from their stderr: one per HTTP
+request and one per tool call, text or JSON, never an argument's value (nor the
+secret) unless asked, and more at DEBUG than at INFO (``serve --http``, the ASGI
+app under uvicorn, ``broker``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+
+from ..mcp_servers import free_port, wait_until_listening
+from .conftest import package_env, serving
+
+SECRET = "s3cret-never-logged"
+VALUE = "value-never-logged"
+JSON = {"Accept": "application/json, text/event-stream"}
+
+
+@contextmanager
+def logged_server(
+    package: ModuleType, argv: list[str], port: int, log: Path, **env: str
+) -> Iterator[str]:
+    """``argv`` on ``port``, its stderr written to ``log``; yields its base URL and
+    stops it (SIGTERM) when the block ends, so that ``log`` is whole."""
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            argv,
+            cwd=Path(str(package.__file__)).parent.parent,
+            env=package_env(package, **env),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    try:
+        wait_until_listening(process, port, timeout=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def call(base: str, tool: str, arguments: dict[str, Any], **headers: str) -> Any:
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    answer = httpx.post(
+        f"{base}/mcp", json=message, headers={**JSON, **headers}, timeout=60
+    )
+    return answer.json()
+
+
+def json_lines(log: Path) -> list[dict[str, Any]]:
+    """The server's lines of ``log``, each a JSON object (it fails on any other
+    line but those of the upstream MCP servers' stderr, which passes through: a
+    traceback as they are stopped)."""
+    lines = log.read_text().splitlines()
+    assert not [line for line in lines if " mcigen_runtime." in line[:30]]
+    return [json.loads(line) for line in lines if line.startswith("{")]
+
+
+def serve_argv(package: ModuleType, port: int, *args: str) -> list[str]:
+    return [sys.executable, "-m", package.__name__, "serve", "--http", str(port), *args]
+
+
+def test_serve_http_logs_each_request_and_call_as_json_without_values(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    port, log = free_port(), tmp_path / "serve.log"
+    argv = serve_argv(package, port, "--log-format", "json")
+    bearer = {"Authorization": f"Bearer {SECRET}"}
+    with logged_server(package, argv, port, log, MCIGEN_SECRET=SECRET) as base:
+        assert not call(base, "hello", {"who": VALUE}, **bearer)["result"]["isError"]
+        assert call(base, "hello", {"who": 7}, **bearer)["result"]["isError"]
+        assert "error" in call(base, "nothing", {}, **bearer)
+        assert call(base, "echo", {"text": VALUE}, **bearer)["result"]["content"]
+    text = log.read_text()
+    assert VALUE not in text and SECRET not in text
+    lines = json_lines(log)
+    calls = [line for line in lines if line["message"] == "tool call"]
+    assert [(c["tool"], c["outcome"]) for c in calls] == [
+        ("hello", "ok"),
+        ("hello", "error"),
+        ("nothing", "refused"),
+        ("echo", "ok"),
+    ]
+    assert calls[0]["arguments"] == ["who"]
+    assert calls[0]["client"].startswith("127.0.0.1:")
+    assert all(isinstance(c["duration_ms"], float) for c in calls)
+    assert all(c["level"] == "INFO" and c["time"].endswith("+00:00") for c in calls)
+    requests = [line for line in lines if line["message"] == "request"]
+    assert [(r["method"], r["path"], r["status"]) for r in requests] == [
+        ("POST", "/mcp", 200)
+    ] * 4
+    assert requests[0]["client"] == calls[0]["client"]
+
+
+def test_log_arguments_asks_for_the_values(package: ModuleType, tmp_path: Path) -> None:
+    port, log = free_port(), tmp_path / "serve.log"
+    argv = serve_argv(package, port, "--log-arguments")
+    with logged_server(package, argv, port, log) as base:
+        call(base, "hello", {"who": VALUE})
+    [line] = [line for line in log.read_text().splitlines() if "tool call" in line]
+    assert line.startswith("INFO mcigen_runtime.calls: tool call tool=hello ")
+    assert line.endswith(f' arguments={{"who":"{VALUE}"}}')
+
+
+def test_debug_logs_more_than_info(package: ModuleType, tmp_path: Path) -> None:
+    logs = {}
+    for level in ("INFO", "DEBUG"):
+        port, log = free_port(), tmp_path / f"serve-{level}.log"
+        argv = serve_argv(package, port, "--log-level", level)
+        with logged_server(package, argv, port, log) as base:
+            call(base, "echo", {"text": "hi"})
+        logs[level] = log.read_text()
+    assert "DEBUG" not in logs["INFO"]
+    debug = logs["DEBUG"]
+    assert "mcp message method=tools/call" in debug
+    assert "MCP server started server=toy" in debug
+    assert VALUE not in debug
+    assert len(debug.splitlines()) > len(logs["INFO"].splitlines())
+
+
+def test_the_asgi_app_reads_its_log_settings_from_the_environment(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    port, log = free_port(), tmp_path / "app.log"
+    argv = [sys.executable, "-m", "uvicorn", f"{package.__name__}.server:app"]
+    argv += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
+    environment = {"MCIGEN_LOG_FORMAT": "json", "MCIGEN_LOG_LEVEL": "info"}
+    with logged_server(package, argv, port, log, **environment) as base:
+        call(base, "hello", {"who": VALUE})
+    lines = json_lines(log)
+    assert [line["tool"] for line in lines if line["message"] == "tool call"] == [
+        "hello"
+    ]
+    assert [line["path"] for line in lines if line["message"] == "request"] == ["/mcp"]
+    assert VALUE not in log.read_text()
+
+
+def test_the_broker_logs_calls_and_more_at_debug(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    logs = {}
+    for level in ("INFO", "DEBUG"):
+        with serving(
+            package, tmp_path, "--log-level", level, "--log-format", "json"
+        ) as server:
+            echo = {"path": "/mcp/toy/echo", "args": {"text": VALUE}}
+            assert server.post("meta_call", echo).status_code == 200
+            assert server.post("meta_call", {"path": "/nowhere"}).status_code == 404
+            server.stop()
+        logs[level] = json_lines(server.log)
+        assert VALUE not in server.log.read_text()
+    calls = [line for line in logs["INFO"] if line["message"] == "tool call"]
+    assert [(c["tool"], c["outcome"]) for c in calls] == [
+        ("/mcp/toy/echo", "ok"),
+        ("/nowhere", "refused"),
+    ]
+    assert calls[0]["arguments"] == ["text"]
+    assert {line["level"] for line in logs["INFO"]} <= {"INFO", "WARNING"}
+    debug = [line for line in logs["DEBUG"] if line["level"] == "DEBUG"]
+    assert any(line["message"] == "MCP server started" for line in debug)
