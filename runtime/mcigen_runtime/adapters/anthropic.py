@@ -21,8 +21,8 @@ from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
 from ..registry import UnknownToolError
-from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, plain_text, toolbox
+from ..results import ImageContent, ToolResult
+from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("anthropic")
 
@@ -190,16 +190,14 @@ def _error_block(tool_use_id: str, message: str) -> ToolResultBlockParam:
 
 def _content(result: ToolResult) -> list[Content]:
     """The result's content as Anthropic content blocks: text alone as one text
-    block, images as they are; audio, which the API does not take, named in a
-    text block."""
+    block, images as they are; what the API does not take (audio, resources) as
+    the text that stands in for it."""
     text = plain_text(result)
     if text is not None:
         return [{"type": "text", "text": text}]
     blocks: list[Content] = []
     for item in result.content:
-        if isinstance(item, TextContent):
-            blocks.append({"type": "text", "text": item.text})
-        elif isinstance(item, ImageContent):
+        if isinstance(item, ImageContent):
             source: Any = {
                 "type": "base64",
                 "media_type": item.mimeType,
@@ -207,5 +205,5 @@ def _content(result: ToolResult) -> list[Content]:
             }
             blocks.append({"type": "image", "source": source})
         else:
-            blocks.append({"type": "text", "text": f"[{item.mimeType} audio]"})
+            blocks.append({"type": "text", "text": stand_in_text(item)})
     return blocks

@@ -4,7 +4,8 @@
 ``model.bind_tools(...)`` and agents. Its ``args_schema`` is the tool's input
 schema as the package has it; a call is validated by the package, and awaited
 under ``ainvoke``. A tool answers with its content (a string for text alone, else
-LangChain content blocks) and the whole ``ToolResult`` as the artifact. Invalid
+LangChain content blocks: text, images and audio, and for resources the text that
+stands in for them) and the whole ``ToolResult`` as the artifact. Invalid
 input and a tool's error result are ``ToolException`` s, which the tools handle as
 LangChain does: the model gets a ``ToolMessage`` with ``status="error"`` whose
 text names the field or the failure.
@@ -20,8 +21,8 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, plain_text, toolbox
+from ..results import AudioContent, ImageContent, ToolResult
+from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("langchain")
 
@@ -72,11 +73,10 @@ def _answer(name: str, result: ToolResult) -> tuple[Any, ToolResult]:
         return text, result
     blocks: list[dict[str, Any]] = []
     for item in result.content:
-        if isinstance(item, TextContent):
-            blocks.append({"type": "text", "text": item.text})
-        else:
-            kind = "image" if isinstance(item, ImageContent) else "audio"
+        if isinstance(item, ImageContent | AudioContent):
             blocks.append(
-                {"type": kind, "base64": item.data, "mime_type": item.mimeType}
+                {"type": item.type, "base64": item.data, "mime_type": item.mimeType}
             )
+        else:
+            blocks.append({"type": "text", "text": stand_in_text(item)})
     return blocks, result

@@ -20,8 +20,8 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import ImageContent, TextContent, ToolResult
-from .toolbox import Filters, Toolbox, plain_text, toolbox
+from ..results import ImageContent, ToolResult
+from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("openai-agents")
 
@@ -65,18 +65,17 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
 
 
 def _output(result: ToolResult) -> Any:
-    """A string for text alone, else the SDK's text and image outputs (audio,
-    which function outputs cannot carry, named in text)."""
+    """A string for text alone, else the SDK's text and image outputs (for what
+    function outputs cannot carry, audio and resources, the text that stands in
+    for it)."""
     text = plain_text(result)
     if text is not None:
         return text
     outputs: list[ToolOutputText | ToolOutputImage] = []
     for item in result.content:
-        if isinstance(item, TextContent):
-            outputs.append(ToolOutputText(text=item.text))
-        elif isinstance(item, ImageContent):
+        if isinstance(item, ImageContent):
             url = f"data:{item.mimeType};base64,{item.data}"
             outputs.append(ToolOutputImage(image_url=url))
         else:
-            outputs.append(ToolOutputText(text=f"[{item.mimeType} audio]"))
+            outputs.append(ToolOutputText(text=stand_in_text(item)))
     return outputs

@@ -6,7 +6,7 @@ by the package (the toolset's own validator takes any object). Invalid input rai
 ``ModelRetry`` naming the field (the model is asked to try again, within the tool's
 retries); a tool's error result raises ``ToolFailed`` (the model sees the failure
 and adapts, without a retry). A result of text alone is a string; images and audio
-come as ``BinaryContent``.
+come as ``BinaryContent``, resources as the text that stands in for them.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import TextContent, ToolResult
-from .toolbox import Filters, Toolbox, plain_text, toolbox
+from ..results import AudioContent, ImageContent, ToolResult
+from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("pydantic-ai")
 
@@ -102,9 +102,9 @@ def _answer(result: ToolResult) -> Any:
         return text
     return [
         (
-            item.text
-            if isinstance(item, TextContent)
-            else BinaryContent(base64.b64decode(item.data), media_type=item.mimeType)
+            BinaryContent(base64.b64decode(item.data), media_type=item.mimeType)
+            if isinstance(item, ImageContent | AudioContent)
+            else stand_in_text(item)
         )
         for item in result.content
     ]

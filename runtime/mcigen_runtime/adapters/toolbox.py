@@ -28,7 +28,16 @@ from ..edge.settings import (
 from ..errors import ToolInputError
 from ..manifest import ToolEntry
 from ..registry import AsyncInvoker, Invoker, Registry, UnknownToolError, registry
-from ..results import TextContent, ToolResult
+from ..results import (
+    AudioContent,
+    Content,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+    ToolResult,
+)
 
 FRAMEWORK_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
@@ -141,3 +150,18 @@ def _names(given: Iterable[str] | None) -> frozenset[str] | None:
     if isinstance(given, str):  # one name, not its characters
         return frozenset({given})
     return frozenset(given)
+
+
+def stand_in_text(item: Content) -> str:
+    """The text a framework that cannot take ``item`` as it is gets instead: its
+    text, an embedded text resource's text, else a line naming what it is."""
+    if isinstance(item, TextContent):
+        return item.text
+    if isinstance(item, ImageContent | AudioContent):
+        return f"[{item.type}, {item.mimeType}]"
+    if isinstance(item, EmbeddedResource):
+        if isinstance(item.resource, TextResourceContents):
+            return item.resource.text
+        return f"[resource {item.resource.uri}]"
+    assert isinstance(item, ResourceLink)
+    return f"[resource link {item.name}: {item.uri}]"
