@@ -29,6 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import (  # noqa: E402
+    adapters,
     build,
     calls,
     client_start,
@@ -42,9 +43,18 @@ from benchmarks.http_server import BenchServer  # noqa: E402
 from benchmarks.paths import PYTHON, RESULTS, oracle_python  # noqa: E402
 from benchmarks.timing import Budget, Stats  # noqa: E402
 
-SECTIONS = ("calls", "cold", "client", "build", "concurrency", "imports")
+SECTIONS = (
+    "calls",
+    "adapters",
+    "cold",
+    "client",
+    "build",
+    "concurrency",
+    "imports",
+)
 ORDER = (
     "per call",
+    adapters.SECTION,
     "cold start",
     client_start.SECTION,
     "build",
@@ -262,10 +272,16 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="mcigen-bench-"))
     rows: list[report.Row] = []
     try:
-        if sections & {"calls", "concurrency", "imports"}:
+        if sections & {"calls", "adapters", "concurrency", "imports"}:
             work = _call_package(server, scratch / "calls")
             if "calls" in sections:
                 rows += calls.measure(work, server.base, mci_py, mode.call, log)
+            if "adapters" in sections:
+                rows += _guard(
+                    adapters.SECTION,
+                    log,
+                    lambda: adapters.measure(work, mode.call, log),
+                )
             if "concurrency" in sections:
                 rows += _guard(
                     "concurrency",

@@ -14,7 +14,16 @@ import pytest
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
 
-HEAVY = ("asyncio", "httpx", "mcigen_runtime.templating.compiler")
+HEAVY = (
+    "asyncio",
+    "httpx",
+    "mcigen_runtime.templating.compiler",
+    # the frameworks of mcigen_runtime.adapters
+    "anthropic",
+    "pydantic_ai",
+    "langchain_core",
+    "agents",
+)
 
 
 @pytest.fixture(scope="module")

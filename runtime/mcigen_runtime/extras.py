@@ -27,6 +27,30 @@ _EXTRAS = {
         "OpenTelemetry (the OTEL_* variables) needs its SDK",
         "opentelemetry-exporter-otlp-proto-http>=1.28",  # and the SDK
     ),
+    "anthropic": (
+        "anthropic",
+        "anthropic",
+        "the Anthropic adapter needs the Anthropic SDK",
+        "anthropic>=2",
+    ),
+    "pydantic-ai": (
+        "pydantic_ai",
+        "pydantic-ai-slim",
+        "the PydanticAI adapter needs PydanticAI",
+        "pydantic-ai-slim>=2",
+    ),
+    "langchain": (
+        "langchain_core",
+        "langchain-core",
+        "the LangChain adapter needs LangChain",
+        "langchain-core>=1",
+    ),
+    "openai-agents": (
+        "agents",
+        "openai-agents",
+        "the OpenAI Agents adapter needs the OpenAI Agents SDK",
+        "openai-agents>=0.24",
+    ),
 }
 """Extra -> (a module it provides, its distribution, what needs it, its requirement
 as ``runtime/pyproject.toml`` declares it)."""

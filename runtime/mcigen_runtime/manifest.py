@@ -68,6 +68,15 @@ class ToolEntry:
         return first_line(self.description)
 
 
+def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """``schema`` as MCP and the agent frameworks take a tool's input or output
+    schema: ``"type": "object"`` in front when it lacks a type, and an object of no
+    properties for a tool without one."""
+    if schema is None:
+        return {"type": "object", "properties": {}}
+    return schema if "type" in schema else {"type": "object", **schema}
+
+
 @dataclass(frozen=True)
 class ServerEntry:
     """One MCP server the package's tools call, as the manifest describes it."""

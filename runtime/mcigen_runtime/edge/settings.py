@@ -9,7 +9,8 @@ longer names). A name that fits is used as is. Any other name is exposed as
 by ``_`` and cut to 50 characters, ``hash`` the first 8 hex digits of the SHA-256 of
 the UTF-8 name (more digits if that would clash with another tool's name). The
 mapping is computed over all tools of the package, so it does not change with the
-filters, and it never produces a name another tool has.
+filters, and it never produces a name another tool has. The framework adapters name
+tools by the same rule without the dot (``adapters/toolbox.py``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class ServeOptions:
     exclude: frozenset[str] | None = None
     tags: frozenset[str] | None = None
     without_tags: frozenset[str] | None = None
+    toolsets: frozenset[str] | None = None
+    """Keep the tools of these toolsets or MCP servers (by name)."""
     broker: bool = False
     max_output_chars: int | None = None
     secret: str | None = field(default=None, repr=False)
@@ -159,7 +162,8 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
 def select_tools(tools: Iterable[ToolEntry], options: ServeOptions) -> list[ToolEntry]:
     """mci-py's filters, combined by intersection: ``only`` / ``exclude`` by MCI
     name, ``tags`` keeps tools with at least one of the tags, ``without_tags``
-    drops tools with any of them (tags match exactly, case-sensitively)."""
+    drops tools with any of them (tags match exactly, case-sensitively), ``toolsets``
+    keeps the tools of the toolsets or MCP servers named."""
     selected = []
     for tool in tools:
         if options.only is not None and tool.name not in options.only:
@@ -171,6 +175,8 @@ def select_tools(tools: Iterable[ToolEntry], options: ServeOptions) -> list[Tool
         if options.without_tags is not None and not options.without_tags.isdisjoint(
             tool.tags
         ):
+            continue
+        if options.toolsets is not None and tool.toolset not in options.toolsets:
             continue
         selected.append(tool)
     return selected
@@ -197,18 +203,27 @@ def mcp_tool_names(names: Iterable[str]) -> dict[str, str]:
 
     Valid names map to themselves; the others to ``<base>_<hash>``, never equal to
     another tool's name nor to each other."""
+    return valid_tool_names(names, MCP_TOOL_NAME, _INVALID_RUN)
+
+
+def valid_tool_names(
+    names: Iterable[str], valid: re.Pattern[str], invalid_run: re.Pattern[str]
+) -> dict[str, str]:
+    """MCI tool name -> a name that fully matches ``valid`` (at most 64 characters):
+    the rule of the module docs, with ``invalid_run`` matching the runs of
+    characters that ``valid`` does not allow."""
     names = list(dict.fromkeys(names))
-    taken = {name for name in names if MCP_TOOL_NAME.fullmatch(name)}
+    taken = {name for name in names if valid.fullmatch(name)}
     mapped: dict[str, str] = {name: name for name in taken}
     for name in sorted(n for n in names if n not in taken):
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
-        base = _INVALID_RUN.sub("_", name)[:_BASE_CHARS] or "tool"
+        base = invalid_run.sub("_", name)[:_BASE_CHARS] or "tool"
         for digits in range(8, len(digest) + 1):
             candidate = f"{base[: 64 - 1 - digits]}_{digest[:digits]}"
             if candidate not in taken:
                 break
         else:  # pragma: no cover - would need a SHA-256 collision
-            raise ValueError(f"cannot give the tool {name!r} a unique MCP name")
+            raise ValueError(f"cannot give the tool {name!r} a unique name")
         taken.add(candidate)
         mapped[name] = candidate
     return mapped

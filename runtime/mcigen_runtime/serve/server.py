@@ -91,7 +91,7 @@ from ..edge.settings import (
 )
 from ..errors import ToolInputError
 from ..extras import require_extra
-from ..manifest import ToolEntry
+from ..manifest import ToolEntry, object_schema
 from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
 from ..registry import Registry, registry
@@ -141,8 +141,6 @@ ANNOTATION_HINTS = (
 )
 """The MCI annotations that are MCP ``ToolAnnotations`` fields."""
 
-EMPTY_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-
 TOOLS_PAGE_SIZE = 100
 """How many tools one ``tools/list`` answer holds."""
 
@@ -157,10 +155,7 @@ METADATA_META_KEY = "dev.mcigen/metadata"
 
 def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     """The MCP ``Tool`` of ``entry`` as wire JSON (camelCase), named ``name``."""
-    if entry.input_schema is None:
-        schema = dict(EMPTY_INPUT_SCHEMA)
-    else:
-        schema = _object_schema(entry.input_schema)
+    schema = object_schema(entry.input_schema)
     definition: dict[str, Any] = {"name": name}
     title = entry.annotations.get("title")
     if isinstance(title, str):
@@ -169,19 +164,13 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
         definition["description"] = entry.description
     definition["inputSchema"] = schema
     if entry.output_schema is not None:
-        definition["outputSchema"] = _object_schema(entry.output_schema)
+        definition["outputSchema"] = object_schema(entry.output_schema)
     hints = {
         k: entry.annotations[k] for k in ANNOTATION_HINTS if k in entry.annotations
     }
     if hints:
         definition["annotations"] = hints
     return definition
-
-
-def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with ``"type": "object"`` in front when it lacks a type (MCP
-    requires it of input and output schemas)."""
-    return schema if "type" in schema else {"type": "object", **schema}
 
 
 @functools.cache
