@@ -289,20 +289,20 @@ def test_mci_pys_own_example_usage(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not MCIPY.is_dir(), reason="mci-py's sdist is fetched by the suite")
 def test_mci_pys_own_tests_as_input(tmp_path: Path) -> None:
-    """Its test suite, fixtures and all: nothing fails, every call left is reported
-    with its place, and the rewritten files still compile."""
-    shutil.copytree(MCIPY / "tests", tmp_path / "tests")
+    """Its integration tests (those that call ``MCIClient``; its unit tests call
+    the executors): nothing fails, every call left is reported with its place, and
+    the rewritten files still compile."""
+    for test in (MCIPY / "tests").glob("test_*.py"):
+        shutil.copy(test, tmp_path)
     schema = MCIPY / "example.mci.json"
-    done = run_mcigen("migrate", schema, tmp_path / "tests", "--package", "example")
+    done = run_mcigen("migrate", schema, tmp_path, "--package", "example")
     assert done.returncode == 0, done.stderr
     *notes, summary = done.stderr.splitlines()
-    assert re.fullmatch(
-        r"migrate: rewrote \d+ call\(s\) in \d+ file\(s\); \d+ left unchanged", summary
-    )
+    assert summary == "migrate: rewrote 4 call(s) in 1 file(s); 14 left unchanged"
     assert all(
         re.fullmatch(r".*\.py:\d+:\d+: note: left unchanged: .+", n) for n in notes
     )
-    for path in (tmp_path / "tests").rglob("*.py"):
+    for path in tmp_path.glob("*.py"):
         compile(path.read_text(), str(path), "exec")
 
 

@@ -32,6 +32,8 @@ def migrate_paths(
     for path in _python_files(paths):
         try:
             source = path.read_bytes()
+            if b"MCIClient" not in source:  # no client, nothing to rewrite: not parsed
+                continue
             migrated = migrate_module(source, package, schema, tools)
         except OSError as error:
             _say(f"{path}: error: cannot read it: {error.strerror}")

@@ -165,7 +165,10 @@ def test_values_from_the_environment_are_the_deployers(
 def test_flags_after_a_separator_are_a_located_warning(tmp_path: Path) -> None:
     tool = {
         "name": "find",
-        "inputSchema": {"type": "object", "properties": {"p": {"type": "string"}}},
+        "inputSchema": {
+            "type": "object",
+            "properties": {"p": {"type": "string"}, "i": {"type": "boolean"}},
+        },
         "execution": {
             "type": "cli",
             "command": "grep",
