@@ -31,7 +31,7 @@ lint: $(STAMP)
 # once here, even where PYTHONDONTWRITEBYTECODE keeps them from caching it.
 test: lint
 	$(BIN)/python -m compileall -q mcigen runtime/mcigen_runtime
-	$(BIN)/pytest -q -n 4
+	$(BIN)/pytest -q -n 3
 
 golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \

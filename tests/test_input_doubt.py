@@ -64,7 +64,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 DOUBT = compile(input_doubt(SCHEMA, "Model") or "False", "<doubt>", "eval")
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(raw=RAW)
 def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
     if not eval(DOUBT, {}, {"raw": raw}):

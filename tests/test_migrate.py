@@ -256,7 +256,7 @@ def test_what_cannot_be_rewritten_safely_is_left_and_reported(tmp_path: Path) ->
 def test_a_file_that_is_not_python_is_an_error_with_its_place(tmp_path: Path) -> None:
     schema = write_schema(tmp_path, TOOLS)
     broken = tmp_path / "broken.py"
-    broken.write_text("x = 1\ndef (:\n")
+    broken.write_text("from mcipy import MCIClient\ndef (:\n")
     done = run_mcigen("migrate", schema, broken, "--package", "tools")
     assert done.returncode == 1
     assert re.match(rf"{re.escape(str(broken))}:2:\d+: error: ", done.stderr)

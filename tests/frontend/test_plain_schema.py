@@ -78,7 +78,7 @@ near_plain = st.recursive(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(schemas | near_plain)
 def test_a_plainly_valid_schema_meets_the_meta_schema(schema: dict[str, Any]) -> None:
     if plainly_valid(schema):

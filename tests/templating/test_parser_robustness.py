@@ -83,7 +83,7 @@ template_texts = st.one_of(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     text=template_texts,
     directives=st.booleans(),
