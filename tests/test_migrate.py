@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, run_mcigen, schema_of, text_tool, write_schema
-
-MCIPY = ROOT / ".cache" / "mcipy-sdist" / "mci_py-1.2"
+from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .mcipy_suite.test_mcipy_suite import mcipy_sources
 
 TOOLS = schema_of(
     text_tool(
@@ -262,12 +261,12 @@ def test_a_file_that_is_not_python_is_an_error_with_its_place(tmp_path: Path) ->
     assert re.match(rf"{re.escape(str(broken))}:2:\d+: error: ", done.stderr)
 
 
-@pytest.mark.skipif(not MCIPY.is_dir(), reason="mci-py's sdist is fetched by the suite")
 def test_mci_pys_own_example_usage(tmp_path: Path) -> None:
     """Its ``example_usage.py`` reads a schema per section: the text section's calls
     are rewritten, the others' reported as another schema's."""
-    shutil.copy(MCIPY / "examples" / "example_usage.py", tmp_path)
-    schema = MCIPY / "examples" / "text_example.json"
+    mcipy = mcipy_sources()
+    shutil.copy(mcipy / "examples" / "example_usage.py", tmp_path)
+    schema = mcipy / "examples" / "text_example.json"
     done = run_mcigen("migrate", schema, tmp_path, "--package", "text_tools")
     assert done.returncode == 0, done.stderr
     code = (tmp_path / "example_usage.py").read_text()
@@ -287,14 +286,14 @@ def test_mci_pys_own_example_usage(tmp_path: Path) -> None:
     ), notes
 
 
-@pytest.mark.skipif(not MCIPY.is_dir(), reason="mci-py's sdist is fetched by the suite")
 def test_mci_pys_own_tests_as_input(tmp_path: Path) -> None:
     """Its integration tests (those that call ``MCIClient``; its unit tests call
     the executors): nothing fails, every call left is reported with its place, and
     the rewritten files still compile."""
-    for test in (MCIPY / "tests").glob("test_*.py"):
+    mcipy = mcipy_sources()
+    for test in (mcipy / "tests").glob("test_*.py"):
         shutil.copy(test, tmp_path)
-    schema = MCIPY / "example.mci.json"
+    schema = mcipy / "example.mci.json"
     done = run_mcigen("migrate", schema, tmp_path, "--package", "example")
     assert done.returncode == 0, done.stderr
     *notes, summary = done.stderr.splitlines()
