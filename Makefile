@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma \
   examples/broker/broker.json
 
-.PHONY: install demo test lint golden bench clean
+.PHONY: install demo test lint golden bench docs clean
 
 $(STAMP): pyproject.toml runtime/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ golden: $(STAMP)
 	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
 	  --offline --project
 
+# The documentation site (docs/, mkdocs.yml) into site/; --strict: a warning, such as a
+# link to a page or anchor that is not there, fails the build.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
@@ -56,4 +61,4 @@ bench-quick: $(STAMP)
 	$(BIN)/python benchmarks/run.py --quick
 
 clean:
-	rm -rf build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf build site .pytest_cache .mypy_cache .ruff_cache
