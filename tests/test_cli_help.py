@@ -43,5 +43,7 @@ def test_every_option_of_every_command_has_help_text() -> None:
                     if not choice.help
                 ]
             elif not action.help:
-                missing.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+                missing.append(
+                    f"{path} {'/'.join(action.option_strings) or action.dest}"
+                )
     assert missing == []
