@@ -20,6 +20,7 @@ demo: $(STAMP)
 	$(BIN)/mcigen build examples/greetings.mci.yaml -o build/demo/greetings
 	cd build/demo && ../../$(BIN)/python -c \
 	  "from greetings import greet; print(greet(name='World', language='de').text)"
+	@echo "mcigen is installed in .venv: run '. .venv/bin/activate', then the README's tour."
 
 lint: $(STAMP)
 	$(BIN)/ruff check mcigen runtime tests benchmarks
