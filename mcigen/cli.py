@@ -209,8 +209,9 @@ def _build_options(
             "where the package would go: its name by default, and what is there "
             "must be mcigen's to replace"
             if check
-            else "where to write the package (its name by default): a new "
-            "directory, or one an earlier build wrote, which is replaced whole"
+            else "where to write the package (DIR's basename is its import name "
+            "unless --name says otherwise): a new directory, or one an earlier "
+            "build wrote, which is replaced whole"
         ),
     )
     build.add_argument(

@@ -1,5 +1,6 @@
 """``mcigen --version`` and ``--help``: the version comes from the installed
-distribution, and every option and argument of every command says what it is."""
+distribution, and every option and argument of every command, mcigen's and a
+generated package's (``python -m PKG``), says what it is."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import sys
 from collections.abc import Iterator
 from importlib.metadata import version
 
+import pytest
+from mcigen_runtime.app.main import _parser as package_parser
+
 from mcigen.cli import _parser
 
 
 def _parsers(
-    parser: argparse.ArgumentParser, path: str = "mcigen"
+    parser: argparse.ArgumentParser, path: str
 ) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     yield path, parser
     for action in parser._actions:
@@ -32,10 +36,17 @@ def test_mcigen_version_prints_the_installed_version() -> None:
     assert result.stdout == f"mcigen {version('mcigen')}\n"
 
 
-def test_every_option_of_every_command_has_help_text() -> None:
+@pytest.mark.parametrize(
+    ("name", "parser"),
+    [("mcigen", _parser()), ("python -m pkg", package_parser("pkg"))],
+    ids=["mcigen", "package"],
+)
+def test_every_option_of_every_command_has_help_text(
+    name: str, parser: argparse.ArgumentParser
+) -> None:
     missing = []
-    for path, parser in _parsers(_parser()):
-        for action in parser._actions:
+    for path, command in _parsers(parser, name):
+        for action in command._actions:
             if isinstance(action, argparse._SubParsersAction):
                 missing += [
                     f"{path} {choice.dest}"
