@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -86,18 +87,29 @@ def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
         if block.kind == "shell"
         else [sys.executable, "-c", block.code]
     )
-    result = subprocess.run(
+    # a session of its own: a block that does not end is stopped with all it started
+    with subprocess.Popen(
         argv,
         cwd=directory,
         env=environment,
-        capture_output=True,
-        text=True,
-        timeout=BLOCK_TIMEOUT,
         stdin=subprocess.DEVNULL,
-    )
-    assert result.returncode == 0, (
-        f"the example at {block.where()} exited with {result.returncode}:\n"
-        f"{block.code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(
+                f"the example at {block.where()} did not end in {BLOCK_TIMEOUT} s "
+                f"(if it starts a server, mark it not-run):\n{block.code}"
+            )
+    assert process.returncode == 0, (
+        f"the example at {block.where()} exited with {process.returncode}:\n"
+        f"{block.code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     )
 
 
