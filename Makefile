@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma \
   examples/broker/broker.json
 
-.PHONY: install demo test suite lint golden bench clean
+.PHONY: install demo test suite lint golden bench docs clean
 
 # uv installs the ~120 distributions in a fraction of pip's time; it reads no pip.conf,
 # so the machine's local wheels are passed on.
@@ -23,6 +23,7 @@ demo: $(STAMP)
 	$(BIN)/mcigen build examples/greetings.mci.yaml -o build/demo/greetings
 	cd build/demo && ../../$(BIN)/python -c \
 	  "from greetings import greet; print(greet(name='World', language='de').text)"
+	@echo "mcigen is installed in .venv: run '. .venv/bin/activate', then the README's tour."
 
 lint: $(STAMP)
 	$(BIN)/ruff check mcigen runtime tests benchmarks
@@ -55,6 +56,12 @@ golden: $(STAMP)
 	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
 	  --offline --project
 
+# The documentation site (docs/, mkdocs.yml) into site/; --strict: a warning, such as a
+# link to a page or anchor that is not there, fails the build (not --quiet: it hides
+# the warnings from --strict too).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
@@ -63,4 +70,4 @@ bench-quick: $(STAMP)
 	$(BIN)/python benchmarks/run.py --quick
 
 clean:
-	rm -rf build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf build site .pytest_cache .mypy_cache .ruff_cache
