@@ -47,6 +47,8 @@ golden: $(STAMP)
 	@echo "golden/project/weather-api <- examples/weather_api.mci.yaml --project"
 	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
 	  --offline --project
+	@cd golden/project/weather-api/weather_api && find _runtime -name '*.py' \
+	  | LC_ALL=C sort > ../../weather-api.runtime.txt && rm -r _runtime
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
