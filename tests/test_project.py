@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 
+from mcigen.backend import project_data
 from mcigen.backend.toml_text import toml_string
 from mcigen.diagnostics import printable
 from mcigen.pipeline import CompileOptions, compile_schema
@@ -560,6 +561,34 @@ def test_what_lies_outside_the_schema_directory_stays_behind_with_a_warning(
         and "warning: tool 'shared' uses '../shared.md', which lies outside the "
         "schema's directory: it is not carried into the project, so an installed "
         "copy finds it only in the directory MCIGEN_BASE_DIR names" in result.stderr
+    )
+    data = source / "demo-tools" / "demo_tools" / "_data"
+    assert sorted(p.name for p in data.iterdir()) == [".mcigen-data"]
+
+
+def test_an_empty_or_too_large_directory_stays_behind_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(project_data, "MAX_FILES", 3)
+    source = tmp_path / "source"
+    (source / "empty" / ".hidden").mkdir(parents=True)
+    (source / "many").mkdir()
+    for index in range(4):
+        (source / "many" / f"{index}.txt").write_text(str(index))
+    document = _document(
+        _reads("few", "many/{{props.file}}"),
+        {"name": "run", "execution": {"type": "cli", "command": "ls", "cwd": "empty"}},
+    )
+    schema = write_schema(source, document)
+    result = run_mcigen("build", schema, "-o", source / "demo-tools", "--project")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: tool 'few' uses 'many', which would take the project over 3 "
+        "files or 64 MiB: it is not carried" in result.stderr
+    )
+    assert (
+        "warning: tool 'run' uses 'empty', which holds no file that travels (and a "
+        "wheel holds no empty directory): it is not carried" in result.stderr
     )
     data = source / "demo-tools" / "demo_tools" / "_data"
     assert sorted(p.name for p in data.iterdir()) == [".mcigen-data"]

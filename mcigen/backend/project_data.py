@@ -46,6 +46,7 @@ MAX_FILES = 10_000
 MAX_BYTES = 64 * 1024 * 1024
 """What one project may carry in all."""
 _SKIPPED = frozenset({"__pycache__"})
+_EMPTY = "holds no file that travels (and a wheel holds no empty directory)"
 
 
 @dataclass
@@ -61,7 +62,7 @@ class _Carrier:
     def carry_file(self, relative: str, tool: str, location: Location) -> None:
         inside = self._inside(relative, tool, location)
         if inside is not None and os.path.isfile(inside):
-            self._add([relative], tool, location)
+            self._add([relative], tool, location, relative)
 
     def carry_directory(self, relative: str, tool: str, location: Location) -> None:
         inside = self._inside(relative, tool, location)
@@ -82,7 +83,11 @@ class _Carrier:
                     found.append(os.path.relpath(path, self.schema_dir))
             if len(found) > MAX_FILES:
                 break
-        self._add(found, tool, location, shown=relative)
+        shown = relative or os.curdir
+        if not found:
+            self._stays(tool, shown, location, _EMPTY)
+            return
+        self._add(found, tool, location, shown)
 
     def _inside(self, relative: str, tool: str, location: Location) -> str | None:
         """The path of ``relative`` in the schema's directory; None when it names
@@ -111,15 +116,13 @@ class _Carrier:
         real = os.path.realpath(path)
         return real == self.schema_dir or real.startswith(self.schema_dir + os.sep)
 
-    def _add(
-        self, found: list[str], tool: str, location: Location, shown: str = ""
-    ) -> None:
+    def _add(self, found: list[str], tool: str, location: Location, shown: str) -> None:
         new = [path for path in found if _key(path) not in self.files]
         sizes = [os.path.getsize(os.path.join(self.schema_dir, path)) for path in new]
         if len(self.files) + len(new) > MAX_FILES or self.size + sum(sizes) > MAX_BYTES:
             self._stays(
                 tool,
-                shown or found[0],
+                shown,
                 location,
                 f"would take the project over {MAX_FILES} files or "
                 f"{MAX_BYTES // (1024 * 1024)} MiB",
@@ -153,22 +156,22 @@ def carried_files(
             template, location = execution.path.template, execution.path.location
         elif isinstance(execution, ir.CliExecution) and execution.templated:
             takes_paths = True
-            if execution.cwd is None:
+            if execution.cwd is None:  # runs where it is called from
                 continue
             template, location = parse_template(execution.cwd), tool.location
         else:
             continue
         takes_paths = True
         static, prefix = _static_prefix(template)
-        if static and isinstance(execution, ir.FileExecution):
+        if not static:
+            carrier.carry_directory(os.path.dirname(prefix), tool.name, location)
+            if not planned.path_policy.enable_any_paths:
+                for entry in planned.path_policy.directory_allow_list:
+                    carrier.carry_directory(entry, tool.name, location)
+        elif isinstance(execution, ir.FileExecution):
             carrier.carry_file(prefix, tool.name, location)
-            continue
-        carrier.carry_directory(
-            os.path.dirname(prefix) if not static else prefix, tool.name, location
-        )
-        if not static and not planned.path_policy.enable_any_paths:
-            for entry in planned.path_policy.directory_allow_list:
-                carrier.carry_directory(entry, tool.name, location)
+        else:
+            carrier.carry_directory(prefix, tool.name, location)
     if takes_paths:
         carrier.files.setdefault(KEEP, _KEEP_TEXT)
     return dict(sorted(carrier.files.items())), carrier.diagnostics
