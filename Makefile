@@ -55,6 +55,8 @@ golden: $(STAMP)
 	@echo "golden/project/weather-api <- examples/weather_api.mci.yaml --project"
 	@$(BIN)/mcigen build examples/weather_api.mci.yaml -o golden/project/weather-api \
 	  --offline --project
+	@cd golden/project/weather-api/weather_api && find _runtime -name '*.py' \
+	  | LC_ALL=C sort > ../../weather-api.runtime.txt && rm -r _runtime
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a warning, such as a
 # link to a page or anchor that is not there, fails the build (not --quiet: it hides

@@ -219,10 +219,11 @@ def _build_options(
     )
     build.add_argument(
         "--vendor-runtime",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="copy the runtime into the package (as _runtime/) instead of importing "
         "the mcigen-runtime library: a package with no dependency but pydantic "
-        "(and httpx, mcp for http and MCP tools)",
+        "(and httpx, mcp for http and MCP tools); on by default with --project, "
+        "whose dependencies must all be on the package index",
     )
     build.add_argument(
         "--project",
@@ -416,7 +417,9 @@ def _compiled(
     options = dataclasses.replace(
         _reading(args),
         policy=runtime_policy(args),
-        vendor_runtime=args.vendor_runtime,
+        vendor_runtime=(
+            args.project if args.vendor_runtime is None else args.vendor_runtime
+        ),
         project=args.project,
     )
     files, diagnostics = compile_schema(schema, out_dir, name, options)
