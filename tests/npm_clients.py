@@ -1,6 +1,7 @@
 """MCP clients nobody here wrote, from npm, installed once under ``.cache/npm-clients``
 (see ``npm_packages``): the MCP Inspector's command line and the official conformance
-suite (whose client is the TypeScript SDK's).
+suite (whose client is the TypeScript SDK's); and the TypeScript SDK itself, for
+scripts that drive its ``Client`` (:func:`typescript_sdk_dir`).
 
 Pinned to versions that run on Node 20: conformance 0.1.14 and later import
 ``fs.globSync`` (Node 22). The Inspector declares Node 22 but its command line runs
@@ -9,7 +10,9 @@ on 20.
 
 from __future__ import annotations
 
-from .npm_packages import CACHE_DIR, node, package_entry
+from pathlib import Path
+
+from .npm_packages import CACHE_DIR, library_dir, node, package_entry
 
 NPM_CLIENTS_DIR = CACHE_DIR / "npm-clients"
 
@@ -30,3 +33,15 @@ def inspector_cli_command() -> list[str]:
 def conformance_command() -> list[str]:
     """argv of the conformance suite; append ``server --url ...``."""
     return [node(), str(package_entry(CONFORMANCE, NPM_CLIENTS_DIR, PACKAGES))]
+
+
+TS_SDK_DIR = CACHE_DIR / "npm-sdk"
+TS_SDK = "@modelcontextprotocol/sdk"
+TS_SDK_PACKAGES: dict[str, str] = {TS_SDK: "1.32.2"}
+"""The TypeScript SDK, 1.32.2: its client speaks the 2025-11-25 Tasks
+(``client.experimental.tasks``)."""
+
+
+def typescript_sdk_dir() -> Path:
+    """The installed TypeScript SDK's directory (scripts import its ``dist/esm``)."""
+    return library_dir(TS_SDK, TS_SDK_DIR, TS_SDK_PACKAGES)
