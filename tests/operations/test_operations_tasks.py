@@ -1,8 +1,10 @@
-"""MCP's own Tasks (2025-11-25) over the background operations, through the
-TypeScript SDK's client (``client.experimental.tasks``, which finds the tools to
-run as tasks from the server's capability and ``execution.taskSupport``) on stdio
-and Streamable HTTP; and across two server processes sharing Redis, over plain
-JSON-RPC."""
+"""MCP's own Tasks over the background operations: the 2025-11-25 utility through
+the TypeScript SDK's client (``client.experimental.tasks``, which finds the tools
+to run as tasks from the server's capability and ``execution.taskSupport``) on
+stdio and Streamable HTTP, and across two server processes sharing Redis over
+plain JSON-RPC; the 2026-07-28 extension through the Python SDK's client (its
+``ResultClaim`` for ``resultType: "task"``, and ``tasks/get`` and
+``tasks/cancel`` sent with its ``send_request``)."""
 
 from __future__ import annotations
 
@@ -181,3 +183,98 @@ def test_tasks_only_at_the_version_that_has_them(pkg_dir: Path) -> None:
                 assert "tasks" not in capabilities
                 assert called["result"]["content"][0]["text"] == "quick\n"
                 assert listed["error"]["code"] == -32601
+
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+def test_the_2026_tasks_extension_with_the_python_sdk_client(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """At 2026-07-28 (no handshake, no session), a client that declares the
+    extension in its per-request capabilities gets a task for a background call
+    (the SDK client's ``ResultClaim`` reads it) and polls ``tasks/get``, whose
+    answer carries the result; ``tasks/cancel`` stops the command. A client
+    without the extension gets the call's result as before."""
+    from typing import Literal
+
+    import anyio
+    import httpx2
+    import mcp_types as types
+    from mcp.client.extension import ClaimContext, ResultClaim
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from pydantic import ConfigDict
+
+    class Task(types.Result):
+        model_config = ConfigDict(extra="allow")
+        task_id: str
+        status: str
+        ttl_ms: int | None
+        poll_interval_ms: int | None = None
+        result: dict[str, Any] | None = None
+
+    class CreatedTask(Task):
+        result_type: Literal["task"] = "task"
+
+    async def unresolved(task: CreatedTask, ctx: ClaimContext) -> Any:
+        raise AssertionError("the test reads the task itself")
+
+    claim = ResultClaim(result_type="task", model=CreatedTask, resolve=unresolved)
+    claims = {EXTENSION: [claim]}
+
+    async def get(client: ClientSession, task_id: str) -> Task:
+        params = types.GetTaskRequestParams(task_id=task_id)
+        return await client.send_request(types.GetTaskRequest(params=params), Task)
+
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+
+        async def scenario() -> int:
+            async with (
+                httpx2.AsyncClient() as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(
+                    read, write, extensions={EXTENSION: {}}, result_claims=claims
+                ) as client,
+            ):
+                discovered = await client.discover()
+                assert discovered.capabilities.extensions == {EXTENSION: {}}
+                done = tmp_path / "done"
+                created = await client.call_tool(
+                    "slow", {"pidfile": str(done), "seconds": "0.2"}, allow_claimed=True
+                )
+                assert isinstance(created, CreatedTask)
+                assert created.status == "working" and created.ttl_ms == 3_600_000
+                task = await get(client, created.task_id)
+                while task.status == "working":
+                    await anyio.sleep(0.1)
+                    task = await get(client, created.task_id)
+                assert task.status == "completed"
+                assert task.result is not None
+                assert task.result["content"] == [{"type": "text", "text": "slept\n"}]
+
+                pidfile = tmp_path / "pid"
+                arguments = {"pidfile": str(pidfile), "seconds": "60"}
+                created = await client.call_tool("slow", arguments, allow_claimed=True)
+                assert isinstance(created, CreatedTask)
+                group = await anyio.to_thread.run_sync(leader, pidfile)
+                params = types.CancelTaskRequestParams(task_id=created.task_id)
+                cancel = types.CancelTaskRequest(params=params)
+                await client.send_request(cancel, types.EmptyResult)
+                assert (await get(client, created.task_id)).status == "cancelled"
+
+            async with (
+                httpx2.AsyncClient() as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(read, write) as plain,
+            ):
+                await plain.discover()
+                answer = await plain.call_tool("quick", {})
+                assert isinstance(answer, types.CallToolResult)
+                assert answer.content[0].text == "quick\n"  # type: ignore[union-attr]
+            return group
+
+        group = anyio.run(scenario)
+        assert gone_within(5, group)

@@ -29,7 +29,7 @@ What the server exposes:
 - An MTDF package with tools of Ahma's bundles lists them once a client reveals
   them with ``activate_tools`` (see ``disclosure.py``); background tools bring
   ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``), and serve
-  MCP's own Tasks at protocol version 2025-11-25 (see ``tasks.py``).
+  MCP's own Tasks, 2025-11-25's and 2026-07-28's extension (see ``tasks.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -364,6 +364,18 @@ class ToolSurface:
         """Whether MCP Tasks are served (see ``tasks``): there are tools that go
         on in the background, and they may."""
         return self.operations is not None and self.background_refused is None
+
+    def goes_on_in_background(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call of the tool ``name`` with ``arguments`` is served as an
+        operation (one that may be: not refused)."""
+        from .operation_tools import runs_in_background
+
+        entry = self._by_name.get(name)
+        return (
+            entry is not None
+            and self.offers_tasks
+            and runs_in_background(entry, arguments)
+        )
 
     async def start(
         self,
@@ -758,7 +770,13 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         from .tasks import Tasks
 
         assert surface.operations is not None
-        tasks = Tasks(surface.operations, caller_of, start_task, mcp_result)
+        tasks = Tasks(
+            surface.operations,
+            caller_of,
+            start_task,
+            mcp_result,
+            surface.goes_on_in_background,
+        )
         tasks.install(server)
     return server
 

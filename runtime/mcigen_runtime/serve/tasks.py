@@ -1,35 +1,51 @@
-"""MCP's own Tasks (the 2025-11-25 utility) over a server's background operations,
-for clients that speak Tasks: each task is an operation, and its id is the
+"""MCP's own Tasks over a server's background operations, for clients that speak
+them: the 2025-11-25 utility and the 2026-07-28 extension
+(``io.modelcontextprotocol/tasks``). Each task is an operation, and its id is the
 operation's id, so ``status``, ``await`` and ``cancel`` see the tasks too and
-``tasks/get`` sees the operations those tools started.
+``tasks/get`` sees the operations those tools started. Tasks are offered when the
+server has tools that go on in the background and may start operations (not
+under several workers without a shared backend).
 
-- ``initialize`` answered at 2025-11-25 advertises ``tasks`` (``list``,
-  ``cancel``, ``requests.tools.call``) when the server has tools that go on in the
-  background (and may start operations: not under several workers without a
-  shared backend). Tools that do list ``execution.taskSupport: "optional"``.
+At 2025-11-25:
+
+- ``initialize`` advertises ``tasks`` (``list``, ``cancel``,
+  ``requests.tools.call``); tools that go on in the background list
+  ``execution.taskSupport: "optional"``.
 - A ``tools/call`` whose params hold ``task`` starts the tool as an operation of
-  its caller and answers a ``CreateTaskResult`` at once (status ``working``), the
-  background hint in ``_meta`` for the model. A tool that cannot go on in the
-  background is ``-32601``, as the spec says; input the tool refuses is
-  ``-32602`` naming the field (no task is created).
+  its caller and answers a ``CreateTaskResult`` at once, the background hint in
+  ``_meta`` for the model. A tool that cannot go on in the background is
+  ``-32601``, as the spec says; input the tool refuses is ``-32602`` naming the
+  field (no task is created).
 - ``tasks/get``, ``tasks/list``, ``tasks/cancel`` and ``tasks/result`` act on the
   caller's own operations (another caller's id reads as an unknown one,
-  ``-32602``): on this process's, or on every process's when they are shared
-  through Redis. ``tasks/result`` waits for the end and answers the tool's
+  ``-32602``): this process's, or every process's when they are shared through
+  Redis. ``tasks/result`` waits for the end and answers the tool's
   ``CallToolResult``; ``tasks/cancel`` stops the command's process group and
-  answers once the task reads ``cancelled``.
+  answers the task, ``cancelled``.
 - Statuses: running is ``working``; completed, failed (an ``isError`` result)
   and cancelled are as named. ``ttl`` is how long a finished operation is kept
   (:data:`~.operations.KEEP_FOR_S`, whatever the client asked: the spec lets
   the receiver choose it); ``pollInterval`` is :data:`POLL_INTERVAL_MS`.
 
+At 2026-07-28 (no handshake, no session):
+
+- ``server/discover`` lists the extension under ``capabilities.extensions``.
+- A ``tools/call`` that goes on in the background, from a client whose
+  per-request capabilities declare the extension, answers a task
+  (``resultType: "task"``) at once; without the extension it answers as before.
+- ``tasks/get`` answers the task with the tool's result inline once it has ended
+  (an ``isError`` result is a ``completed`` task: ``failed`` is for JSON-RPC
+  errors); ``tasks/cancel`` stops the call and acknowledges with an empty result.
+  There is no ``tasks/list`` or ``tasks/result`` in this version, and no
+  ``tasks/update`` is served (no task ever needs input).
+
 The MCP SDK (2.3) defines the Task types but serves none of this: ``tasks/*`` are
-served here through ``Server.add_request_handler``, and the ``initialize`` answer
-and task-augmented ``tools/call`` through a ``Server.middleware`` entry, since the
-SDK's own ``tools/call`` result check takes only a ``CallToolResult``. Other
-protocol versions are served as before (``tasks/*`` is ``-32601`` there, and a
-``task`` in ``tools/call`` params is ignored). The 2026-07-28 Tasks extension is
-not served.
+served through ``Server.add_request_handler``, and the ``initialize`` and
+``server/discover`` answers and the calls that become tasks through a
+``Server.middleware`` entry, since the SDK's own ``tools/call`` result check
+takes only a ``CallToolResult``. Earlier protocol versions are served as before
+(``tasks/*`` is ``-32601`` there, and a ``task`` in ``tools/call`` params is
+ignored).
 """
 
 from __future__ import annotations
@@ -37,6 +53,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .operation_record import started_message
 from .operation_tools import background_hint
@@ -61,6 +79,9 @@ TASKS_PAGE_SIZE = 100
 CANCEL_WAIT_S = 5.0
 """How long ``tasks/cancel`` waits for the cancelled call to end before answering
 (it reads ``cancelled`` from the moment it was cancelled anyway)."""
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+"""The 2026-07-28 Tasks extension's identifier."""
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response"
@@ -88,6 +109,7 @@ Start = Callable[
     Awaitable[Running],
 ]
 Answer = Callable[["ToolResult"], "mcp_types.CallToolResult"]
+GoesOn = Callable[[str, Mapping[str, Any]], bool]
 
 
 def task_status(operation: Running) -> str:
@@ -98,20 +120,41 @@ def task_status(operation: Running) -> str:
     return _STATUSES[operation.status()]
 
 
-def task(operation: Running) -> dict[str, Any]:
-    """The ``Task`` of ``operation``, as wire JSON."""
+def task(operation: Running, modern: bool = False) -> dict[str, Any]:
+    """The ``Task`` of ``operation``, as wire JSON: of the 2025-11-25 utility, or
+    (``modern``) of the 2026-07-28 extension, where a tool's error result is a
+    ``completed`` task (``failed`` is for JSON-RPC errors, which no operation
+    ends with) and ``ttl``, ``pollInterval`` are ``ttlMs``, ``pollIntervalMs``."""
     status = task_status(operation)
     ended = operation.ended
     updated = operation.started_at if ended is None else operation.wall_clock(ended)
+    message = _status_message(operation, status)
+    if modern and status == "failed":
+        status = "completed"
+    suffix = "Ms" if modern else ""
     return {
         "taskId": operation.id,
         "status": status,
-        "statusMessage": _status_message(operation, status),
+        "statusMessage": message,
         "createdAt": _iso(operation.started_at),
         "lastUpdatedAt": _iso(updated),
-        "ttl": int(KEEP_FOR_S * 1000),
-        "pollInterval": POLL_INTERVAL_MS,
+        f"ttl{suffix}": int(KEEP_FOR_S * 1000),
+        f"pollInterval{suffix}": POLL_INTERVAL_MS,
     }
+
+
+def _declares_extension(params: Mapping[str, Any]) -> bool:
+    """Whether a request's per-request client capabilities hold the extension."""
+    from mcp_types import CLIENT_CAPABILITIES_META_KEY
+
+    meta = params.get("_meta")
+    capabilities = (
+        meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, dict) else None
+    )
+    extensions = (
+        capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    )
+    return isinstance(extensions, dict) and EXTENSION in extensions
 
 
 def _status_message(operation: Running, status: str) -> str:
@@ -149,20 +192,29 @@ class Tasks:
     """The Tasks of one server's operations (see the module docs)."""
 
     def __init__(
-        self, operations: Store, caller_of: CallerOf, start: Start, answer: Answer
+        self,
+        operations: Store,
+        caller_of: CallerOf,
+        start: Start,
+        answer: Answer,
+        goes_on: GoesOn,
     ) -> None:
         """``start`` starts a ``tools/call`` as an operation (raising the SDK's
         ``MCPError`` for a call that cannot be one); ``answer`` makes a tool's
-        result the ``CallToolResult`` MCP sends."""
+        result the ``CallToolResult`` MCP sends; ``goes_on`` says whether a call
+        of a tool (by name) with these arguments goes on in the background."""
         self.operations = operations
         self.caller_of = caller_of
         self.start = start
         self.answer = answer
+        self.goes_on = goes_on
+        self._server_info: Callable[[], dict[str, Any]] = dict
 
     def install(self, server: Server[Any]) -> None:
         """Serve the Tasks through ``server``."""
         import mcp_types as types
 
+        self._server_info = lambda: server.server_info_stamp
         server.middleware.append(self.middleware)
         server.add_request_handler("tasks/get", types.GetTaskRequestParams, self.get)
         server.add_request_handler(
@@ -188,31 +240,58 @@ class Tasks:
                 capabilities = answer.setdefault("capabilities", {})
                 capabilities["tasks"] = CAPABILITY
             return answer
+        if ctx.method == "server/discover":
+            answer = await call_next(ctx)
+            if isinstance(answer, dict):
+                capabilities = answer.setdefault("capabilities", {})
+                extensions = capabilities.get("extensions") or {}
+                capabilities["extensions"] = {**extensions, EXTENSION: {}}
+            return answer
         params = ctx.params
-        if (
-            ctx.method == "tools/call"
-            and ctx.protocol_version == TASKS_VERSION
-            and isinstance(params, Mapping)
-            and params.get("task") is not None
-        ):
-            import mcp_types as types
-
-            call = types.CallToolRequestParams.model_validate(params, by_name=False)
-            operation = await self.start(ctx, call)
+        if ctx.method != "tools/call" or not isinstance(params, Mapping):
+            return await call_next(ctx)
+        if ctx.protocol_version == TASKS_VERSION and params.get("task") is not None:
+            operation = await self._started(ctx, params)
             return {
                 "task": task(operation),
                 "_meta": {IMMEDIATE_RESPONSE: background_hint(operation)},
             }
+        if (
+            ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            and _declares_extension(params)
+            and self.goes_on(str(params.get("name")), params.get("arguments") or {})
+        ):
+            from mcp_types import SERVER_INFO_META_KEY
+
+            operation = await self._started(ctx, params)
+            return {
+                "resultType": "task",
+                **task(operation, modern=True),
+                "_meta": {SERVER_INFO_META_KEY: self._server_info()},
+            }
         return await call_next(ctx)
 
-    def _served(self, ctx: ServerRequestContext[Any]) -> None:
-        if ctx.protocol_version != TASKS_VERSION:
+    async def _started(
+        self, ctx: ServerRequestContext[Any], params: Mapping[str, Any]
+    ) -> Running:
+        import mcp_types as types
+
+        call = types.CallToolRequestParams.model_validate(params, by_name=False)
+        return await self.start(ctx, call)
+
+    def _served(self, ctx: ServerRequestContext[Any], modern: bool = False) -> None:
+        """Refuse a method of the 2025-11-25 utility at another version (or, with
+        ``modern``, one the 2026-07-28 extension has too, at neither)."""
+        version = ctx.protocol_version
+        if version != TASKS_VERSION and not (
+            modern and version in MODERN_PROTOCOL_VERSIONS
+        ):
             raise _method_not_found(ctx.method)
 
     async def _find(
         self, ctx: ServerRequestContext[Any], task_id: str, doing: str
     ) -> Running:
-        self._served(ctx)
+        self._served(ctx, modern=ctx.method in ("tasks/get", "tasks/cancel"))
         operation = await self.operations.find_async(task_id, self.caller_of(ctx))
         if operation is None:
             raise _not_found(doing)
@@ -221,9 +300,21 @@ class Tasks:
     async def get(
         self, ctx: ServerRequestContext[Any], params: mcp_types.GetTaskRequestParams
     ) -> dict[str, Any]:
-        """``tasks/get``: the task as it is now."""
+        """``tasks/get``: the task as it is now (at 2026-07-28, with the tool's
+        result once it has ended)."""
         operation = await self._find(ctx, params.task_id, "retrieve task")
-        return task(operation)
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return task(operation)
+        detailed = task(operation, modern=True)
+        ended = operation.result()
+        if detailed["status"] == "completed" and ended is not None:
+            detailed["result"] = self._result(ended)
+        return detailed
+
+    def _result(self, ended: ToolResult) -> dict[str, Any]:
+        return self.answer(ended).model_dump(
+            mode="json", by_alias=True, exclude_none=True, exclude={"result_type"}
+        )
 
     async def result(
         self,
@@ -236,9 +327,7 @@ class Tasks:
             pass
         ended = operation.result()
         assert ended is not None
-        answer = self.answer(ended).model_dump(
-            mode="json", by_alias=True, exclude_none=True, exclude={"result_type"}
-        )
+        answer = self._result(ended)
         meta = answer.setdefault("_meta", {})
         meta[RELATED_TASK] = {"taskId": operation.id}
         return answer
@@ -269,7 +358,8 @@ class Tasks:
     async def cancel(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CancelTaskRequestParams
     ) -> dict[str, Any]:
-        """``tasks/cancel``: stop the call; the task, cancelled."""
+        """``tasks/cancel``: stop the call; the task, cancelled (at 2026-07-28,
+        an empty acknowledgement, also for a task that has ended)."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import INVALID_PARAMS
 
@@ -277,7 +367,13 @@ class Tasks:
         status = task_status(operation)
         if status == "working" and await operation.stop("cancelled by tasks/cancel"):
             await operation.finished_within(CANCEL_WAIT_S)
-            return task(operation)
+            return (
+                {}
+                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+                else task(operation)
+            )
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return {}
         raise MCPError(
             code=INVALID_PARAMS,
             message=f"Cannot cancel task: already in terminal status '{task_status(operation)}'",
