@@ -1,7 +1,8 @@
 """MCP clients nobody here wrote, from npm, installed once under ``.cache/npm-clients``
 (see ``npm_packages``): the MCP Inspector's command line and the official conformance
-suite (whose client is the TypeScript SDK's); and the TypeScript SDK itself, for
-scripts that drive its ``Client`` (:func:`typescript_sdk_dir`).
+suite (whose client is the TypeScript SDK's); and, for scripts that drive them,
+the TypeScript SDK 1.x (:func:`typescript_sdk_dir`) and the official Tasks client
+over the TypeScript SDK 2.x (:func:`ext_tasks_modules`).
 
 Pinned to versions that run on Node 20: conformance 0.1.14 and later import
 ``fs.globSync`` (Node 22). The Inspector declares Node 22 but its command line runs
@@ -45,3 +46,18 @@ TS_SDK_PACKAGES: dict[str, str] = {TS_SDK: "1.32.2"}
 def typescript_sdk_dir() -> Path:
     """The installed TypeScript SDK's directory (scripts import its ``dist/esm``)."""
     return library_dir(TS_SDK, TS_SDK_DIR, TS_SDK_PACKAGES)
+
+
+EXT_TASKS_DIR = CACHE_DIR / "npm-ext-tasks"
+EXT_TASKS = "@modelcontextprotocol/ext-tasks"
+EXT_TASKS_PACKAGES: dict[str, str] = {
+    EXT_TASKS: "0.2.2",
+    "@modelcontextprotocol/client": "2.3.1",
+}
+"""The official Tasks client (both generations: the 2025-11-25 utility and the
+2026-07-28 extension) and the SDK 2.x client it drives."""
+
+
+def ext_tasks_modules() -> Path:
+    """The ``node_modules`` directory holding ext-tasks and its SDK client."""
+    return library_dir(EXT_TASKS, EXT_TASKS_DIR, EXT_TASKS_PACKAGES).parent.parent

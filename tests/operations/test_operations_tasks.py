@@ -1,10 +1,9 @@
 """MCP's own Tasks over the background operations: the 2025-11-25 utility through
-the TypeScript SDK's client (``client.experimental.tasks``, which finds the tools
+the TypeScript SDK 1.x client (``client.experimental.tasks``, which finds the tools
 to run as tasks from the server's capability and ``execution.taskSupport``) on
 stdio and Streamable HTTP, and across two server processes sharing Redis over
-plain JSON-RPC; the 2026-07-28 extension through the Python SDK's client (its
-``ResultClaim`` for ``resultType: "task"``, and ``tasks/get`` and
-``tasks/cancel`` sent with its ``send_request``)."""
+plain JSON-RPC; the 2026-07-28 extension through the official Tasks client
+(``@modelcontextprotocol/ext-tasks`` over the TypeScript SDK 2.x)."""
 
 from __future__ import annotations
 
@@ -15,10 +14,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 
 from ..mcp_servers import free_port
-from ..npm_clients import typescript_sdk_dir
+from ..npm_clients import ext_tasks_modules, typescript_sdk_dir
 from ..npm_packages import node
 from ..test_mcp_server import http_server, server_env
 from ..test_serve_lifecycle import gone_within, leader
@@ -185,96 +185,60 @@ def test_tasks_only_at_the_version_that_has_them(pkg_dir: Path) -> None:
                 assert listed["error"]["code"] == -32601
 
 
-EXTENSION = "io.modelcontextprotocol/tasks"
+EXT_TASKS_CLIENT = Path(__file__).with_name("ext_tasks_client.mjs")
 
 
-def test_the_2026_tasks_extension_with_the_python_sdk_client(
+def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
-    """At 2026-07-28 (no handshake, no session), a client that declares the
-    extension in its per-request capabilities gets a task for a background call
-    (the SDK client's ``ResultClaim`` reads it) and polls ``tasks/get``, whose
-    answer carries the result; ``tasks/cancel`` stops the command. A client
-    without the extension gets the call's result as before."""
-    from typing import Literal
-
-    import anyio
-    import httpx2
-    import mcp_types as types
-    from mcp.client.extension import ClaimContext, ResultClaim
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-    from pydantic import ConfigDict
-
-    class Task(types.Result):
-        model_config = ConfigDict(extra="allow")
-        task_id: str
-        status: str
-        ttl_ms: int | None
-        poll_interval_ms: int | None = None
-        result: dict[str, Any] | None = None
-
-    class CreatedTask(Task):
-        result_type: Literal["task"] = "task"
-
-    async def unresolved(task: CreatedTask, ctx: ClaimContext) -> Any:
-        raise AssertionError("the test reads the task itself")
-
-    claim = ResultClaim(result_type="task", model=CreatedTask, resolve=unresolved)
-    claims = {EXTENSION: [claim]}
-
-    async def get(client: ClientSession, task_id: str) -> Task:
-        params = types.GetTaskRequestParams(task_id=task_id)
-        return await client.send_request(types.GetTaskRequest(params=params), Task)
-
+    """At 2026-07-28 the official Tasks client (ext-tasks, over the TypeScript
+    SDK 2.x) declares the extension: a background call answers a task, which it
+    polls to its result, and cancels, stopping the command. A client that does
+    not declare the extension (the Python SDK's) gets the call's result as
+    before."""
     port = free_port()
     argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    pidfile = tmp_path / "pid"
     with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+        config = {
+            "modules": str(ext_tasks_modules()),
+            "url": url,
+            "pidfile": str(pidfile),
+        }
+        done = subprocess.run(
+            [node(), str(EXT_TASKS_CLIENT), json.dumps(config)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["era"] == "modern"
+        assert report["extensions"] == {"io.modelcontextprotocol/tasks": {}}
+        assert report["doneKind"] == report["runningKind"] == "task"
+        assert (report["doneStatus"], report["doneText"]) == ("completed", "slept\n")
+        assert report["cancelledStatus"] == "cancelled"
+        assert gone_within(5, report["pid"])
+        assert anyio.run(call_without_the_extension, url) == "quick\n"
 
-        async def scenario() -> int:
-            async with (
-                httpx2.AsyncClient() as http,
-                streamable_http_client(url, http_client=http) as (read, write),
-                ClientSession(
-                    read, write, extensions={EXTENSION: {}}, result_claims=claims
-                ) as client,
-            ):
-                discovered = await client.discover()
-                assert discovered.capabilities.extensions == {EXTENSION: {}}
-                done = tmp_path / "done"
-                created = await client.call_tool(
-                    "slow", {"pidfile": str(done), "seconds": "0.2"}, allow_claimed=True
-                )
-                assert isinstance(created, CreatedTask)
-                assert created.status == "working" and created.ttl_ms == 3_600_000
-                task = await get(client, created.task_id)
-                while task.status == "working":
-                    await anyio.sleep(0.1)
-                    task = await get(client, created.task_id)
-                assert task.status == "completed"
-                assert task.result is not None
-                assert task.result["content"] == [{"type": "text", "text": "slept\n"}]
 
-                pidfile = tmp_path / "pid"
-                arguments = {"pidfile": str(pidfile), "seconds": "60"}
-                created = await client.call_tool("slow", arguments, allow_claimed=True)
-                assert isinstance(created, CreatedTask)
-                group = await anyio.to_thread.run_sync(leader, pidfile)
-                params = types.CancelTaskRequestParams(task_id=created.task_id)
-                cancel = types.CancelTaskRequest(params=params)
-                await client.send_request(cancel, types.EmptyResult)
-                assert (await get(client, created.task_id)).status == "cancelled"
+async def call_without_the_extension(url: str) -> str:
+    """The text of ``quick`` called at 2026-07-28 by the Python SDK's client,
+    which declares no extension."""
+    import httpx2
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
 
-            async with (
-                httpx2.AsyncClient() as http,
-                streamable_http_client(url, http_client=http) as (read, write),
-                ClientSession(read, write) as plain,
-            ):
-                await plain.discover()
-                answer = await plain.call_tool("quick", {})
-                assert isinstance(answer, types.CallToolResult)
-                assert answer.content[0].text == "quick\n"  # type: ignore[union-attr]
-            return group
-
-        group = anyio.run(scenario)
-        assert gone_within(5, group)
+    async with (
+        httpx2.AsyncClient() as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as plain,
+    ):
+        await plain.discover()
+        answer = await plain.call_tool("quick", {})
+        assert isinstance(answer, types.CallToolResult)
+        block = answer.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text

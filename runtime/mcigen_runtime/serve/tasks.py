@@ -308,7 +308,8 @@ class Tasks:
         detailed = task(operation, modern=True)
         ended = operation.result()
         if detailed["status"] == "completed" and ended is not None:
-            detailed["result"] = self._result(ended)
+            # What the call would have answered at this version: resultType too.
+            detailed["result"] = {"resultType": "complete", **self._result(ended)}
         return detailed
 
     def _result(self, ended: ToolResult) -> dict[str, Any]:
