@@ -324,8 +324,7 @@ class Tasks:
     ) -> dict[str, Any]:
         """``tasks/result``: once the task has ended, the tool's result."""
         operation = await self._find(ctx, params.task_id, "retrieve task result")
-        while not await operation.finished_within(None):
-            pass
+        await operation.finished_within(None)  # the call's own timeout bounds it
         ended = operation.result()
         assert ended is not None
         answer = self._result(ended)
@@ -365,17 +364,15 @@ class Tasks:
         from mcp_types import INVALID_PARAMS
 
         operation = await self._find(ctx, params.task_id, "cancel task")
-        status = task_status(operation)
-        if status == "working" and await operation.stop("cancelled by tasks/cancel"):
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if task_status(operation) == "working" and await operation.stop(
+            "cancelled by tasks/cancel"
+        ):
             await operation.finished_within(CANCEL_WAIT_S)
-            return (
-                {}
-                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-                else task(operation)
+        elif not modern:
+            status = task_status(operation)
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Cannot cancel task: already in terminal status '{status}'",
             )
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return {}
-        raise MCPError(
-            code=INVALID_PARAMS,
-            message=f"Cannot cancel task: already in terminal status '{task_status(operation)}'",
-        )
+        return {} if modern else task(operation)
