@@ -120,13 +120,17 @@ def task_status(operation: Running) -> str:
     return _STATUSES[operation.status()]
 
 
-def task(operation: Running, modern: bool = False) -> dict[str, Any]:
+def task(
+    operation: Running, modern: bool = False, created: bool = False
+) -> dict[str, Any]:
     """The ``Task`` of ``operation``, as wire JSON: of the 2025-11-25 utility, or
     (``modern``) of the 2026-07-28 extension, where a tool's error result is a
     ``completed`` task (``failed`` is for JSON-RPC errors, which no operation
-    ends with) and ``ttl``, ``pollInterval`` are ``ttlMs``, ``pollIntervalMs``."""
-    status = task_status(operation)
-    ended = operation.ended
+    ends with) and ``ttl``, ``pollInterval`` are ``ttlMs``, ``pollIntervalMs``.
+    ``created``: as it was created, ``working`` (the state every task begins
+    in, even one whose call has ended by the time it is answered)."""
+    status = "working" if created else task_status(operation)
+    ended = None if created else operation.ended
     updated = operation.started_at if ended is None else operation.wall_clock(ended)
     message = _status_message(operation, status)
     if modern and status == "failed":
@@ -253,7 +257,7 @@ class Tasks:
         if ctx.protocol_version == TASKS_VERSION and params.get("task") is not None:
             operation = await self._started(ctx, params)
             return {
-                "task": task(operation),
+                "task": task(operation, created=True),
                 "_meta": {IMMEDIATE_RESPONSE: background_hint(operation)},
             }
         if (
@@ -266,7 +270,7 @@ class Tasks:
             operation = await self._started(ctx, params)
             return {
                 "resultType": "task",
-                **task(operation, modern=True),
+                **task(operation, modern=True, created=True),
                 "_meta": {SERVER_INFO_META_KEY: self._server_info()},
             }
         return await call_next(ctx)
