@@ -559,6 +559,19 @@ def test_http_servers_are_called_over_streamable_http(tmp_path: Path) -> None:
         assert ran.stdout.split("\n")[0] == "42 over http", ran.stderr
 
 
+def test_a_server_with_a_url_and_no_type_is_an_http_server_as_in_mci_py(
+    tmp_path: Path,
+) -> None:
+    with toy_http_server() as url:
+        schema = mcp_schema(tmp_path, {"web": {"url": url}})
+        theirs = _oracle_list(schema)
+        cache_of(tmp_path, "web").unlink()  # ours lists the server itself
+        listed = run_mcigen("list", schema)
+    assert listed.returncode == 0, listed.stderr
+    ours = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert ours == theirs == TOY_TOOLS
+
+
 def test_server_tools_that_share_a_python_name_get_two_functions(
     tmp_path: Path,
 ) -> None:
