@@ -56,7 +56,7 @@ def _complaint(path: Path, first_error: Diagnostic | None) -> str:
     # pydantic models check the schema before any toolset is read, and the
     # toolsets are loaded before any MCP server is reached.
     found = next(_top_level(document), None) or next(
-        _tools(document.get("tools") or ()), None
+        _tools(document.get("tools") or []), None
     )
     if found is None and not _found_later(path, first_error):
         return _validation_failure(document, path, first_error)
