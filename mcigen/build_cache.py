@@ -17,6 +17,8 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -24,6 +26,22 @@ from . import cache_trust
 from .templates_location import templates_dir
 
 _told: set[tuple[Path, str]] = set()
+_unwritten = 0
+"""How many ``unwritten()`` blocks are open: while any is, the cache is read and
+nothing is written or made. A module global, not a context variable, so that the
+build's forked workers (``backend.workers``) see it too."""
+
+
+@contextmanager
+def unwritten() -> Iterator[None]:
+    """Within: entries are read, but no entry or directory is written
+    (``MCIClient(validating=True)`` writes nothing)."""
+    global _unwritten
+    _unwritten += 1
+    try:
+        yield
+    finally:
+        _unwritten -= 1
 
 
 def cache_dir(kind: str) -> Path | None:
@@ -33,13 +51,14 @@ def cache_dir(kind: str) -> Path | None:
     if base is None:
         return None
     try:
-        base = _made_private(base)
+        base = base.resolve(strict=True) if _unwritten else _made_private(base)
         problem = cache_trust.directory_problem(base)
         directory = base / f"{kind}-{_code_fingerprint()}"
         if problem is None:
-            directory.mkdir(mode=0o700, exist_ok=True)
+            if not _unwritten:
+                directory.mkdir(mode=0o700, exist_ok=True)
             problem = cache_trust.owned_problem(directory, directory.lstat())
-    except OSError:
+    except OSError:  # unwritten, a missing directory is one
         return None
     if problem is not None:
         _tell_untrusted(base, problem)
@@ -129,7 +148,9 @@ def read_private(path: Path) -> str | None:
 def write_private(directory: Path, name: str, text: str) -> None:
     """``text`` as the file ``name`` in ``directory``, readable by this user alone
     (0600) and replaced at once; nothing when it cannot be written (a cache only
-    saves time)."""
+    saves time) or may not be (``unwritten``)."""
+    if _unwritten:
+        return
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".entry-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -53,7 +53,7 @@ _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """A broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it."""
-_MOST_BYTES = 64 << 20
+MOST_BYTES = 64 << 20
 """The most of a schema or library file read to key the cache (the build holds
 them to its own, smaller, limit)."""
 
@@ -101,7 +101,7 @@ def package_for(
     # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
     # read as a library directory is: every file of it, by name
     folder = schema.is_dir() and compiling.source_format != "mci"
-    content = b"" if folder else read_input(schema, _MOST_BYTES)
+    content = b"" if folder else read_input(schema, MOST_BYTES)
     library = _library_dir(schema, content)
     keyed = _keyed(content, compiling.source_format, environment)
     root = build_cache.cache_dir("packages")
@@ -366,7 +366,7 @@ def _digest(content: bytes, library: Path) -> str:
     digest.update(os.fsencode(library) + b"\0")
     for path in _files_under(library):
         try:
-            data = read_input(path, _MOST_BYTES)
+            data = read_input(path, MOST_BYTES)
         except OSError:
             data = b"unreadable"
         relative = os.fsencode(path.relative_to(library))

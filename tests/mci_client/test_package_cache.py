@@ -169,9 +169,10 @@ def test_a_package_built_from_an_mcp_cache_that_has_since_expired_is_built_again
     assert len(builds) == 2
 
 
-def test_validating_starts_no_server_writes_nothing_beside_the_schema_and_runs_nothing(
+def test_validating_starts_no_server_writes_nothing_and_runs_nothing(
     tmp_path: Path, package_cache: Path
 ) -> None:
+    """Nothing beside the schema, and nothing in the build cache either."""
     project = tmp_path / "project"
     project.mkdir()
     command, trace = leaves_a_trace(project)
@@ -188,3 +189,4 @@ def test_validating_starts_no_server_writes_nothing_beside_the_schema_and_runs_n
         client.execute("hello")
     assert not trace.exists()
     assert _snapshot(project) == before
+    assert not package_cache.exists()
