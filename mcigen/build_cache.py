@@ -8,7 +8,8 @@ else ``~/.cache/mcigen``. Safe for concurrent builds: entries are written
 atomically; an unreadable entry is a miss. A cache another user could have written
 (``cache_trust``) is not used, and the user is told so once: a build without
 cache takes longer and gives the same bytes, as one with it does. What mcigen
-creates there is private (directories 0700, files 0600).
+creates there is private (directories 0700, files 0600). An entry no build has
+used for a month is removed (``cache_pruning``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 from . import cache_trust
+from .cache_pruning import mark_used, prune_now_and_then
 from .templates_location import templates_dir
 
 _told: set[tuple[Path, str]] = set()
@@ -53,6 +55,8 @@ def cache_dir(kind: str) -> Path | None:
     try:
         base = base.resolve(strict=True) if _unwritten else _made_private(base)
         problem = cache_trust.directory_problem(base)
+        if problem is None and not _unwritten:
+            prune_now_and_then(base)
         directory = base / f"{kind}-{_code_fingerprint()}"
         if problem is None:
             if not _unwritten:
@@ -138,8 +142,11 @@ def read_private(path: Path) -> str | None:
     this user's alone (a link, another owner, writable by others)."""
     try:
         with open(path, "rb", opener=_without_following) as file:
-            if cache_trust.owned_problem(path, os.fstat(file.fileno())):
+            status = os.fstat(file.fileno())
+            if cache_trust.owned_problem(path, status):
                 return None
+            if not _unwritten:
+                mark_used(file.fileno(), status.st_mtime)
             return file.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None

@@ -42,6 +42,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from . import build_cache, cache_trust
+from .cache_pruning import mark_used
 from .input_file import read_input
 
 if TYPE_CHECKING:
@@ -176,6 +177,7 @@ def _entry(
     package = entry / name
     if _contents(package) != files:
         return None
+    mark_used(entry)
     return CachedPackage(name, package, schema)
 
 
