@@ -210,13 +210,14 @@ def _call(tools: Registry, args: argparse.Namespace) -> int:
 
 def _dry_run(tools: Registry, entry: ToolEntry, props: dict[str, Any]) -> Any:
     """The call of a cli tool with ``props``, as it would run: nothing runs."""
-    from ..executors.cli.run import DRY_RUN  # here: only a cli tool has it
-
-    token = DRY_RUN.set(True)
+    # by name: a vendored runtime carries the cli executor only for cli tools
+    runtime = (__package__ or "").rpartition(".")[0]
+    dry_run = importlib.import_module(f"{runtime}.executors.cli.run").DRY_RUN
+    token = dry_run.set(True)
     try:
         return tools.invoker(entry)(props, os.environ)
     finally:
-        DRY_RUN.reset(token)
+        dry_run.reset(token)
 
 
 def _props(entry: ToolEntry, args: argparse.Namespace) -> dict[str, Any]:
