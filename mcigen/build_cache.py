@@ -8,7 +8,8 @@ else ``~/.cache/mcigen``. Safe for concurrent builds: entries are written
 atomically; an unreadable entry is a miss. A cache another user could have written
 (``cache_trust``) is not used, and the user is told so once: a build without
 cache takes longer and gives the same bytes, as one with it does. What mcigen
-creates there is private (directories 0700, files 0600).
+creates there is private (directories 0700, files 0600). An entry no build has
+used for a month is removed (``cache_pruning``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,33 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
 from . import cache_trust
+from .cache_pruning import mark_used, prune_now_and_then
 from .templates_location import templates_dir
 
 _told: set[tuple[Path, str]] = set()
+_unwritten = 0
+"""How many ``unwritten()`` blocks are open: while any is, the cache is read and
+nothing is written or made. A module global, not a context variable, so that the
+build's forked workers (``backend.workers``) see it too."""
+
+
+@contextmanager
+def unwritten() -> Iterator[None]:
+    """Within: entries are read, but no entry or directory is written
+    (``MCIClient(validating=True)`` writes nothing)."""
+    global _unwritten
+    _unwritten += 1
+    try:
+        yield
+    finally:
+        _unwritten -= 1
 
 
 def cache_dir(kind: str) -> Path | None:
@@ -34,13 +54,16 @@ def cache_dir(kind: str) -> Path | None:
     if base is None:
         return None
     try:
-        base = _made_private(base)
+        base = base.resolve(strict=True) if _unwritten else _made_private(base)
         problem = cache_trust.directory_problem(base)
+        if problem is None and not _unwritten:
+            prune_now_and_then(base)
         directory = base / f"{kind}-{_code_fingerprint()}"
         if problem is None:
-            directory.mkdir(mode=0o700, exist_ok=True)
+            if not _unwritten:
+                directory.mkdir(mode=0o700, exist_ok=True)
             problem = cache_trust.owned_problem(directory, directory.lstat())
-    except OSError:
+    except OSError:  # unwritten, a missing directory is one
         return None
     if problem is not None:
         _tell_untrusted(base, problem)
@@ -131,8 +154,11 @@ def read_private(path: Path) -> str | None:
     this user's alone (a link, another owner, writable by others)."""
     try:
         with open(path, "rb", opener=_without_following) as file:
-            if cache_trust.owned_problem(path, os.fstat(file.fileno())):
+            status = os.fstat(file.fileno())
+            if cache_trust.owned_problem(path, status):
                 return None
+            if not _unwritten:
+                mark_used(file.fileno(), status.st_mtime)
             return file.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
@@ -141,7 +167,9 @@ def read_private(path: Path) -> str | None:
 def write_private(directory: Path, name: str, text: str) -> None:
     """``text`` as the file ``name`` in ``directory``, readable by this user alone
     (0600) and replaced at once; nothing when it cannot be written (a cache only
-    saves time)."""
+    saves time) or may not be (``unwritten``)."""
+    if _unwritten:
+        return
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".entry-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -10,7 +10,6 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from mcigen_runtime.app.table import format_table
 from mcigen_runtime.manifest import MANIFEST
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
@@ -19,7 +18,6 @@ from .cached_serve import add_broker_command, cached_serve_args
 from .diagnostics import Diagnostics, printable
 from .frontend.formats import FORMATS, Format, format_named, recognise
 from .input_file import not_regular
-from .ir import execution_kind
 from .output import (
     OutputError,
     check_replaceable,
@@ -38,6 +36,8 @@ from .project_config import (
     find_pyproject,
 )
 from .serve_command import add_serve_arguments
+from .tool_listing import FORMATS as LISTING_FORMATS
+from .tool_listing import listing
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 _CHECKED_NAME = "package"
@@ -162,6 +162,13 @@ def _parser() -> argparse.ArgumentParser:
     _schema_argument(listing)
     _mcp_options(listing, no_connect=True)
     _skip_invalid_option(listing)
+    listing.add_argument(
+        "--format",
+        choices=LISTING_FORMATS,
+        default="table",
+        help="a table (default), or the document mcix's 'list --format json|yaml "
+        "--verbose' writes to a file, printed on stdout",
+    )
     listing.set_defaults(run=_list, whitespace="compat")
     migrate = commands.add_parser(
         "migrate",
@@ -490,15 +497,5 @@ def _list(args: argparse.Namespace, schema: Path) -> int:
     _report(diagnostics)
     if package is None:
         return EXIT_ERRORS
-    rows = [
-        (
-            planned.tool.name,
-            planned.python_name,
-            execution_kind(planned.tool.execution),
-            planned.tool.toolset or "-",
-            ",".join(planned.tool.tags),
-        )
-        for planned in package.tools
-    ]
-    print(format_table([("NAME", "PYTHON NAME", "TYPE", "TOOLSET", "TAGS"), *rows]))
+    print(listing(schema, package, args.format))
     return EXIT_OK

@@ -15,9 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from mcigen_runtime.client import BaseClient, ExecutionResult, MCIClientError
-from mcigen_runtime.registry import registry
+from mcigen_runtime.manifest import MANIFEST, read_manifest
+from mcigen_runtime.registry import Registry, registry
 
-from .package_cache import BuildFailed, import_package, package_for
+from .input_file import read_input
+from .package_cache import MOST_BYTES, BuildFailed, import_package, package_for
+
+_CHECKED = "mci_checked"
+"""The name a validating client's package would have: it is never written."""
 
 __all__ = ["MCIClient", "MCIClientError"]
 
@@ -41,15 +46,18 @@ class MCIClient(BaseClient):
             )
         environment = {name: str(value) for name, value in (env_vars or {}).items()}
         try:
-            package = package_for(Path(path), not validating, environment)
+            if validating:
+                self._registry = _checked(Path(path), environment)
+            else:
+                package = package_for(Path(path), True, environment)
+                import_package(package)
+                self._registry = registry(package.name)
         except BuildFailed as failure:
             raise MCIClientError(_refusal(path, failure)) from None
         except OSError:
             raise MCIClientError(_refusal(path, None)) from None
-        import_package(package)
-        self._registry = registry(package.name)
         self._validating = validating
-        super().__init__(env_vars, base_dir=str(package.schema.parent))
+        super().__init__(env_vars, base_dir=str(Path(path).resolve().parent))
 
     def execute(
         self, tool_name: str, properties: Mapping[str, Any] | None = None
@@ -60,6 +68,25 @@ class MCIClient(BaseClient):
                 "Initialize MCIClient with validating=False to execute tools."
             )
         return super().execute(tool_name, properties)
+
+
+def _checked(schema: Path, environment: Mapping[str, str]) -> Registry:
+    """The tools of ``schema`` as ``mcigen check --no-connect`` sees them, compiled
+    in memory: no server started, no file written (the build cache only read)."""
+    from . import build_cache
+    from .pipeline import CompileOptions, compile_schema
+    from .planner import McpAccess, McpMode
+
+    read_input(schema, MOST_BYTES)  # an OSError, as package_for raises it
+    options = CompileOptions(
+        mcp=McpAccess(mode=McpMode.NO_CONNECT, environment=environment)
+    )
+    with build_cache.unwritten():
+        files, diagnostics = compile_schema(schema, schema.parent, _CHECKED, options)
+    if files is None:
+        raise BuildFailed(diagnostics)
+    manifest = read_manifest(files[MANIFEST].decode("utf-8"))
+    return Registry(_CHECKED, manifest.metadata, manifest.tools, manifest.tree)
 
 
 def _refusal(path: str, failure: BuildFailed | None) -> str:

@@ -42,6 +42,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from . import build_cache, cache_trust
+from .cache_pruning import mark_used
 from .input_file import read_input
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """A broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it."""
-_MOST_BYTES = 64 << 20
+MOST_BYTES = 64 << 20
 """The most of a schema or library file read to key the cache (the build holds
 them to its own, smaller, limit)."""
 
@@ -101,7 +102,7 @@ def package_for(
     # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
     # read as a library directory is: every file of it, by name
     folder = schema.is_dir() and compiling.source_format != "mci"
-    content = b"" if folder else read_input(schema, _MOST_BYTES)
+    content = b"" if folder else read_input(schema, MOST_BYTES)
     library = _library_dir(schema, content)
     keyed = _keyed(content, compiling.source_format, environment)
     root = build_cache.cache_dir("packages")
@@ -176,6 +177,7 @@ def _entry(
     package = entry / name
     if _contents(package) != files:
         return None
+    mark_used(entry)
     return CachedPackage(name, package, schema)
 
 
@@ -366,7 +368,7 @@ def _digest(content: bytes, library: Path) -> str:
     digest.update(os.fsencode(library) + b"\0")
     for path in _files_under(library):
         try:
-            data = read_input(path, _MOST_BYTES)
+            data = read_input(path, MOST_BYTES)
         except OSError:
             data = b"unreadable"
         relative = os.fsencode(path.relative_to(library))

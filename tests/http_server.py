@@ -73,6 +73,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(PDF)))
             self.end_headers()
             self.wfile.write(PDF)
+        elif parts.path.startswith("/missing/"):  # the API says so in JSON
+            query = parse_qs(parts.query)
+            missing = {"error": f"no item {parts.path.rsplit('/', 1)[1]}"}
+            echoed = {"key": query["key"][0]} if "key" in query else {}
+            padding = {"pad": "x" * int(query.get("pad", ["0"])[0])}
+            self._json({**missing, **echoed, **padding}, 404)
         elif parts.path.startswith("/status/"):
             self._reply(int(parts.path.rsplit("/", 1)[1]), b"nope", "text/plain")
         elif parts.path.startswith("/redirect/"):  # /redirect/302?to=/text

@@ -242,6 +242,30 @@ def test_mcigen_serve_input_is_an_mcp_server_over_stdio(
         )
 
 
+def test_mcigen_serve_input_serves_the_toolsets_named(tmp_path: Path) -> None:
+    """mcix's ``run --filter toolsets:NAMES`` is ``serve --toolsets NAMES``; a name
+    no tool comes from is said, as a misspelt ``--only`` is."""
+    (tmp_path / "mci").mkdir()
+    for toolset in ("notes", "mail"):
+        tool = text_tool(f"{toolset}-tool", toolset)
+        write_schema(tmp_path / "mci", schema_of(tool), f"{toolset}.mci.json")
+    document = {**schema_of(HELLO), "toolsets": ["notes", "mail"]}
+    schema = write_schema(tmp_path, document)
+
+    async def listed() -> list[str]:
+        with (tmp_path / "stderr").open("w") as errlog, anyio.fail_after(PATIENCE):
+            async with stdio_session(
+                tmp_path, str(schema), "--toolsets", "notes,nots", errlog=errlog
+            ) as client:
+                return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert anyio.run(listed) == ["notes-tool"]
+    assert (
+        "warning: --toolsets: no tool comes from a toolset or MCP server called 'nots'"
+        in (tmp_path / "stderr").read_text()
+    )
+
+
 def test_mcigen_serve_input_over_streamable_http(tmp_path: Path) -> None:
     schema = _inputs(tmp_path)["mci"]
     port = free_port()

@@ -129,6 +129,20 @@ def _tools(base: str) -> list[dict[str, Any]]:
             "execution": {"type": "http", "url": base + "/status/{{props.code}}"},
         },
         {
+            "name": "item",
+            "execution": {
+                "type": "http",
+                "url": base + "/missing/{{props.id}}",
+                "params": {"pad": "{{props.pad}}"},
+                "auth": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "key",
+                    "value": "{{env.API_KEY}}",
+                },
+            },
+        },
+        {
             "name": "leaky404",
             "execution": {
                 "type": "http",
@@ -343,6 +357,20 @@ def test_error_status_keeps_status_code(
     assert _call(invokers, "status", {"code": 502}).text.startswith(
         "502 Server Error: Bad Gateway"
     )
+
+
+def test_an_error_result_keeps_what_the_server_said(
+    invokers: dict[str, Any], server: LoopbackServer
+) -> None:
+    """Row 21: the body of a 4xx/5xx answer, bounded and with secrets hidden,
+    in the metadata; the text stays requests' (mci-py's)."""
+    result = _call(invokers, "item", {"id": 99, "pad": 0})
+    assert result.isError
+    assert result.text.startswith("404 Client Error: Not Found for url: ")
+    said = json.loads(result.metadata["response_body"])
+    assert said == {"error": "no item 99", "key": "***", "pad": ""}
+    long = _call(invokers, "item", {"id": 7, "pad": 10_000}).metadata["response_body"]
+    assert len(long) < 4200 and long.endswith(" more characters)")
 
 
 def test_secrets_never_appear_in_messages(

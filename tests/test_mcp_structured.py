@@ -270,10 +270,10 @@ def test_row_77_output_schemas_are_checked_and_kept_for_mcp_tools_only(
     document = {
         "schemaVersion": "1.0",
         "tools": [text, mcp_tool],
-        "mcp_servers": {"toy": {"command": "unused"}},
+        "mcp_servers": {"toy": {"command": "true"}},
     }
     schema = write_schema(tmp_path, document)
-    checked = run_mcigen("check", schema, "--no-connect")  # "unused" starts nothing
+    checked = run_mcigen("check", schema, "--no-connect")  # "true" is not started
     assert checked.returncode == 1
     assert checked.stderr.splitlines()[:2] == [
         f"{schema}:10:7: warning: 'outputSchema' is used only by MCP tools (their "
@@ -303,7 +303,7 @@ def test_an_output_schema_no_model_can_be_made_of_is_a_build_error_at_its_tool(
     cache.parent.mkdir(parents=True)
     document = {"schemaVersion": "1.0", "tools": [tool], "expiresAt": "2999-01-01"}
     cache.write_text(json.dumps(document, indent=2))
-    servers = {"toy": {"command": "unused"}}
+    servers = {"toy": {"command": "true"}}
     schema = write_schema(
         tmp_path, {"schemaVersion": "1.0", "tools": [], "mcp_servers": servers}
     )

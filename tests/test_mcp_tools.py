@@ -559,10 +559,48 @@ def test_http_servers_are_called_over_streamable_http(tmp_path: Path) -> None:
         assert ran.stdout.split("\n")[0] == "42 over http", ran.stderr
 
 
+def test_a_server_with_a_url_and_no_type_is_an_http_server_as_in_mci_py(
+    tmp_path: Path,
+) -> None:
+    with toy_http_server() as url:
+        schema = mcp_schema(tmp_path, {"web": {"url": url}})
+        theirs = _oracle_list(schema)
+        cache_of(tmp_path, "web").unlink()  # ours lists the server itself
+        listed = run_mcigen("list", schema)
+    assert listed.returncode == 0, listed.stderr
+    ours = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert ours == theirs == TOY_TOOLS
+
+
+def test_a_server_command_not_on_path_is_a_warning_when_it_is_not_started(
+    tmp_path: Path,
+) -> None:
+    """mcix's ``validate`` warns of it; ``check`` does when it starts no server
+    (a fresh cache, ``--no-connect``): a started one that is missing is an error."""
+    _write_cache(tmp_path, ["echo"], expires=TODAY + timedelta(days=1))
+    absent = "mcigen-test-no-such-server"
+    schema = mcp_schema(tmp_path, {"toy": {"command": absent, "args": ["-y"]}})
+    warned = (
+        f"{schema}:5:12: warning: MCP server 'toy' runs '{absent}', which is not on "
+        "PATH: calling its tools fails here until the command is installed (or the "
+        "server is given its full path)"
+    )
+    for options in ((), ("--no-connect",)):
+        checked = run_mcigen("check", schema, *options)
+        assert checked.returncode == 0, checked.stderr
+        assert warned in checked.stderr.splitlines()
+    cache_of(tmp_path).unlink()
+    started = run_mcigen("check", schema)
+    assert started.returncode == 1
+    assert warned not in started.stderr and "No such file" in started.stderr
+    mcp_schema(tmp_path, {"toy": {"command": "true"}})
+    assert "not on PATH" not in run_mcigen("check", schema, "--no-connect").stderr
+
+
 def test_server_tools_that_share_a_python_name_get_two_functions(
     tmp_path: Path,
 ) -> None:
-    schema = mcp_schema(tmp_path, {"toy": {"command": "unused"}})
+    schema = mcp_schema(tmp_path, {"toy": {"command": "true"}})
     _write_cache(tmp_path, ["get-env", "get_env"], expires=TODAY + timedelta(days=1))
     result = run_mcigen("list", schema)
     assert result.returncode == 0, result.stderr

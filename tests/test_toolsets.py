@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from mcigen.pipeline import plan_schema
 
@@ -406,3 +408,40 @@ def _python(cwd: Path, code: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_list_prints_mcixs_listing_document(tmp_path: Path, form: str) -> None:
+    """What mcix's ``list --format json|yaml --verbose`` writes to a file, on stdout."""
+    write_toolset(
+        tmp_path / "mci" / "files.mci.json",
+        schema_of(text_tool("read-file", "r", tags=["fs"], description="Read")),
+    )
+    schema = main_schema(tmp_path, "files", tools=[text_tool("own", "o")])
+    result = run_mcigen("list", schema, "--format", form)
+    assert result.returncode == 0, result.stderr
+    document = (json.loads if form == "json" else yaml.safe_load)(result.stdout)
+    assert datetime.fromisoformat(document.pop("timestamp"))
+    assert document == {
+        "mci_file": str(schema),
+        "filters_applied": [],
+        "total": 2,
+        "tools": [
+            {
+                "name": "own",
+                "source": "main",
+                "description": "",
+                "tags": [],
+                "execution_type": "text",
+                "python_name": "own",
+            },
+            {
+                "name": "read-file",
+                "source": "files",
+                "description": "Read",
+                "tags": ["fs"],
+                "execution_type": "text",
+                "python_name": "read_file",
+            },
+        ],
+    }

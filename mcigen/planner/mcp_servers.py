@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
@@ -145,7 +146,17 @@ def server_tools(
         diagnostics.error(server.name_location, f"MCP server name refused: {problem}")
         return None
     fetcher = _ServerTools(server, cache, whitespace, access, unbound_is_mcigens)
-    return fetcher.tools(access.mode, schema_version, diagnostics)
+    found = fetcher.tools(access.mode, schema_version, diagnostics)
+    if not fetcher.started:  # had it been started, that would say it is missing
+        missing = command_not_found(server)
+        if missing is not None:
+            diagnostics.warning(
+                server.location,
+                f"MCP server '{server.name}' runs '{missing}', which is not on PATH: "
+                "calling its tools fails here until the command is installed (or "
+                "the server is given its full path)",
+            )
+    return found
 
 
 def settings_fingerprint(server: ir.McpServer) -> str:
@@ -183,6 +194,17 @@ def _as_written(value: object) -> object:
     )
 
 
+def command_not_found(server: ir.McpServer) -> str | None:
+    """The command of a STDIO server, if it is a name or an absolute path as
+    written (no placeholder) that names no program here."""
+    command = server.config.get("command")
+    if server.config.get("type") == "http" or not isinstance(command, str):
+        return None
+    if "{{" in command or "${" in command or ("/" in command and command[0] != "/"):
+        return None
+    return command if shutil.which(command) is None else None
+
+
 @dataclasses.dataclass
 class _ServerTools:
     server: ir.McpServer
@@ -190,6 +212,8 @@ class _ServerTools:
     whitespace: str
     access: McpAccess
     unbound_is_mcigens: bool
+    started: bool = False
+    """Whether the server was started (or reached) to list its tools."""
 
     def tools(
         self, mode: McpMode, schema_version: str, diagnostics: Diagnostics
@@ -229,6 +253,7 @@ class _ServerTools:
         """The tools the server lists now, written to the cache; ``cached`` when it
         cannot be reached."""
         name = self.server.name
+        self.started = True
         if self.access.announce is not None:
             self.access.announce(_started(self.server))
         try:

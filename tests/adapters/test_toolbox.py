@@ -30,8 +30,10 @@ def test_serve_filters_choose_the_tools(agentpkg: ModuleType) -> None:
 
 
 def test_a_name_no_tool_has_is_refused(agentpkg: ModuleType) -> None:
-    with pytest.raises(ValueError, match=r"no tool named 'gret' \(only\)"):
+    with pytest.raises(ValueError, match=r"only: no tool is called 'gret'"):
         toolbox(agentpkg, only=["gret"])
+    with pytest.raises(ValueError, match=r"toolsets: no tool comes from .* 'note'$"):
+        toolbox(agentpkg, toolsets=["note"])
 
 
 def test_names_fit_the_frameworks_and_keep_under_filters(agentpkg: ModuleType) -> None:

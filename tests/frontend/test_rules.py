@@ -94,7 +94,9 @@ NEEDS_CONTENT = (
 NEEDS_FILTER_VALUE = (
     "missing required field 'filterValue' (required when 'filter' is set)"
 )
-NEEDS_COMMAND = "'mcp_servers.srv' needs a 'command' (STDIO server) or \"type\": \"http\" (HTTP server)"
+NEEDS_COMMAND = (
+    "'mcp_servers.srv' needs a 'command' (STDIO server) or a 'url' (HTTP server)"
+)
 
 ROOT = [
     case(

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 import mcigen.pipeline
 from mcigen import MCIClient, MCIClientError
 
-from ..conftest import leaves_a_trace, text_tool, write_schema
+from ..conftest import leaves_a_trace, schema_of, text_tool, write_schema
 from ..mcp_servers import TOY_SERVER
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
@@ -169,9 +170,10 @@ def test_a_package_built_from_an_mcp_cache_that_has_since_expired_is_built_again
     assert len(builds) == 2
 
 
-def test_validating_starts_no_server_writes_nothing_beside_the_schema_and_runs_nothing(
+def test_validating_starts_no_server_writes_nothing_and_runs_nothing(
     tmp_path: Path, package_cache: Path
 ) -> None:
+    """Nothing beside the schema, and nothing in the build cache either."""
     project = tmp_path / "project"
     project.mkdir()
     command, trace = leaves_a_trace(project)
@@ -188,3 +190,54 @@ def test_validating_starts_no_server_writes_nothing_beside_the_schema_and_runs_n
         client.execute("hello")
     assert not trace.exists()
     assert _snapshot(project) == before
+    assert not package_cache.exists()
+
+
+def _aged(path: Path, days: float) -> None:
+    then = time.time() - days * 86_400
+    os.utime(path, (then, then), follow_symlinks=False)
+
+
+def _entry_of(cache: Path, schema_dir: Path) -> Path:
+    """The package cache's entry of the schema in ``schema_dir``: its slot's
+    ``library`` file names the schema's library directory."""
+    (slot,) = [
+        record.parent
+        for record in cache.rglob("library")
+        if str(schema_dir / "mci") in record.read_text()
+    ]
+    (entry,) = [path for path in slot.iterdir() if (path / "entry.json").is_file()]
+    return entry
+
+
+def _tool_schema(directory: Path, tool: str) -> Path:
+    directory.mkdir()
+    greet = text_tool(
+        tool,
+        "Hi {{props.who}}",
+        inputSchema={"type": "object", "properties": {"who": {"type": "string"}}},
+    )
+    return write_schema(directory, schema_of(greet))
+
+
+def test_the_cache_drops_what_no_build_used_for_a_month(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    stale, recent = _tool_schema(tmp_path / "a", "ahoy"), _tool_schema(
+        tmp_path / "b", "hey"
+    )
+    MCIClient(str(stale))
+    MCIClient(str(recent))
+    stale_entry, recent_entry = (_entry_of(package_cache, tmp_path / n) for n in "ab")
+    for path in package_cache.rglob("*"):
+        _aged(path, 40)  # unused since
+    for path in [recent_entry.parent, *recent_entry.parent.rglob("*")]:
+        _aged(path, 20)  # used within the month
+    _aged(package_cache, 40)
+    MCIClient(str(_tool_schema(tmp_path / "c", "hello")))  # the day's first build
+    assert not stale_entry.exists()
+    assert recent_entry.is_dir()
+    month_ago = time.time() - 30 * 86_400
+    left = [p for p in package_cache.rglob("*") if p.lstat().st_mtime < month_ago]
+    assert left == []
+    assert MCIClient(str(recent)).execute("hey", {"who": "Ada"}).result.text == "Hi Ada"

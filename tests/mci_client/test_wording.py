@@ -12,6 +12,7 @@ import pytest
 from mcigen import MCIClient, MCIClientError
 
 from ..conftest import text_tool
+from ..mcp_servers import free_port
 from ..oracle import oracle_session
 
 TEXT = {"type": "text", "text": "hi"}
@@ -175,3 +176,84 @@ def test_the_schemas_own_error_comes_first_before_its_toolsets(
     ours = _ours(path)
     assert ours.startswith(heading)
     assert f"{toolset}:1:" in ours  # the toolset's error is said too
+
+
+T_OK = text_tool("a", "hi")
+# name -> (the schema's toolsets, the toolset files in mci/); each refused by both
+REFUSED_TOOLSETS: dict[str, tuple[list[Any], dict[str, Any]]] = {
+    "a filter without filterValue": (
+        [{"name": "t", "filter": "only"}],
+        {"t.mci.json": {"schemaVersion": "1.0", "tools": [T_OK]}},
+    ),
+    "a filterValue naming nothing": (
+        [{"name": "t", "filter": "tags", "filterValue": " , "}],
+        {"t.mci.json": {"schemaVersion": "1.0", "tools": [T_OK]}},
+    ),
+    "an unknown filter": (
+        [{"name": "t", "filter": "some", "filterValue": "a"}],
+        {"t.mci.json": {"schemaVersion": "1.0", "tools": [T_OK]}},
+    ),
+    "a toolset of an unsupported version": (
+        ["ok", "t"],
+        {
+            "ok.mci.json": {"schemaVersion": "1.0", "tools": [T_OK]},
+            "t.mci.json": {"schemaVersion": "2.0", "tools": []},
+        },
+    ),
+    "a toolset whose version is a number": (
+        ["t"],
+        {"t.mci.json": {"schemaVersion": 1.0, "tools": []}},
+    ),
+    "a toolset without a version": (["t"], {"t.mci.json": {"tools": []}}),
+    "a toolset without tools": (["t"], {"t.mci.json": {"schemaVersion": "1.0"}}),
+    "a toolset that is a list": (["t"], {"t.mci.json": []}),
+    "a toolset whose tools are not a list": (
+        ["t"],
+        {"t.mci.json": {"schemaVersion": "1.0", "tools": {}}},
+    ),
+    "a toolset tool without a name": (
+        ["t"],
+        {"t.mci.json": {"schemaVersion": "1.0", "tools": [{"execution": TEXT}]}},
+    ),
+    "a toolset of invalid JSON": (["t"], {"t.mci.json": '{"schemaVersion": '}),
+    "a toolset missing after one with a filter": (
+        [{"name": "ok", "filter": "only", "filterValue": "a"}, "gone"],
+        {"ok.mci.json": {"schemaVersion": "1.0", "tools": [T_OK]}},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_TOOLSETS)
+def test_a_refused_toolset_opens_with_mci_pys_message(
+    case: str, tmp_path: Path, package_cache: Path
+) -> None:
+    toolsets, files = REFUSED_TOOLSETS[case]
+    path = _write(tmp_path, "s.json", {"schemaVersion": "1.0", "toolsets": toolsets})
+    for name, content in files.items():
+        text = content if isinstance(content, str) else json.dumps(content)
+        (tmp_path / "mci" / name).write_text(text, encoding="utf-8")
+    ours, theirs = _ours(path), _theirs(path)
+    assert ours.startswith(theirs + "\n"), (ours, theirs)
+
+
+def test_an_unreachable_mcp_server_opens_with_mci_pys_words(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    """mci-py ends with the SDK's words (``unhandled errors in a TaskGroup``),
+    mcigen with its own, which say what failed."""
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    document = {
+        "schemaVersion": "1.0",
+        "tools": [],
+        "mcp_servers": {"web": {"url": url}},
+    }
+    path = _write(tmp_path, "s.json", document)
+    heading = (
+        f"Failed to load schema from {path}: Failed to fetch tools from MCP server "
+        "'web': Failed to fetch from MCP server 'web': Failed to connect to MCP "
+        "server 'web': "
+    )
+    assert _theirs(path).startswith(heading)
+    ours = _ours(path)
+    assert ours.startswith(heading)
+    assert "ConnectError" in ours.splitlines()[0]

@@ -15,7 +15,12 @@ from mcigen_runtime.templating.syntax import Template
 from ... import ir
 from ..pointers import child_pointer
 from ..source import SourceDocument
-from .rules import DEFAULT_RETRY_ATTEMPTS, DEFAULT_RETRY_BACKOFF_MS, DEFAULT_TIMEOUT_MS
+from .rules import (
+    DEFAULT_RETRY_ATTEMPTS,
+    DEFAULT_RETRY_BACKOFF_MS,
+    DEFAULT_TIMEOUT_MS,
+    is_http_server,
+)
 
 JsonObject = dict[str, Any]
 
@@ -112,6 +117,8 @@ class _Lowering:
 
     def mcp_server(self, name: str, config: JsonObject) -> ir.McpServer:
         pointer = child_pointer("/mcp_servers", name)
+        if "type" not in config and is_http_server(config):
+            config = {"type": "http", **config}
         return ir.McpServer(
             name,
             config,

@@ -317,19 +317,24 @@ STDIO_SERVER = Obj(
 )
 HTTP_SERVER = Obj(
     "HTTP MCP server",
-    required={"type": Str(choices=("http",)), "url": TEMPLATED},
-    optional={"headers": MapOf(TEMPLATED), "config": MCP_SERVER_CONFIG},
+    required={"url": TEMPLATED},
+    optional={
+        "type": Str(choices=("http",)),
+        "headers": MapOf(TEMPLATED),
+        "config": MCP_SERVER_CONFIG,
+    },
 )
 
 
 @dataclass(frozen=True)
 class McpServer(ObjectCheck):
-    """An HTTP server says ``type: http``; a STDIO server gives a ``command``."""
+    """An HTTP server says ``type: http``, or gives a ``url`` and no ``command``
+    (mci-py reads it so); a STDIO server gives a ``command``."""
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         if not isinstance(value, dict):
             ctx.type_error(at, self.expected, value)
-        elif value.get("type") == "http":
+        elif is_http_server(value):
             HTTP_SERVER.check(ctx, at, value)
         elif "command" in value:
             STDIO_SERVER.check(ctx, at, value)
@@ -343,8 +348,15 @@ class McpServer(ObjectCheck):
             ctx.error(
                 at,
                 f"'{at.label}' needs a 'command' (STDIO server)"
-                ' or "type": "http" (HTTP server)',
+                " or a 'url' (HTTP server)",
             )
+
+
+def is_http_server(config: dict[str, object]) -> bool:
+    """``type: http``, or a ``url`` without ``type`` or ``command``."""
+    if "type" in config:
+        return config["type"] == "http"
+    return "url" in config and "command" not in config
 
 
 def _needs_something_to_load(ctx: Context, at: At, value: dict[str, object]) -> None:

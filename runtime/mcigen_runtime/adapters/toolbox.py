@@ -23,6 +23,7 @@ from ..edge.settings import (
     ServeOptions,
     select_tools,
     unknown_names,
+    unknown_said,
     valid_tool_names,
 )
 from ..errors import ToolInputError
@@ -120,7 +121,7 @@ class Filters(TypedDict, total=False):
 def toolbox(package: str | ModuleType, **filters: Unpack[Filters]) -> Toolbox:
     """The tools of ``package`` (its import name or module) that ``filters``
     select. Raises ``ValueError`` for a name in ``only`` or ``exclude`` that no
-    tool has: an agent left without a tool by a typo would fail later and less
+    tool has, or in ``toolsets`` that no tool comes from: an agent left without a tool by a typo would fail later and less
     clearly."""
     found = registry(package if isinstance(package, str) else package.__name__)
     options = ServeOptions(
@@ -132,8 +133,11 @@ def toolbox(package: str | ModuleType, **filters: Unpack[Filters]) -> Toolbox:
     )
     unknown = unknown_names(found.tools, options)
     if unknown:
-        listed = ", ".join(f"{name!r} ({option.lower()})" for option, name in unknown)
-        raise ValueError(f"{found.package} has no tool named {listed}")
+        listed = "; ".join(
+            f"{option.lower()}: {unknown_said(option, name)}"
+            for option, name in unknown
+        )
+        raise ValueError(f"{found.package}: {listed}")
     names = valid_tool_names(
         (tool.name for tool in found.tools), FRAMEWORK_TOOL_NAME, _INVALID_RUN
     )

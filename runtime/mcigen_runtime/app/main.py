@@ -1,8 +1,10 @@
 """The command line every generated package offers through ``python -m``:
 
     list                          a table: name, type, group, tags, one-line description
-    describe TOOL                 signature, docstring and input schema
-    call TOOL [--json '{..}'] [--arg key=value ...] [--raw]
+    describe TOOL [INPUT]         signature, docstring and input schema; for a cli
+                                  or MTDF tool given INPUT, what it would run, where
+    call TOOL [INPUT] [--raw] [--dry-run]
+                                  INPUT: --json '{..}' and/or --arg key=value ...
     serve [--http HOST:PORT] ...  the tools as an MCP server
     broker [ADDR] [SECRET] ...    the broker's meta-tools over pyMCPBroker's HTTP API
     doctor                        whether the programs the tools run are installed
@@ -68,22 +70,23 @@ def _parser(package: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {package}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the tools").set_defaults(run=_list)
-    describe = commands.add_parser("describe", help="show how to call a tool")
-    describe.add_argument("tool", help="the tool's MCI name or Python name")
+    describe = commands.add_parser(
+        "describe",
+        help="show how to call a tool (and, given input, what a cli or MTDF tool "
+        "would run, where)",
+    )
+    _input_arguments(describe)
     describe.set_defaults(run=_describe)
     call = commands.add_parser("call", help="call a tool and print its result")
-    call.add_argument("tool", help="the tool's MCI name or Python name")
-    call.add_argument("--json", help="the tool's input as a JSON object")
-    call.add_argument(
-        "--arg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="one input property (repeatable); VALUE is JSON unless the property "
-        "is a string",
-    )
+    _input_arguments(call)
     call.add_argument(
         "--raw", action="store_true", help="print the whole result as JSON"
+    )
+    call.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="cli and MTDF tools: print the command line and working directory the "
+        "call would run, and run nothing",
     )
     call.set_defaults(run=_call)
     serve = commands.add_parser("serve", help="serve the tools over MCP")
@@ -100,6 +103,19 @@ def _parser(package: str) -> argparse.ArgumentParser:
     )
     doctor.set_defaults(run=_doctor)
     return parser
+
+
+def _input_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tool", help="the tool's MCI name or Python name")
+    parser.add_argument("--json", help="the tool's input as a JSON object")
+    parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one input property (repeatable); VALUE is JSON unless the property "
+        "is a string",
+    )
 
 
 def _doctor(tools: Registry, args: argparse.Namespace) -> int:
@@ -149,6 +165,11 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
         print()
         print("Output schema:")
         print(json.dumps(entry.output_schema, indent=2, ensure_ascii=False))
+    if entry.type == "cli" and (args.json is not None or args.arg):
+        result = _dry_run(tools, entry, _props(entry, args))
+        print()
+        print("Would run:" if not result.isError else "Would refuse:")
+        print(result.text)
     return EXIT_OK
 
 
@@ -173,13 +194,38 @@ def _signature(function: Any) -> str:
 
 def _call(tools: Registry, args: argparse.Namespace) -> int:
     entry = tools.find(args.tool)
+    props = _props(entry, args)
+    if args.dry_run:
+        if entry.type != "cli":
+            raise UsageError(
+                f"--dry-run: '{entry.name}' is a {entry.type} tool; only cli and "
+                "MTDF tools run a command to show"
+            )
+        result = _dry_run(tools, entry, props)
+    else:
+        result = tools.invoker(entry)(props, os.environ)
+    print(json.dumps(result.model_dump(), indent=2) if args.raw else result.text)
+    return EXIT_TOOL_ERROR if result.isError else EXIT_OK
+
+
+def _dry_run(tools: Registry, entry: ToolEntry, props: dict[str, Any]) -> Any:
+    """The call of a cli tool with ``props``, as it would run: nothing runs."""
+    # by name: a vendored runtime carries the cli executor only for cli tools
+    runtime = (__package__ or "").rpartition(".")[0]
+    dry_run = importlib.import_module(f"{runtime}.executors.cli.run").DRY_RUN
+    token = dry_run.set(True)
+    try:
+        return tools.invoker(entry)(props, os.environ)
+    finally:
+        dry_run.reset(token)
+
+
+def _props(entry: ToolEntry, args: argparse.Namespace) -> dict[str, Any]:
     props = _json_props(args.json) if args.json is not None else {}
     for pair in args.arg:
         key, value = _split_pair(pair)
         props[key] = _arg_value(entry, key, value)
-    result = tools.invoker(entry)(props, os.environ)
-    print(json.dumps(result.model_dump(), indent=2) if args.raw else result.text)
-    return EXIT_TOOL_ERROR if result.isError else EXIT_OK
+    return props
 
 
 def _json_props(text: str) -> dict[str, Any]:

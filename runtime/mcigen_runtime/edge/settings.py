@@ -151,6 +151,7 @@ def options_from_environment(env: Mapping[str, str]) -> ServeOptions:
         exclude=split_list(get("EXCEPT")),
         tags=split_list(get("TAGS")),
         without_tags=split_list(get("WITHOUT_TAGS")),
+        toolsets=split_list(get("TOOLSETS")),
         broker=broker_text in _TRUE,
         max_output_chars=max_chars,
         secret=secret_from(None, "", env),
@@ -186,13 +187,26 @@ def unknown_names(
     tools: Sequence[ToolEntry], options: ServeOptions
 ) -> list[tuple[str, str]]:
     """(option, name) for the names given to ``only`` / ``except`` that no tool
-    has: likely typos."""
+    has, and to ``toolsets`` that no tool comes from: likely typos."""
     known = {tool.name for tool in tools}
+    sources = {tool.toolset for tool in tools if tool.toolset is not None}
+    given = (
+        ("ONLY", options.only, known),
+        ("EXCEPT", options.exclude, known),
+        ("TOOLSETS", options.toolsets, sources),
+    )
     return [
         (option, name)
-        for option, names in (("ONLY", options.only), ("EXCEPT", options.exclude))
-        for name in sorted((names or frozenset()) - known)
+        for option, names, there in given
+        for name in sorted((names or frozenset()) - there)
     ]
+
+
+def unknown_said(option: str, name: str) -> str:
+    """What is wrong with ``name``, one of ``unknown_names``."""
+    if option == "TOOLSETS":
+        return f"no tool comes from a toolset or MCP server called {name!r}"
+    return f"no tool is called {name!r}"
 
 
 # --------------------------------------------------------------------------- names
@@ -317,6 +331,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--without-tags", metavar="TAGS", help="hide tools with any of these tags"
+    )
+    parser.add_argument(
+        "--toolsets",
+        metavar="NAMES",
+        help="expose the tools of these toolsets and MCP servers (comma-separated; "
+        "mcix's --filter toolsets:NAMES)",
     )
     parser.add_argument(
         "--broker",

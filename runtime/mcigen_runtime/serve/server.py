@@ -88,6 +88,7 @@ from ..edge.settings import (
     select_tools,
     split_list,
     unknown_names,
+    unknown_said,
     worker_count,
 )
 from ..errors import ToolInputError
@@ -893,7 +894,7 @@ def app_from_environment(package: str) -> Starlette:
         surface.background_refused = refused_under_workers(workers)
         logger.warning("%s", surface.background_refused)
     for option, name in unknown_names(surface.registry.tools, options):
-        logger.warning("%s%s: no tool is called %r", ENV_PREFIX, option, name)
+        logger.warning("%s%s: %s", ENV_PREFIX, option, unknown_said(option, name))
     return http_app(surface)
 
 
@@ -933,6 +934,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         exclude=split_list(args.exclude),
         tags=split_list(args.tags),
         without_tags=split_list(args.without_tags),
+        toolsets=split_list(args.toolsets),
         broker=args.broker,
         max_output_chars=args.max_output_chars,
         secret=secret,
@@ -956,9 +958,8 @@ def serve(package: str, args: argparse.Namespace) -> int:
         said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
         print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, options):
-        print(
-            f"warning: --{option.lower()}: no tool is called {name!r}", file=sys.stderr
-        )
+        said = unknown_said(option, name)
+        print(f"warning: --{option.lower()}: {said}", file=sys.stderr)
     if not surface.tools:
         print("warning: no tool matches the filters", file=sys.stderr)
     if address is None:

@@ -14,9 +14,12 @@ stdout included.
 from __future__ import annotations
 
 import os
+import re
 import select
+import shlex
 import time
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +34,11 @@ from .process import Running, spawn
 
 if TYPE_CHECKING:
     import asyncio
+
+DRY_RUN: ContextVar[bool] = ContextVar("mcigen_cli_dry_run", default=False)
+"""Set: a call says what it would run (its argv and working directory) in a
+result, and runs nothing (``python -m PKG call --dry-run``, ``describe``)."""
+_HELD_PATH = re.compile(r"^/proc/self/fd/(\d+)(/.*)?$")
 
 _EXIT_POLL_S = 0.001
 """Where no pidfd tells the exit, how often a runner looks for it once the pipes
@@ -95,9 +103,36 @@ def _confinement(call: CliCall) -> tuple[str, ...] | None:
 
 def run_cli(call: CliCall) -> ToolResult:
     try:
-        return _run(call)
+        return _dry_run(call) if DRY_RUN.get() else _run(call)
     finally:
         remove_files(call.temp_files)
+
+
+def _dry_run(call: CliCall) -> ToolResult:
+    """What the call would run, and where: what ``_start`` would refuse is
+    refused; a path operand held as a descriptor is shown by its path."""
+    refused = refusal(call.argv, call.operands)
+    if refused is not None:
+        return error_result(refused)
+    where = os.path.normpath(call.cwd.path if call.cwd is not None else os.getcwd())
+    argv = [_shown(word) for word in call.argv]
+    metadata = {
+        "dry_run": True,
+        "argv": argv,
+        "cwd": where,
+        "timeout_s": call.timeout_s,
+    }
+    return text_result(f"in {where}: {shlex.join(argv)}", metadata)
+
+
+def _shown(word: str) -> str:
+    held = _HELD_PATH.match(word)
+    if held is None:
+        return word
+    try:
+        return os.readlink(f"/proc/self/fd/{held.group(1)}") + (held.group(2) or "")
+    except OSError:
+        return word
 
 
 def _run(call: CliCall) -> ToolResult:
@@ -126,7 +161,7 @@ def _run(call: CliCall) -> ToolResult:
 
 async def run_cli_async(call: CliCall) -> ToolResult:
     try:
-        return await _run_async(call)
+        return _dry_run(call) if DRY_RUN.get() else await _run_async(call)
     finally:
         remove_files(call.temp_files)
 

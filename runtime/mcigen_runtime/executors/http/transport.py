@@ -466,6 +466,9 @@ def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolRes
             message = f"Server error: {response.status_code}"
         else:
             message = _status_message(response, call)
+        body = _error_body(response, call)
+        if body:
+            metadata[RESPONSE_BODY] = body
         return error_result(redacted(message, call.secrets), metadata)
     content_type = response.headers.get("Content-Type", "")
     lowered = content_type.lower()
@@ -481,6 +484,22 @@ def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolRes
             message = "The JSON response is nested too deep to read"
             return error_result(message, metadata)
     return text_result(_text(response, content_type), metadata)
+
+
+RESPONSE_BODY = "response_body"
+"""The metadata key of an error response's body (its text, at most
+``ERROR_BODY_CHARS`` of it): what the server said was wrong."""
+ERROR_BODY_CHARS = 4096
+
+
+def _error_body(response: httpx.Response, call: HttpCall) -> str:
+    """The body of an error response as text, cut to ``ERROR_BODY_CHARS``, with
+    the call's secrets as ``***`` (a server may echo the key it refused)."""
+    text = _text(response, response.headers.get("Content-Type", ""))
+    if len(text) > ERROR_BODY_CHARS:
+        cut = len(text) - ERROR_BODY_CHARS
+        text = f"{text[:ERROR_BODY_CHARS]}… ({cut} more characters)"
+    return redacted(text, call.secrets)
 
 
 def _text(response: httpx.Response, content_type: str) -> str:
