@@ -1,6 +1,6 @@
 """mcigen against mci-py and hand-written Python, in one run: the suite of issue 7.
 
-    make bench              (.venv/bin/python benchmarks/run.py)          < 13 minutes
+    make bench              (.venv/bin/python benchmarks/run.py)          10-20 minutes
     make bench-quick        (.venv/bin/python benchmarks/run.py --quick)  ~ 2 minutes
 
 Prints one table (per-call time, cold start, build time and memory, throughput under
