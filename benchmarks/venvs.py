@@ -51,7 +51,10 @@ def _venv(name: str, requirements: tuple[str, ...]) -> Path | Missing:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.is_file() and stamp.read_text() == wanted:
             return python
-        venv.create(home, with_pip=True, clear=True)
+        try:
+            venv.create(home, with_pip=True, clear=True)
+        except (OSError, subprocess.CalledProcessError) as error:
+            return Missing(f"python -m venv {home}: {error}")
         done = subprocess.run(
             [str(python), "-m", "pip", "install", "--quiet", *requirements],
             capture_output=True,
