@@ -43,6 +43,8 @@ LIST_SIZES = (10, 100, 1000)
 """The tool counts of the ``tools/list`` rows (start-up and memory take 1000)."""
 
 MCIGEN, MCIX, FLOOR = "mcigen", "mcix", "floor"
+BARE = "bare uvicorn"
+"""The HTTP rows' third server: an ASGI app without the SDK (uvicorn alone)."""
 CALLS: tuple[tuple[str, str, dict[str, Any]], ...] = (  # (row, tool, arguments)
     ("text", "greet", {"name": "Ann"}),
     ("http", "fetch", {}),
@@ -196,9 +198,6 @@ def http_argvs(
     argvs[FLOOR] = (floor_app, {**env, "FLOOR_SCHEMA": str(schema.path)})
     argvs[BARE] = (floor_app, {**env, "FLOOR_BARE": "1"})
     return argvs
-
-
-BARE = "bare uvicorn"
 
 
 # ------------------------------------------------------------------ measuring
