@@ -1,4 +1,4 @@
-"""Rows, the targets of issues 7, 19 and 34, the printed table and results.json."""
+"""Rows, the targets of issues 7, 19, 33 and 34, the printed table and results.json."""
 
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ TARGETS: dict[str, Target] = {
     "rebuild": Target("≤2 s", max_value=2.0),
     "build memory": Target("≤1 GiB", max_value=1024.0),
     "adapter": Target("≤1.2× direct call", max_vs_baseline=1.2),
+    "serve start": Target("≤0.4× mcix", min_speedup=2.5),
+    "serve list": Target("≤ mcix", min_speedup=1),
+    "serve text call": Target("≥3× faster than mcix", min_speedup=3),
+    "serve throughput": Target("≥ the floor", max_vs_baseline=1),
+    "serve scaling": Target("≥1.8× one worker's", requires="scales"),
+    "broker": Target("≤1.1× direct call", max_vs_baseline=1.1),
+    "mtdf": Target("≤1.1× subprocess.run", max_vs_baseline=1.1),
 }
 """Target key -> target; a row names its key in ``Row.target``."""
 
@@ -80,6 +87,8 @@ class Row:
         if self.mcigen is None or self.baseline is None or not self.baseline.median:
             return None
         if self.higher_is_better:
+            if not self.mcigen.median:
+                return None
             return self.baseline.median / self.mcigen.median
         return self.mcigen.median / self.baseline.median
 

@@ -1,6 +1,6 @@
 """mcigen against mci-py and hand-written Python, in one run: the suite of issue 7.
 
-    make bench              (.venv/bin/python benchmarks/run.py)          < 10 minutes
+    make bench              (.venv/bin/python benchmarks/run.py)          10-20 minutes
     make bench-quick        (.venv/bin/python benchmarks/run.py --quick)  ~ 2 minutes
 
 Prints one table (per-call time, cold start, build time and memory, throughput under
@@ -38,6 +38,7 @@ from benchmarks import (  # noqa: E402
     imports,
     report,
     schemas,
+    serving,
 )
 from benchmarks.http_server import BenchServer  # noqa: E402
 from benchmarks.paths import PYTHON, RESULTS, oracle_python  # noqa: E402
@@ -51,6 +52,7 @@ SECTIONS = (
     "build",
     "concurrency",
     "imports",
+    "serving",
 )
 ORDER = (
     "per call",
@@ -60,6 +62,7 @@ ORDER = (
     "build",
     "concurrency",
     "import (-X importtime)",
+    serving.SECTION,
 )
 
 
@@ -74,6 +77,7 @@ class Mode:
     """Tools -> (cold runs, rebuilds, seconds per kind): see :class:`build.Plan`."""
     budget: float
     """Seconds the whole run may take; the largest builds get what is left."""
+    serving: serving.Plan
 
 
 FULL = Mode(
@@ -84,6 +88,7 @@ FULL = Mode(
     cold_runs=5,
     builds={10: (3, 3, 15), 100: (3, 3, 30), 1000: (1, 3, 60), 5000: (1, 1, 0)},
     budget=570,
+    serving=serving.FULL,
 )
 QUICK = Mode(
     "quick",
@@ -93,6 +98,7 @@ QUICK = Mode(
     cold_runs=2,
     builds={10: (1, 1, 10), 100: (1, 1, 20)},
     budget=150,
+    serving=serving.QUICK,
 )
 
 COLD_START_RESERVE = 40.0
@@ -243,6 +249,18 @@ def _client_rows(
     return rows
 
 
+def _serving_rows(
+    mode: Mode, sizes: list[int], server: BenchServer, log: Log, root: Path
+) -> list[report.Row]:
+    """Row 7, on the sizes up to 1000 tools; outside the time budget (it runs last)."""
+    served = [tools for tools in sizes if tools <= max(serving.LIST_SIZES)]
+    try:
+        parts = serving.parts(root / "serving", server.base, mode.serving, served, log)
+    except Exception as error:  # noqa: BLE001 - a failure is a row, not the end
+        return _failed(serving.SECTION, log, error)
+    return [row for part in parts for row in _guard(serving.SECTION, log, part)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -316,6 +334,8 @@ def main() -> None:
             rows += _client_rows(
                 mode, list(sizes), mci_py, log, floor, unmeasured, scratch
             )
+        if "serving" in sections:
+            rows += _serving_rows(mode, list(sizes), server, log, scratch)
     finally:
         server.stop()
         if args.keep:

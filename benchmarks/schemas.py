@@ -204,3 +204,21 @@ def write(schema: Schema, path: Path) -> Path:
 
 SCALE_PROPS: dict[str, Any] = {"name": "Ann", "mode": "long", "count": 2}
 """What the cold-start row passes to ``tool_00000``."""
+
+
+SERVED_TOOLS = ("greet", "echo")
+"""The tools of the per-call schema that :func:`serve_schema` keeps (and ``fetch``)."""
+
+
+def serve_schema(http_base: str) -> Schema:
+    """The three tools the serving rows call: ``greet`` (text), ``echo`` (cli) and
+    ``fetch`` (http, GET of ``http_base``/text); no MCP server, which mcix would start.
+    """
+    schema = call_schema(http_base)
+    schema["tools"] = [
+        tool
+        for tool in schema["tools"]
+        if tool["name"] in SERVED_TOOLS or tool["name"] == "fetch"
+    ]
+    del schema["mcp_servers"]
+    return schema

@@ -297,6 +297,22 @@ def _tree_rss_kib(root: int) -> int:
     return total
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of the live processes of ``root``'s tree so far."""
+    tree = _children()
+    ticks, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        stack.extend(tree.get(pid, ()))
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def wall(
     argv: Sequence[str],
     *,
