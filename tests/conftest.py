@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import io
 import json
@@ -24,6 +25,38 @@ def _private_format_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Builds in the tests (and the mcigen processes they start) format into a
     cache of their own, so that no earlier run's cache can hide a change."""
     os.environ["MCIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("format-cache"))
+
+
+MypyStrict = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="session")
+def mypy_strict(tmp_path_factory: pytest.TempPathFactory) -> MypyStrict:
+    """``mypy_strict(*paths, cwd=..., env=None)``: ``mypy --strict`` with one cache
+    for every worker of this run (a cold check reads pydantic and the MCP SDK
+    again: ~8 s of CPU against ~0.5 s warm), under a lock, as two mypy processes
+    may not write one cache at once."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent  # the run's directory, above each worker's own
+    cache = shared / "mypy-cache"
+
+    def run(
+        *paths: str | Path, cwd: Path, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache)]
+        with open(shared / "mypy-cache.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return subprocess.run(
+                [*argv, *map(str, paths)],
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+
+    return run
 
 
 FIGURES = ("mcipy_suite", "timing")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, run_mcigen
+from .conftest import ROOT, MypyStrict, run_mcigen
 
 EXAMPLES = sorted(
     [
@@ -81,7 +81,12 @@ package lies in the output."""
     ids=["vendored", "project"],
 )
 def test_a_vendored_example_is_its_golden_output_around_a_copy_of_the_runtime(
-    golden: Path, example: str, option: str, runtime_list: Path, package: str
+    golden: Path,
+    example: str,
+    option: str,
+    runtime_list: Path,
+    package: str,
+    mypy_strict: MypyStrict,
 ) -> None:
     # built as deep in the checkout as golden is: the manifest names the schema
     # by its way from the package
@@ -108,14 +113,7 @@ def test_a_vendored_example_is_its_golden_output_around_a_copy_of_the_runtime(
             original = RUNTIME_DIR / path.removeprefix("_runtime/")
             assert built[package + path] == original.read_bytes(), path
         where = out.parent if not package else out
-        checked = _tool(
-            "mypy",
-            "--strict",
-            "--cache-dir",
-            "/dev/null",
-            package.rstrip("/") or out.name,
-            cwd=where,
-        )
+        checked = mypy_strict(package.rstrip("/") or out.name, cwd=where)
         assert checked.returncode == 0, checked.stdout
 
 
@@ -151,9 +149,9 @@ def _tool(*args: str, cwd: Path = GOLDEN) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_golden_output_passes_mypy_strict() -> None:
+def test_golden_output_passes_mypy_strict(mypy_strict: MypyStrict) -> None:
     packages = [_golden_dir(s).name for s in EXAMPLES]
-    result = _tool("mypy", "--strict", "--cache-dir", "/dev/null", *packages)
+    result = mypy_strict(*packages, cwd=GOLDEN)
     assert result.returncode == 0, result.stdout
 
 

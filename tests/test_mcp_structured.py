@@ -22,7 +22,14 @@ from typing import Any
 
 import pytest
 
-from .conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
+from .conftest import (
+    MypyStrict,
+    built_package,
+    run_mcigen,
+    schema_of,
+    text_tool,
+    write_schema,
+)
 from .mcp_servers import LISTED_SERVER, TOY_SERVER, free_port
 from .oracle import run_oracle
 from .test_mcp_server import http_server, http_session, run, stdio_session
@@ -237,19 +244,14 @@ async def humidity(city: str) -> float:
 """
 
 
-def test_mypy_strict_sees_the_structured_type(served: ModuleType) -> None:
+def test_mypy_strict_sees_the_structured_type(
+    served: ModuleType, mypy_strict: MypyStrict
+) -> None:
     """One run over the package and two user files: only the misspelt field fails."""
     directory = served.DIRECTORY
     (directory / "uses.py").write_text(USES_THE_TYPE, encoding="utf-8")
     (directory / "misspells.py").write_text(MISSPELLS_A_FIELD, encoding="utf-8")
-    argv = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", "/dev/null"]
-    checked = subprocess.run(
-        [*argv, "uses.py", "misspells.py", "pkg"],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    checked = mypy_strict("uses.py", "misspells.py", "pkg", cwd=directory)
     assert checked.returncode == 1
     errors = [line for line in checked.stdout.splitlines() if ": error: " in line]
     assert errors and all(line.startswith("misspells.py:7: ") for line in errors)

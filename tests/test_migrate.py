@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .conftest import MypyStrict, run_mcigen, schema_of, text_tool, write_schema
 from .mcipy_suite.test_mcipy_suite import mcipy_sources
 
 TOOLS = schema_of(
@@ -172,36 +172,24 @@ def classified(name: str) -> str:
 """
 
 
-def test_mypy_strict_checks_the_rewritten_calls(project: Path) -> None:
+def test_mypy_strict_checks_the_rewritten_calls(
+    project: Path, mypy_strict: MypyStrict
+) -> None:
     program = project / "program.py"
     program.write_text(TYPED)
     run_mcigen("migrate", project / "tools.mci.json", program, "--package", "tools")
     assert 'return greet(name=who, mark="?").isError' in program.read_text()
-    assert _mypy(project) == []
+    assert _mypy(mypy_strict, project) == []
     program.write_text(program.read_text().replace('kind="genus"', "kind=7"))
-    assert _mypy(project) == [
+    assert _mypy(mypy_strict, project) == [
         'program.py:12: error: Argument "kind" to "classify" has incompatible '
         'type "int"; expected "str"  [arg-type]'
     ]
 
 
-def _mypy(project: Path) -> list[str]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--cache-dir",
-            os.devnull,
-            "program.py",
-        ],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MYPYPATH": str(project)},
-        check=False,
-    )
+def _mypy(mypy_strict: MypyStrict, project: Path) -> list[str]:
+    environment = {**os.environ, "MYPYPATH": str(project)}
+    done = mypy_strict("program.py", cwd=project, env=environment)
     return [line for line in done.stdout.splitlines() if ": error:" in line]
 
 

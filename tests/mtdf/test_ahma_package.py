@@ -10,21 +10,26 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import MypyStrict
 from .support import call
 
 BIN = Path(sys.executable).parent
 
 
-def test_the_package_passes_mypy_strict_and_ruff(ahma: str) -> None:
+def test_the_package_passes_mypy_strict_and_ruff(
+    ahma: str, mypy_strict: MypyStrict
+) -> None:
     package = Path(sys.modules[ahma].__file__ or "").parent
-    for command in (
-        [BIN / "mypy", "--strict", "--cache-dir", "/dev/null", package.name],
+    checked = mypy_strict(package.name, cwd=package.parent)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    result = subprocess.run(
         [BIN / "ruff", "check", "--no-cache", package.name],
-    ):
-        result = subprocess.run(
-            command, cwd=package.parent, capture_output=True, text=True, timeout=300
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
+        cwd=package.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

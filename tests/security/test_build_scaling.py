@@ -17,7 +17,7 @@ import pytest
 
 from mcigen.backend.input_guard import input_doubt
 
-from ..conftest import built_package, schema_of, text_tool, write_schema
+from ..conftest import MypyStrict, built_package, schema_of, text_tool, write_schema
 
 COLORS = [f"color-{i:05d}" for i in range(20_000)]
 CODES = list(range(1_000, 1_300))
@@ -83,16 +83,9 @@ def test_a_large_enum_is_typed_by_its_base_type_and_kept_out_of_the_code(
 
 
 def test_a_package_with_a_large_enum_passes_mypy_strict(
-    enum_package: ModuleType,
+    enum_package: ModuleType, mypy_strict: MypyStrict
 ) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", "/dev/null"]
-        + ["enumpkg/tools/main.py"],
-        cwd=_directory(enum_package).parent,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = mypy_strict("enumpkg/tools/main.py", cwd=_directory(enum_package).parent)
     assert result.returncode == 0, result.stdout
 
 

@@ -105,7 +105,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield directory
 
 
-@settings(BUILDS, max_examples=500)
+@settings(BUILDS, max_examples=300)
 @given(document=hostile_schemas(), value=hostile)
 def test_hostile_strings_are_data(
     workspace: Path, document: dict[str, Any], value: str
