@@ -62,11 +62,19 @@ def measure(directory: Path, workers: int, redis_url: str | None) -> dict[str, A
         env["MCIGEN_OPERATIONS_URL"] = redis_url
     argv = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--workers"]
     argv += [str(workers), "--port", str(port), "--log-level", "warning"]
+    # a file, not a pipe: the server logs a line per request, and a pipe nobody
+    # reads fills and stops it
+    log = tempfile.TemporaryFile()
     server = subprocess.Popen(
-        argv, cwd=directory, env=env, stderr=subprocess.PIPE, start_new_session=True
+        argv, cwd=directory, env=env, stderr=log, start_new_session=True
     )
     try:
-        wait_until_listening(server, port)
+        try:
+            wait_until_listening(server, port)
+        except RuntimeError:
+            log.seek(0)
+            sys.stderr.write(log.read()[-2000:].decode(errors="replace"))
+            raise
         url = f"http://127.0.0.1:{port}/mcp"
         session = f"bench {workers} {redis_url}"
         with httpx.Client() as client:  # every worker warm
@@ -108,6 +116,7 @@ def measure(directory: Path, workers: int, redis_url: str | None) -> dict[str, A
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait()
+        log.close()
 
 
 def main() -> None:
