@@ -1,0 +1,93 @@
+"""The environment variables a package's tools read, as its command line shows
+them: ``describe`` under a tool, ``doctor`` with the ones unset here, ``serve`` and
+``broker`` as a warning at start for each required one that is unset, ``config``
+as placeholders in the client configuration.
+
+Before a command runs, the environment files of the current directory
+(:mod:`..env_files`) fill in what the process's environment does not set, unless
+``--no-env-file``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..env_files import load_env_files
+from ..manifest import EnvUse, ToolEntry
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable as the package uses it."""
+
+    name: str
+    required: bool
+    """Whether some tool's call fails without it."""
+    uses: tuple[str, ...]
+    """Where: ``getWeather (auth)``, one per tool."""
+
+
+def package_variables(entries: Iterable[ToolEntry]) -> list[Variable]:
+    """Every variable some tool reads, sorted by name."""
+    required: dict[str, bool] = {}
+    uses: dict[str, list[str]] = {}
+    for entry in entries:
+        for use in entry.env:
+            required[use.name] = required.get(use.name, False) or use.required
+            uses.setdefault(use.name, []).append(_use(entry.name, use))
+    return [Variable(name, required[name], tuple(uses[name])) for name in sorted(uses)]
+
+
+def _use(tool: str, use: EnvUse) -> str:
+    return f"{tool} ({', '.join(use.fields)})"
+
+
+def unset_required(
+    variables: Iterable[Variable], environ: Mapping[str, str]
+) -> list[Variable]:
+    return [v for v in variables if v.required and v.name not in environ]
+
+
+def tool_variable_lines(entry: ToolEntry) -> list[str]:
+    """What ``describe`` shows of a tool's variables."""
+    return [
+        f"  {use.name}  {'required' if use.required else 'optional'}, "
+        f"in {', '.join(use.fields)}"
+        f"{'' if use.name in os.environ else ' (unset here)'}"
+        for use in entry.env
+    ]
+
+
+def report_variables(variables: list[Variable], out: TextIO) -> int:
+    """``doctor``'s lines for the variables; the number of required ones unset."""
+    missing = 0
+    for variable in variables:
+        kind = "required" if variable.required else "optional"
+        if variable.name in os.environ:
+            print(f"ok       ${variable.name} ({kind})", file=out)
+            continue
+        missing += variable.required
+        label = "MISSING " if variable.required else "unset   "
+        print(f"{label} ${variable.name} ({kind})", file=out)
+        print(f"  read by: {'; '.join(variable.uses)}", file=out)
+    return missing
+
+
+def warn_unset(package: str, entries: Iterable[ToolEntry], out: TextIO) -> None:
+    """One warning line for each required variable unset here."""
+    for variable in unset_required(package_variables(entries), os.environ):
+        print(
+            f"python -m {package}: warning: ${variable.name} is not set; "
+            f"these calls will fail: {'; '.join(variable.uses)}",
+            file=out,
+            flush=True,
+        )
+
+
+def load_current_env_files() -> list[Path]:
+    """Fill in the process's environment from the current directory's files."""
+    return load_env_files(Path.cwd())
