@@ -10,6 +10,7 @@ from typing import Any
 from .. import ir
 from .distribution import SERVE_EXTRA, Distribution
 from .markdown import Markdown, cell, code, fenced, paragraphs, text
+from .tool_env import tool_env
 from .tools import parameter_list
 
 
@@ -21,6 +22,7 @@ def readme_context(
     title = meta.get("name")
     description = meta.get("description")
     serve = f"python -m {import_name} serve"
+    variables = _variables(package)
     return {
         "title": (text(title) if isinstance(title, str) else None) or text(dist.name),
         "description": (
@@ -40,7 +42,15 @@ def readme_context(
         "serve_stdio": fenced(serve, "sh"),
         "serve_http": fenced(f"{serve} --http 127.0.0.1:8000", "sh"),
         "serve_command": code(serve),
-        "client_config": fenced(_client_config(dist.name, import_name), "json"),
+        "client_config": fenced(
+            _client_config(dist.name, import_name, variables), "json"
+        ),
+        "config_command": code(f"python -m {import_name} config"),
+        "variables": [
+            (cell(code(name)), cell(text(need)), cell(text(", ".join(tools))))
+            for name, (need, tools) in variables.items()
+        ],
+        "doctor_command": code(f"python -m {import_name} doctor"),
         "cli_list": code(f"python -m {import_name} list"),
         "cli_describe": code(f"python -m {import_name} describe TOOL"),
         "cli_call": code(f"python -m {import_name} call TOOL --json '{{...}}'"),
@@ -67,8 +77,36 @@ def signature(planned: ir.PlannedTool) -> str:
     return f"{planned.python_name}({parameter_list(planned.parameters)})"
 
 
-def _client_config(server: str, import_name: str) -> str:
+def _variables(package: ir.Package) -> dict[str, tuple[str, list[str]]]:
+    """Each variable the tools read: ``required`` or ``optional``, and the tools
+    that read it; sorted by name."""
+    required: dict[str, bool] = {}
+    tools: dict[str, list[str]] = {}
+    for tool, uses in tool_env(package).items():
+        for use in uses:
+            required[use.name] = required.get(use.name, False) or use.required
+            tools.setdefault(use.name, []).append(tool)
+    return {
+        name: ("required" if required[name] else "optional", tools[name])
+        for name in sorted(tools)
+    }
+
+
+def _client_config(
+    server: str, import_name: str, variables: dict[str, tuple[str, list[str]]]
+) -> str:
     """The ``mcpServers`` entry an MCP client (Claude Desktop, Cursor, ...) starts
-    the package's server from."""
-    entry = {"command": "python", "args": ["-m", import_name, "serve"]}
+    the package's server from, as ``config`` prints it for an installation (the
+    Python's path is the reader's own)."""
+    entry: dict[str, Any] = {
+        "command": "/path/to/venv/bin/python",
+        "args": ["-m", import_name, "serve"],
+    }
+    env = {
+        name: f"${{{name}}}"
+        for name, (need, _) in variables.items()
+        if need == "required"
+    }
+    if env:
+        entry["env"] = env
     return json.dumps({"mcpServers": {server: entry}}, indent=2, ensure_ascii=False)
