@@ -193,3 +193,28 @@ def _called_through(entry: dict[str, Any], env: dict[str, str], cwd: Path) -> st
                 return text_of(result)
 
     return anyio.run(call)
+
+
+def test_mcigen_envs_lists_the_variables_and_writes_a_file_to_fill_in(
+    built: Path, tmp_path: Path
+) -> None:
+    schema = built / "tools.mci.json"
+    listed = run_mcigen("envs", schema)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "VARIABLE          NEEDED    READ BY",
+        "ENVTEST_GREETING  required  greet (text)",
+        "ENVTEST_KEY       required  fetchItem (auth)",
+        "ENVTEST_PLACE     optional  greet (text)",
+        "ENVTEST_URL       required  fetchItem (url)",
+    ]
+    written = run_mcigen("envs", schema, "--format", "env", cwd=tmp_path)
+    assert written.stdout == "wrote .env.example.mci: 4 variables\n", written.stderr
+    example = (tmp_path / ".env.example.mci").read_text()
+    assert "# required; read by: greet (text)\nENVTEST_GREETING=\n" in example
+    assert "# optional; read by: greet (text)\n# ENVTEST_PLACE=\n" in example
+    # filled in and copied as the file says: the optional one keeps its fallback
+    filled = example.replace("ENVTEST_GREETING=", "ENVTEST_GREETING=Howdy")
+    (tmp_path / ".env.mci").write_text(filled)
+    called = run(built, tmp_path, "call", "greet", "--arg", "who=Cy")
+    assert called.stdout.strip() == "Howdy, Cy from here", called.stderr

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcigen_runtime.app.environment import variables_of
+
 from .. import ir
 from .distribution import SERVE_EXTRA, Distribution
 from .markdown import Markdown, cell, code, fenced, paragraphs, text
@@ -80,15 +82,12 @@ def signature(planned: ir.PlannedTool) -> str:
 def _variables(package: ir.Package) -> dict[str, tuple[str, list[str]]]:
     """Each variable the tools read: ``required`` or ``optional``, and the tools
     that read it; sorted by name."""
-    required: dict[str, bool] = {}
-    tools: dict[str, list[str]] = {}
-    for tool, uses in tool_env(package).items():
-        for use in uses:
-            required[use.name] = required.get(use.name, False) or use.required
-            tools.setdefault(use.name, []).append(tool)
     return {
-        name: ("required" if required[name] else "optional", tools[name])
-        for name in sorted(tools)
+        variable.name: (
+            "required" if variable.required else "optional",
+            [reader for reader, _ in variable.readers],
+        )
+        for variable in variables_of(tool_env(package).items())
     }
 
 

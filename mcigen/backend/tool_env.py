@@ -50,6 +50,15 @@ def tool_env(package: ir.Package) -> dict[str, tuple[EnvUse, ...]]:
     return uses
 
 
+def server_env(package: ir.Package) -> dict[str, tuple[EnvUse, ...]]:
+    """The variables each MCP server's settings read, by server name (whether or
+    not a tool of the package calls it)."""
+    return {
+        server.name: _uses({"": list(_reads(server.config))})
+        for server in package.schema.mcp_servers
+    }
+
+
 def _uses(fields: Mapping[str, list[Read]]) -> tuple[EnvUse, ...]:
     required: dict[str, bool] = {}
     where: dict[str, list[str]] = {}
@@ -59,7 +68,8 @@ def _uses(fields: Mapping[str, list[Read]]) -> tuple[EnvUse, ...]:
             if field not in where.setdefault(name, []):
                 where[name].append(field)
     return tuple(
-        EnvUse(name, required[name], tuple(where[name])) for name in sorted(required)
+        EnvUse(name, required[name], tuple(f for f in where[name] if f))
+        for name in sorted(required)
     )
 
 

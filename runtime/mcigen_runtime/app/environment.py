@@ -27,23 +27,33 @@ class Variable:
     name: str
     required: bool
     """Whether some tool's call fails without it."""
-    uses: tuple[str, ...]
-    """Where: ``getWeather (auth)``, one per tool."""
+    readers: tuple[tuple[str, tuple[str, ...]], ...]
+    """What reads it (a tool's name) and where (the tool's fields), one per tool."""
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        """Each reader as the command line shows it: ``getWeather (auth)``."""
+        return tuple(
+            f"{reader} ({', '.join(fields)})" if fields else reader
+            for reader, fields in self.readers
+        )
 
 
 def package_variables(entries: Iterable[ToolEntry]) -> list[Variable]:
     """Every variable some tool reads, sorted by name."""
+    return variables_of((entry.name, entry.env) for entry in entries)
+
+
+def variables_of(readers: Iterable[tuple[str, Iterable[EnvUse]]]) -> list[Variable]:
+    """Every variable the readers (a tool's name, or what else reads variables,
+    with what it reads) read, sorted by name."""
     required: dict[str, bool] = {}
-    uses: dict[str, list[str]] = {}
-    for entry in entries:
-        for use in entry.env:
+    read: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for reader, env in readers:
+        for use in env:
             required[use.name] = required.get(use.name, False) or use.required
-            uses.setdefault(use.name, []).append(_use(entry.name, use))
-    return [Variable(name, required[name], tuple(uses[name])) for name in sorted(uses)]
-
-
-def _use(tool: str, use: EnvUse) -> str:
-    return f"{tool} ({', '.join(use.fields)})"
+            read.setdefault(use.name, []).append((reader, use.fields))
+    return [Variable(name, required[name], tuple(read[name])) for name in sorted(read)]
 
 
 def unset_required(
