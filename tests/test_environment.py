@@ -218,3 +218,19 @@ def test_mcigen_envs_lists_the_variables_and_writes_a_file_to_fill_in(
     (tmp_path / ".env.mci").write_text(filled)
     called = run(built, tmp_path, "call", "greet", "--arg", "who=Cy")
     assert called.stdout.strip() == "Howdy, Cy from here", called.stderr
+
+
+def test_mcigen_serve_reads_the_env_files_beside_the_schema(
+    built: Path, tmp_path: Path
+) -> None:
+    """As ``mcix run`` does: an MCP client config names the schema, the client
+    starts it in a directory of its own."""
+    project = tmp_path / "project"
+    project.mkdir()
+    schema = write_schema(project, SCHEMA)
+    (project / ".env.mci").write_text("ENVTEST_GREETING=Servus\n")
+    elsewhere = tmp_path / "client"
+    elsewhere.mkdir()
+    entry = {"command": sys.executable, "args": ["-m", "mcigen", "serve", str(schema)]}
+    environ = {k: v for k, v in os.environ.items() if k not in OURS}
+    assert _called_through(entry, environ, elsewhere) == "Servus, Bo from here"
