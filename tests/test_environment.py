@@ -234,3 +234,19 @@ def test_mcigen_serve_reads_the_env_files_beside_the_schema(
     entry = {"command": sys.executable, "args": ["-m", "mcigen", "serve", str(schema)]}
     environ = {k: v for k, v in os.environ.items() if k not in OURS}
     assert _called_through(entry, environ, elsewhere) == "Servus, Bo from here"
+
+
+def test_an_env_file_someone_else_wrote_never_stops_a_command(
+    built: Path, tmp_path: Path
+) -> None:
+    """Lines that are not settings are skipped; a file past 1 MiB is not read."""
+    (tmp_path / ".env").write_bytes(
+        b"\xff\xfe garbage\nNOEQUALS\nBAD NAME=x\n"
+        b'ENVTEST_PLACE="unterminated\nENVTEST_GREETING=Yo # a comment\n'
+    )
+    called = run(built, tmp_path, "call", "greet", "--arg", "who=Di")
+    assert called.stdout.strip() == "Yo, Di from here", called.stderr
+    (tmp_path / ".env.mci").write_text("ENVTEST_GREETING=big\n" + "#" * 2**21)
+    skipped = run(built, tmp_path, "call", "greet", "--arg", "who=Di")
+    assert (skipped.returncode, skipped.stderr) == (1, "")
+    assert "env.ENVTEST_GREETING" in skipped.stdout

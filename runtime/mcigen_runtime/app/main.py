@@ -169,7 +169,8 @@ def _config(package: str, tools: Registry, args: argparse.Namespace) -> int:
     optional = [v.name for v in variables if not v.required]
     if optional and args.http is None:
         print(
-            f"optional, add to env to set: {', '.join(optional)}",
+            f"optional, left out of env (add those you want to set): "
+            f"{', '.join(optional)}",
             file=sys.stderr,
         )
     return EXIT_OK
