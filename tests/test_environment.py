@@ -122,12 +122,15 @@ def test_env_files_fill_in_under_the_process_environment(
     assert "env.ENVTEST_GREETING" in off.stdout
 
 
-def test_serve_warns_at_start_about_each_required_variable_unset(
-    built: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    "command", [["serve"], ["broker", "127.0.0.1:8799", "--check-start"]]
+)
+def test_serve_and_broker_warn_at_start_about_each_required_variable_unset(
+    built: Path, tmp_path: Path, command: list[str]
 ) -> None:
     (tmp_path / ".env").write_text("ENVTEST_KEY=k\n")
     served = subprocess.run(
-        [sys.executable, "-m", PACKAGE, "serve"],
+        [sys.executable, "-m", PACKAGE, *command],
         cwd=tmp_path,
         env={
             **{k: v for k, v in os.environ.items() if k not in OURS},
@@ -139,6 +142,7 @@ def test_serve_warns_at_start_about_each_required_variable_unset(
         timeout=60,
         check=False,
     )
+    assert served.returncode == 0, served.stderr
     warnings = [line for line in served.stderr.splitlines() if "warning" in line]
     assert warnings == [
         f"python -m {PACKAGE}: warning: $ENVTEST_GREETING is not set; "
