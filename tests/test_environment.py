@@ -18,7 +18,13 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .conftest import (
+    imported_package,
+    run_mcigen,
+    schema_of,
+    text_tool,
+    write_schema,
+)
 from .test_mcp_server import text_of
 
 SCHEMA = schema_of(
@@ -254,3 +260,22 @@ def test_an_env_file_someone_else_wrote_never_stops_a_command(
     skipped = run(built, tmp_path, "call", "greet", "--arg", "who=Di")
     assert (skipped.returncode, skipped.stderr) == (1, "")
     assert "env.ENVTEST_GREETING" in skipped.stdout
+
+
+def test_a_client_given_with_env_files_sees_what_mcix_clients_see(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files under the process's environment under the client's own ``env_vars``."""
+    from mcigen_runtime.env_files import with_env_files
+
+    (tmp_path / ".env.mci").write_text(
+        "ENVTEST_GREETING=Moin\nENVTEST_PLACE=the file\n"
+    )
+    monkeypatch.setenv("ENVTEST_PLACE", "the process")
+    with imported_package(built / PACKAGE) as package:
+        client = package.Client(env_vars=with_env_files(tmp_path))
+        greeted = client.execute("greet", {"who": "Ed"}).result.text
+        assert greeted == "Moin, Ed from the process"
+        own = with_env_files(tmp_path, {"ENVTEST_PLACE": "mine"})
+        greeted = package.Client(env_vars=own).execute("greet", {"who": "Ed"})
+        assert greeted.result.text == "Moin, Ed from mine"

@@ -6,15 +6,18 @@ lines: blank lines and ``#`` comments are skipped, ``export`` in front is allowe
 a value in single or double quotes keeps what is inside them (``\\n`` and ``\\"`` in
 double quotes are a newline and a quote), an unquoted value ends at `` #``.
 Anything else on a line is skipped: a file is data someone else may have written,
-and reading it never fails. Values from files come below the process's environment.
+and reading it never fails. Values from files come below the process's environment,
+and that below a client's own ``env_vars`` (:func:`with_env_files`, what mcix's
+client is given).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
+from typing import Any
 
 MAX_FILE_BYTES = 1024 * 1024
 """A larger file is not read (it holds no settings)."""
@@ -48,6 +51,15 @@ def load_env_files(
     for name, value in read_env_files(directory).items():
         environ.setdefault(name, value)
     return env_file_paths(directory)
+
+
+def with_env_files(
+    directory: str | Path, env_vars: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The files of ``directory`` under the process's environment under
+    ``env_vars``: ``Client(env_vars=with_env_files(".", {...}))`` gives the tools
+    what mcix's client gives them."""
+    return {**read_env_files(Path(directory)), **os.environ, **(env_vars or {})}
 
 
 def parse_env_text(text: str) -> dict[str, str]:
