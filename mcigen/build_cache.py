@@ -18,6 +18,7 @@ import logging
 import os
 import tempfile
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 
 from . import cache_trust
@@ -45,6 +46,17 @@ def cache_dir(kind: str) -> Path | None:
         _tell_untrusted(base, problem)
         return None
     return directory
+
+
+def tool_cache_dir(distribution: str) -> Path | None:
+    """The directory of entries made by an installed tool, keyed by its version."""
+    return cache_dir(f"{distribution}-{_installed_version(distribution)}")
+
+
+@cache
+def _installed_version(distribution: str) -> str:
+    # Reading a distribution's metadata parses its METADATA file: ~10 ms a build.
+    return version(distribution)
 
 
 def _configured_base() -> Path | None:

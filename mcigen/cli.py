@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from mcigen_runtime.app.table import format_table
@@ -110,7 +111,12 @@ def _report_internal_error(error: Exception) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mcigen", description="Compile MCI schemas into typed Python packages."
+        prog="mcigen",
+        description="Compile MCI schemas, MTDF tool files and pyMCPBroker configs "
+        "into typed Python packages.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"mcigen {version('mcigen')}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser(
@@ -215,7 +221,9 @@ def _build_options(
             "where the package would go: its name by default, and what is there "
             "must be mcigen's to replace"
             if check
-            else None
+            else "where to write the package (DIR's basename is its import name "
+            "unless --name says otherwise): a new directory, or one an earlier "
+            "build wrote, which is replaced whole"
         ),
     )
     build.add_argument(
@@ -223,10 +231,11 @@ def _build_options(
     )
     build.add_argument(
         "--vendor-runtime",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="copy the runtime into the package (as _runtime/) instead of importing "
         "the mcigen-runtime library: a package with no dependency but pydantic "
-        "(and httpx, mcp for http and MCP tools)",
+        "(and httpx, mcp for http and MCP tools); on by default with --project, "
+        "whose dependencies must all be on the package index",
     )
     build.add_argument(
         "--project",
@@ -420,7 +429,9 @@ def _compiled(
     options = dataclasses.replace(
         _reading(args),
         policy=runtime_policy(args),
-        vendor_runtime=args.vendor_runtime,
+        vendor_runtime=(
+            args.project if args.vendor_runtime is None else args.vendor_runtime
+        ),
         project=args.project,
     )
     files, diagnostics = compile_schema(schema, out_dir, name, options)

@@ -12,6 +12,7 @@ from pathlib import Path
 from . import ir
 from .backend import emit
 from .backend.project import plan_project
+from .backend.project_data import DATA_DIR, carried_files
 from .diagnostics import Diagnostics, Location
 from .frontend.formats import MCI, Format, Reading
 from .frontend.source import read_source
@@ -65,7 +66,11 @@ def compile_schema(
         package_dir = out_dir / name if options.project else out_dir
         build_options = ir.BuildOptions(
             name=name,
-            schema_dir=_way_to(path.resolve().parent, package_dir.resolve()),
+            schema_dir=(
+                DATA_DIR
+                if options.project
+                else _way_to(path.resolve().parent, package_dir.resolve())
+            ),
             whitespace=options.whitespace,
             policy=options.policy,
             vendor_runtime=options.vendor_runtime,
@@ -85,7 +90,11 @@ def compile_schema(
     diagnostics.extend(emitting.items)
     if diagnostics.has_errors:
         return None, diagnostics
-    return (files if wrapper is None else wrapper.files(files)), diagnostics
+    if wrapper is None:
+        return files, diagnostics
+    data, carrying = carried_files(package, path.resolve().parent, out_dir)
+    diagnostics.extend(carrying.items)
+    return wrapper.files(files | data), diagnostics
 
 
 def _locator(path: Path) -> Callable[[str], Location]:

@@ -58,9 +58,12 @@ def entry_point(package: str, directory: Path) -> Path | None:
 
 
 def _is_installed(directory: Path, packages: Mapping[str, str]) -> bool:
+    """Whether each package is there at its version, with its ``bin`` if it has
+    one (a library has none)."""
+    manifests = {package: _read_manifest(package, directory) for package in packages}
     return all(
-        _read_manifest(package, directory).get("version") == version
-        and entry_point(package, directory) is not None
+        manifests[package].get("version") == version
+        and ("bin" not in manifests[package] or entry_point(package, directory))
         for package, version in packages.items()
     )
 
@@ -130,6 +133,13 @@ def node() -> str:
     if found is None:
         raise NpmError("node is not on PATH: it is needed to run npm packages")
     return found
+
+
+def library_dir(package: str, directory: Path, packages: Mapping[str, str]) -> Path:
+    """The directory of the library ``package`` (one of the pinned ``packages`` of
+    ``directory``), installing them first if needed."""
+    install_pinned(directory, packages)
+    return _package_dir(package, directory)
 
 
 def package_entry(package: str, directory: Path, packages: Mapping[str, str]) -> Path:

@@ -70,7 +70,7 @@ def asgi(port: int) -> tuple[list[str], str, object]:
         "--http",
         "mcigen_runtime.edge.connections:GuardedH11Protocol",
         "--backlog",
-        str(DESCRIPTORS // 2 // 4),  # the README's rule: a quarter of the cap
+        str(DESCRIPTORS // 2 // 4),  # docs/deployment.md's rule: a quarter of the cap
     )
     return argv, "/mcp", PING
 

@@ -215,16 +215,15 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
 
 
 def readme_configs() -> list[str]:
-    """The ``json`` blocks of the README's "Deploying the server" section."""
-    readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme.split("\n## Deploying the server\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+    """The ``json`` blocks of the docs' page "Deploying the server"."""
+    page = (ROOT / "docs" / "deployment.md").read_text("utf-8")
+    return re.findall(r"```json\n(.*?)```", page, re.DOTALL)
 
 
 def test_mcp_inspector_with_the_readme_configs_over_stdio_and_http(
     tmp_path: Path,
 ) -> None:
-    """The Inspector's command line, given the README's client configs as written
+    """The Inspector's command line, given the docs' client configs as written
     (with this machine's paths and port): a built directory on ``PYTHONPATH`` over
     stdio, with a filter and an env variable the tool reads; HTTP with the bearer
     header."""

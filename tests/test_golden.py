@@ -1,8 +1,9 @@
 """Golden output: every example rebuilds to exactly its committed package, which is
 black-formatted, ruff-clean and mypy --strict clean. ``golden/<example>/`` holds the
 generated code only (it imports mcigen_runtime); ``golden/vendored/`` one package built
-with ``--vendor-runtime``, without the runtime it carries (the list of the runtime's
-files it copies stands beside it), ``golden/project/`` one built with ``--project``."""
+with ``--vendor-runtime``, ``golden/project/`` one built with ``--project`` (which
+vendors the runtime too): both without the runtime they carry (the list of the
+runtime's files each copies stands beside it)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ VENDORED = GOLDEN / "vendored" / "greetings"
 VENDORED_RUNTIME = GOLDEN / "vendored" / "greetings.runtime.txt"
 RUNTIME_DIR = ROOT / "runtime" / "mcigen_runtime"
 PROJECT = GOLDEN / "project" / "weather-api"
+PROJECT_RUNTIME = GOLDEN / "project" / "weather-api.runtime.txt"
 OTHER_FORMS = ("project", "vendored")
 
 
@@ -46,10 +48,7 @@ def test_every_example_has_golden_output() -> None:
     )
 
 
-CASES = [
-    *((schema, _golden_dir(schema), ()) for schema in EXAMPLES),
-    (ROOT / "examples" / "weather_api.mci.yaml", PROJECT, ("--project",)),
-]
+CASES = [(schema, _golden_dir(schema), ()) for schema in EXAMPLES]
 """Schema, golden directory, build options: ``make golden`` writes the same."""
 
 
@@ -68,33 +67,56 @@ def test_example_rebuilds_to_its_golden_output(
     assert result.stdout == ""
 
 
-def test_the_vendored_example_is_its_golden_output_around_a_copy_of_the_runtime() -> (
-    None
-):
+VENDORED_FORMS = [
+    (VENDORED, "greetings.mci.yaml", "--vendor-runtime", VENDORED_RUNTIME, ""),
+    (PROJECT, "weather_api.mci.yaml", "--project", PROJECT_RUNTIME, "weather_api/"),
+]
+"""Golden directory, example, option, list of the runtime's files, and where the
+package lies in the output."""
+
+
+@pytest.mark.parametrize(
+    ("golden", "example", "option", "runtime_list", "package"),
+    VENDORED_FORMS,
+    ids=["vendored", "project"],
+)
+def test_a_vendored_example_is_its_golden_output_around_a_copy_of_the_runtime(
+    golden: Path, example: str, option: str, runtime_list: Path, package: str
+) -> None:
     # built as deep in the checkout as golden is: the manifest names the schema
     # by its way from the package
     (ROOT / "build").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=ROOT / "build") as scratch:
-        _check_vendored(Path(scratch))
-
-
-def _check_vendored(scratch: Path) -> None:
-    out = scratch / VENDORED.name
-    schema = ROOT / "examples" / "greetings.mci.yaml"
-    result = run_mcigen("build", schema, "-o", out, "--vendor-runtime", "--offline")
-    assert result.returncode == 0, result.stderr
-    built = _files(out)
-    runtime = sorted(path for path in built if path.startswith("_runtime/"))
-    generated = {path: data for path, data in built.items() if path not in runtime}
-    assert generated == _files(VENDORED), "golden is stale; run `make golden`"
-    assert VENDORED_RUNTIME.read_text(encoding="utf-8").split() == runtime
-    for path in runtime:
-        original = RUNTIME_DIR / path.removeprefix("_runtime/")
-        assert built[path] == original.read_bytes(), path
-    checked = _tool(
-        "mypy", "--strict", "--cache-dir", "/dev/null", out.name, cwd=scratch
-    )
-    assert checked.returncode == 0, checked.stdout
+        out = Path(scratch, golden.name)
+        schema = ROOT / "examples" / example
+        result = run_mcigen("build", schema, "-o", out, option, "--offline")
+        assert result.returncode == 0, result.stderr
+        built = _files(out)
+        runtime = sorted(
+            path.removeprefix(package)
+            for path in built
+            if path.startswith(f"{package}_runtime/")
+        )
+        generated = {
+            path: data
+            for path, data in built.items()
+            if path.removeprefix(package) not in runtime
+        }
+        assert generated == _files(golden), "golden is stale; run `make golden`"
+        assert runtime_list.read_text(encoding="utf-8").split() == runtime
+        for path in runtime:
+            original = RUNTIME_DIR / path.removeprefix("_runtime/")
+            assert built[package + path] == original.read_bytes(), path
+        where = out.parent if not package else out
+        checked = _tool(
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            "/dev/null",
+            package.rstrip("/") or out.name,
+            cwd=where,
+        )
+        assert checked.returncode == 0, checked.stdout
 
 
 def _files(directory: Path) -> dict[str, bytes]:
@@ -133,10 +155,6 @@ def test_golden_output_passes_mypy_strict() -> None:
     packages = [_golden_dir(s).name for s in EXAMPLES]
     result = _tool("mypy", "--strict", "--cache-dir", "/dev/null", *packages)
     assert result.returncode == 0, result.stdout
-    project = _tool(
-        "mypy", "--strict", "--cache-dir", "/dev/null", "weather_api", cwd=PROJECT
-    )
-    assert project.returncode == 0, project.stdout
 
 
 def test_golden_output_passes_ruff() -> None:

@@ -1,10 +1,14 @@
 """A project built with ``--project``, installed for real: pip installs it into a
 fresh virtual environment that has no mcigen, with nothing but what its
-pyproject.toml pulls (from the package index; the runtime from a wheel of this
-repository's ``runtime/``, the one thing the index does not have). There the
-package imports, its text and cli tools run, and ``python -m PKG serve`` answers
-an MCP client. The same with ``--vendor-runtime``, where no mcigen-runtime is
-installed at all.
+pyproject.toml pulls from the package index. Built as it is by default (the
+runtime vendored), it is installed from a wheel, with the schema, the files its
+tools read and the project itself deleted first: its file tools read templates it
+carries and its cli tool runs in the directory it carries, called from another
+directory with no ``MCIGEN_BASE_DIR`` (which still overrides where they are
+found). Built with ``--no-vendor-runtime``, it depends on the mcigen-runtime
+library (a wheel of this repository's ``runtime/``, the one thing the index does
+not have). In both, the package imports, its tools run, and ``python -m PKG
+serve`` answers an MCP client.
 
 One virtual environment per form, made once per session."""
 
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,9 +52,58 @@ SCHEMA = {
             },
             "execution": {"type": "cli", "command": "echo", "args": ["{{props.word}}"]},
         },
+        {
+            "name": "report",
+            "description": "A report rendered from a template next to the schema.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            },
+            "execution": {"type": "file", "path": "templates/report.md"},
+        },
+        {
+            "name": "note",
+            "description": "Any note under notes/, by name.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"file": {"type": "string"}},
+                "required": ["file"],
+            },
+            "execution": {
+                "type": "file",
+                "path": "notes/{{props.file}}",
+                "enableTemplating": False,
+            },
+        },
+        {
+            "name": "motd",
+            "description": "A file read by a command in the directory it runs in.",
+            "execution": {
+                "type": "cli",
+                "command": "cat",
+                "args": ["motd.txt"],
+                "cwd": "data",
+            },
+        },
     ),
     "metadata": {"name": "Installed Tools", "version": "2.0.1"},
 }
+INPUTS = {
+    "templates/report.md": "Report for {{props.name}}.\n",
+    "notes/first.txt": "the first note\n",
+    "data/motd.txt": "message of the day\n",
+}
+"""The files next to the schema that its tools read."""
+
+
+def write_input(directory: Path) -> Path:
+    """The schema and the files its tools read, in ``directory``; the schema."""
+    for name, text in INPUTS.items():
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        (directory / name).write_text(text, encoding="utf-8")
+    return write_schema(directory, SCHEMA)
+
 
 CALLS = """
 import json, sys
@@ -58,8 +112,19 @@ print(json.dumps({
     "greet": installed_tools.greet(name="Ann").text,
     "shout": installed_tools.shout(word="hey").text,
     "error": installed_tools.shout(word="hey").isError,
+    "report": installed_tools.report(name="Ann").text,
+    "note": installed_tools.note(file="first.txt").text,
+    "motd": installed_tools.motd().text,
 }))
 """
+CALLED = {
+    "greet": "Hello, Ann!",
+    "shout": "hey\n",
+    "error": False,
+    "report": "Report for Ann.\n",
+    "note": "the first note\n",
+    "motd": "message of the day\n",
+}
 
 
 @pytest.fixture(scope="session")
@@ -74,49 +139,68 @@ def runtime_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return wheels
 
 
-def _install(
-    tmp_path_factory: pytest.TempPathFactory, wheels: Path, *options: str
-) -> Path:
-    """Build the project with ``options``, make a fresh venv, ``pip install
-    'PROJECT[serve]'`` there, with the runtime wheel the only extra source; the
-    venv's python."""
-    work = tmp_path_factory.mktemp("installed")
-    schema = write_schema(work, SCHEMA)
-    project = work / "installed-tools"
-    built = run_mcigen("build", schema, "-o", project, "--project", *options)
+def _built(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
+    """The project built with ``options`` from the schema and its files in a
+    directory of their own."""
+    source = tmp_path_factory.mktemp("source")
+    project = source / "installed-tools"
+    built = run_mcigen(
+        "build", write_input(source), "-o", project, "--project", *options
+    )
     assert built.returncode == 0, built.stderr
-    venv = work / "venv"
+    assert "warning" not in built.stderr, built.stderr
+    return project
+
+
+def _venv(tmp_path_factory: pytest.TempPathFactory, *install: str) -> Path:
+    """A fresh venv where ``pip install INSTALL`` ran; its python."""
+    venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run(
-        [str(python), *PIP, "install", "--find-links", str(wheels)]
-        + [f"{project}[serve]"],
-        check=True,
-        cwd=work,
-    )
+    subprocess.run([str(python), *PIP, "install", *install], check=True, cwd=venv)
     return python
 
 
 @pytest.fixture(scope="session")
 def library(tmp_path_factory: pytest.TempPathFactory, runtime_wheels: Path) -> Path:
-    return _install(tmp_path_factory, runtime_wheels)
+    """``PROJECT[serve]`` installed, the runtime wheel the only extra source."""
+    project = _built(tmp_path_factory, "--no-vendor-runtime")
+    return _venv(
+        tmp_path_factory, "--find-links", str(runtime_wheels), f"{project}[serve]"
+    )
 
 
 @pytest.fixture(scope="session")
-def vendored(tmp_path_factory: pytest.TempPathFactory, runtime_wheels: Path) -> Path:
-    return _install(tmp_path_factory, runtime_wheels, "--vendor-runtime")
+def vendored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default project's wheel, built offline (``pip wheel --no-deps``) and
+    installed with its ``serve`` extra from the index alone, once the schema, its
+    files and the project are gone."""
+    project = _built(tmp_path_factory)
+    wheels = tmp_path_factory.mktemp("project-wheel")
+    subprocess.run(
+        [sys.executable, *PIP, "wheel", "--no-deps", "-w", str(wheels), str(project)],
+        check=True,
+    )
+    shutil.rmtree(project.parent)
+    [wheel] = wheels.glob("*.whl")
+    return _venv(tmp_path_factory, f"{wheel}[serve]")
 
 
-def _run(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _environment(**extra: str) -> dict[str, str]:
+    """The process's environment with no PYTHONPATH and no MCIGEN_BASE_DIR."""
+    unset = ("PYTHONPATH", "MCIGEN_BASE_DIR")
+    return {k: v for k, v in os.environ.items() if k not in unset} | extra
+
+
+def _run(python: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """The venv's python in a directory of its own (so nothing local is imported),
-    with no PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with no PYTHONPATH and no MCIGEN_BASE_DIR (unless ``env`` gives it)."""
     return subprocess.run(
         [str(python), *args],
         capture_output=True,
         text=True,
         cwd=python.parent,
-        env=env,
+        env=_environment(**env),
         check=False,
     )
 
@@ -130,11 +214,7 @@ def _distributions(python: Path) -> set[str]:
 def _calls_work(python: Path) -> None:
     called = _run(python, "-c", CALLS)
     assert called.returncode == 0, called.stderr
-    assert json.loads(called.stdout) == {
-        "greet": "Hello, Ann!",
-        "shout": "hey\n",
-        "error": False,
-    }
+    assert json.loads(called.stdout) == CALLED
 
 
 def _serves(python: Path) -> None:
@@ -143,10 +223,10 @@ def _serves(python: Path) -> None:
         command=str(python),
         args=["-m", "installed_tools", "serve"],
         cwd=str(python.parent),
-        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        env=_environment(),
     )
 
-    async def session() -> tuple[list[str], Any, Any]:
+    async def session() -> tuple[list[str], Any, Any, Any]:
         with anyio.fail_after(30):
             async with (
                 stdio_client(params) as (read, write),
@@ -156,12 +236,14 @@ def _serves(python: Path) -> None:
                 listed = await client.list_tools()
                 greeted = await client.call_tool("greet", {"name": "MCP"})
                 shouted = await client.call_tool("shout", {"word": "loud"})
-                return [tool.name for tool in listed.tools], greeted, shouted
+                reported = await client.call_tool("report", {"name": "MCP"})
+                return [tool.name for tool in listed.tools], greeted, shouted, reported
 
-    names, greeted, shouted = anyio.run(session)
-    assert sorted(names) == ["greet", "shout"]
+    names, greeted, shouted, reported = anyio.run(session)
+    assert sorted(names) == ["greet", "motd", "note", "report", "shout"]
     assert not greeted.is_error and greeted.content[0].text == "Hello, MCP!"
     assert not shouted.is_error and shouted.content[0].text == "loud\n"
+    assert not reported.is_error and reported.content[0].text == "Report for MCP.\n"
 
 
 def test_the_project_installs_with_the_runtime_library(library: Path) -> None:
@@ -175,7 +257,11 @@ def test_the_installed_project_serves_over_mcp(library: Path) -> None:
     _serves(library)
 
 
-def test_the_vendored_project_needs_no_runtime_library(vendored: Path) -> None:
+def test_the_project_installs_from_its_wheel_with_the_index_alone(
+    vendored: Path,
+) -> None:
+    """Its file and cli tools read what the project carries, called from a
+    directory of their own with no MCIGEN_BASE_DIR."""
     installed = _distributions(vendored)
     assert {"installed-tools", "mcp", "pydantic"} <= installed
     assert not {"mcigen", "mcigen-runtime"} & installed
@@ -187,3 +273,18 @@ def test_the_vendored_project_needs_no_runtime_library(vendored: Path) -> None:
 
 def test_the_vendored_project_serves_over_mcp(vendored: Path) -> None:
     _serves(vendored)
+
+
+def test_the_installed_project_reads_where_mcigen_base_dir_says(
+    vendored: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "report.md").write_text("Other report: {{props.name}}")
+    called = _run(
+        vendored,
+        "-c",
+        "import installed_tools; print(installed_tools.report(name='Bo').text)",
+        MCIGEN_BASE_DIR=str(tmp_path),
+    )
+    assert called.returncode == 0, called.stderr
+    assert called.stdout == "Other report: Bo\n"

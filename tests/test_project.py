@@ -5,6 +5,7 @@ in both, and the project is written, guarded and checked as one directory."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -19,12 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 
+from mcigen.backend import project_data
 from mcigen.backend.toml_text import toml_string
 from mcigen.diagnostics import printable
 from mcigen.pipeline import CompileOptions, compile_schema
 
 from .conftest import (
     ROOT,
+    imported_package,
     run_mcigen,
     schema_of,
     text_tool,
@@ -92,17 +95,23 @@ def _runtime_extra(extra: str) -> list[str]:
 @pytest.mark.parametrize(
     ("tools", "options", "dependencies", "serve"),
     [
-        pytest.param([GREET], [], [f"mcigen-runtime{RUNTIME_SPEC}"], None, id="text"),
+        pytest.param(
+            [GREET],
+            ["--no-vendor-runtime"],
+            [f"mcigen-runtime{RUNTIME_SPEC}"],
+            None,
+            id="text",
+        ),
         pytest.param(
             [GREET, HTTP_TOOL],
-            [],
+            ["--no-vendor-runtime"],
             [f"mcigen-runtime[http]{RUNTIME_SPEC}"],
             None,
             id="http",
         ),
         pytest.param(
             [GREET],
-            ["--vendor-runtime"],
+            [],
             RUNTIME_PROJECT["dependencies"],
             _runtime_extra("mcp"),
             id="vendored-text",
@@ -137,6 +146,7 @@ def test_a_project_with_mcp_tools_needs_the_mcp_extra(tmp_path: Path) -> None:
         "-o",
         tmp_path / "workspace",
         "--project",
+        "--no-vendor-runtime",
         "--offline",
     )
     assert result.returncode == 0, result.stderr
@@ -176,7 +186,8 @@ def test_without_metadata_the_names_come_from_the_directory(tmp_path: Path) -> N
 def test_the_package_is_the_one_a_plain_build_writes(tmp_path: Path) -> None:
     schema = write_schema(tmp_path, _document(GREET))
     plain = tmp_path / "plain" / "proj"
-    assert run_mcigen("build", schema, "-o", plain).returncode == 0
+    built = run_mcigen("build", schema, "-o", plain, "--vendor-runtime")
+    assert built.returncode == 0
     project = _project(tmp_path, _document(GREET), out="proj")
     wrapped = project / "proj"
     assert without_build_entry(_files(plain)) == without_build_entry(_files(wrapped))
@@ -184,7 +195,7 @@ def test_the_package_is_the_one_a_plain_build_writes(tmp_path: Path) -> None:
         json.loads((package / "manifest.json").read_text())["build"]["flags"]
         for package in (plain, wrapped)
     ]
-    assert flags == [[], ["--project"]]
+    assert flags == [["--vendor-runtime"], ["--project"]]
     assert set(_files(project)) - {f"proj/{name}" for name in _files(wrapped)} == {
         ".mcigen",
         "pyproject.toml",
@@ -497,3 +508,114 @@ def _files(directory: Path) -> dict[str, bytes]:
         for p in sorted(directory.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
+
+
+def _reads(name: str, path: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "execution": {"type": "file", "path": path}, **fields}
+
+
+def test_a_project_carries_what_its_file_and_cli_tools_read(tmp_path: Path) -> None:
+    """The files its file tools name, the directories their placeholders and its cli
+    tools' cwd point into, as package data: regular files inside the schema's
+    directory, no hidden or generated ones, nothing from outside."""
+    source = tmp_path / "source"
+    for name in (
+        "templates/report.md",
+        "templates/unused.md",
+        "notes/a.txt",
+        "notes/deep/b.txt",
+        "notes/.secret",
+        "notes/.git/config",
+        "notes/__pycache__/x.pyc",
+        "shared/s.txt",
+        "work/run.sh",
+        "elsewhere.txt",
+    ):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(name)
+    (tmp_path / "outside.txt").write_text("not the schema's")
+    (source / "notes" / "out").symlink_to(tmp_path / "outside.txt")
+    (source / "notes" / "in").symlink_to(source / "shared" / "s.txt")
+    os.mkfifo(source / "notes" / "pipe")
+    (source / "notes" / "generated").mkdir()
+    (source / "notes" / "generated" / ".mcigen").write_text("a package\n")
+    (source / "notes" / "generated" / "g.py").write_text("")
+    document = _document(
+        _reads("report", "templates/report.md"),
+        _reads("note", "notes/{{props.file}}", directoryAllowList=["shared"]),
+        {
+            "name": "run",
+            "execution": {
+                "type": "cli",
+                "command": "sh",
+                "args": ["run.sh"],
+                "cwd": "work",
+            },
+        },
+    )
+    project = _project(source, document)
+    data = {
+        name.removeprefix("demo_tools/_data/"): content
+        for name, content in _files(project).items()
+        if name.startswith("demo_tools/_data/")
+    }
+    assert set(data) == {
+        ".mcigen-data",
+        "templates/report.md",
+        "notes/a.txt",
+        "notes/deep/b.txt",
+        "notes/in",
+        "shared/s.txt",
+        "work/run.sh",
+    }
+    assert data["notes/in"] == b"shared/s.txt"
+    with imported_package(project / "demo_tools") as package:
+        assert package.report().text == "templates/report.md"
+        assert package.note(file="deep/b.txt").text == "notes/deep/b.txt"
+
+
+def test_what_lies_outside_the_schema_directory_stays_behind_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (tmp_path / "shared.md").write_text("outside")
+    schema = write_schema(source, _document(_reads("shared", "../shared.md")))
+    result = run_mcigen("build", schema, "-o", source / "demo-tools", "--project")
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"{schema}:" in result.stderr
+        and "warning: tool 'shared' uses '../shared.md', which lies outside the "
+        "schema's directory: it is not carried into the project, so an installed "
+        "copy finds it only in the directory MCIGEN_BASE_DIR names" in result.stderr
+    )
+    data = source / "demo-tools" / "demo_tools" / "_data"
+    assert sorted(p.name for p in data.iterdir()) == [".mcigen-data"]
+
+
+def test_an_empty_or_too_large_directory_stays_behind_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(project_data, "MAX_FILES", 3)
+    source = tmp_path / "source"
+    (source / "empty" / ".hidden").mkdir(parents=True)
+    (source / "many").mkdir()
+    for index in range(4):
+        (source / "many" / f"{index}.txt").write_text(str(index))
+    document = _document(
+        _reads("few", "many/{{props.file}}"),
+        {"name": "run", "execution": {"type": "cli", "command": "ls", "cwd": "empty"}},
+    )
+    schema = write_schema(source, document)
+    result = run_mcigen("build", schema, "-o", source / "demo-tools", "--project")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: tool 'few' uses 'many', which would take the project over 3 "
+        "files or 64 MiB: it is not carried" in result.stderr
+    )
+    assert (
+        "warning: tool 'run' uses 'empty', which holds no file that travels (and a "
+        "wheel holds no empty directory): it is not carried" in result.stderr
+    )
+    data = source / "demo-tools" / "demo_tools" / "_data"
+    assert sorted(p.name for p in data.iterdir()) == [".mcigen-data"]

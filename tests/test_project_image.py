@@ -23,9 +23,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .conftest import run_mcigen, write_schema
+from .conftest import run_mcigen
 from .mcp_servers import free_port, wait_until_listening
-from .test_installed_package import SCHEMA
+from .test_installed_package import write_input
 
 PORT = 8000
 UID = 10001
@@ -57,7 +57,7 @@ def docker_works() -> bool:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("image")
-    schema = write_schema(work, SCHEMA)
+    schema = write_input(work)
     project = work / "installed-tools"
     built = run_mcigen("build", schema, "-o", project, "--project", "--vendor-runtime")
     assert built.returncode == 0, built.stderr

@@ -6,7 +6,7 @@ fork, ``nohup … &``, its output sent elsewhere, so the call ends at once) and
 writes that sleep's pid to a file. Ended by SIGTERM, the server takes the sleep
 along. Killed by SIGKILL, it can do nothing: the kernel kills each command still
 running (its own process, PR_SET_PDEATHSIG); a command's children live on, as
-README's section on hostile input says.
+docs/serving.md says.
 """
 
 from __future__ import annotations

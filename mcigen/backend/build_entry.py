@@ -28,8 +28,10 @@ def build_entry(options: ir.BuildOptions) -> dict[str, Any]:
         flags += ["--cli-env", policy.cli_env]
     if policy.confine_cli:
         flags.append("--confine-cli")
-    if options.vendor_runtime:
-        flags.append("--vendor-runtime")
+    if options.vendor_runtime != options.project:  # a project vendors by default
+        flags.append(
+            "--vendor-runtime" if options.vendor_runtime else "--no-vendor-runtime"
+        )
     if options.project:
         flags.append("--project")
     return {

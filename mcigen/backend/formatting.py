@@ -21,7 +21,6 @@ import ast
 import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from importlib.metadata import version
 from pathlib import Path
 
 import black
@@ -66,7 +65,7 @@ def formatted_pieces(drafts: list[str]) -> dict[str, str]:
 
 
 def _cache() -> Path | None:
-    return build_cache.cache_dir(f"black-{version('black')}")
+    return build_cache.tool_cache_dir("black")
 
 
 def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:

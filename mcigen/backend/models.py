@@ -17,7 +17,6 @@ import json
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -153,7 +152,7 @@ def make_models(batch: ModelBatch) -> dict[str, GroupModels]:
 
 
 def _cache() -> Path | None:
-    return build_cache.cache_dir(f"models-{version('datamodel-code-generator')}")
+    return build_cache.tool_cache_dir("datamodel-code-generator")
 
 
 def _dumped(split: dict[str, GroupModels]) -> str:

@@ -43,7 +43,7 @@ class Project:
         ).encode()
         output["README.md"] = render(
             "project/README.md.jinja",
-            readme_context(self.package, self.dist, name),
+            readme_context(self.package, self.dist, name, self.options.vendor_runtime),
             Markdown,
         ).encode()
         output["Dockerfile"] = render(

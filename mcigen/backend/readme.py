@@ -12,14 +12,17 @@ from mcigen_runtime.app.environment import variables_of
 from .. import ir
 from .distribution import SERVE_EXTRA, Distribution
 from .markdown import Markdown, cell, code, fenced, paragraphs, text
+from .project_data import DATA_DIR
+from .runtime_link import VENDORED
 from .tool_env import tool_env
 from .tools import parameter_list
 
 
 def readme_context(
-    package: ir.Package, dist: Distribution, import_name: str
+    package: ir.Package, dist: Distribution, import_name: str, vendored: bool
 ) -> dict[str, Any]:
-    """The values ``templates/project/README.md.jinja`` writes."""
+    """The values ``templates/project/README.md.jinja`` writes; ``vendored``: the
+    package carries its runtime."""
     meta = package.schema.metadata
     title = meta.get("name")
     description = meta.get("description")
@@ -33,7 +36,14 @@ def readme_context(
         "package": code(import_name),
         "distribution": code(dist.name),
         "install": fenced(f"pip install '.[{SERVE_EXTRA}]'", "sh"),
+        "install_wheel": fenced(
+            f"pip wheel --no-deps -w dist .\npip install '{_wheel(dist)}[{SERVE_EXTRA}]'",
+            "sh",
+        ),
         "install_published": code(f"pip install '{dist.name}[{SERVE_EXTRA}]'"),
+        "vendored": vendored,
+        "runtime": code(f"{import_name}.{VENDORED}"),
+        "data": code(f"{import_name}/{DATA_DIR}/"),
         "install_plain": code("pip install ."),
         "dependencies": [code(need) for need in dist.dependencies],
         "serve_needs": [code(need) for need in dist.serve],
@@ -57,6 +67,11 @@ def readme_context(
         "cli_describe": code(f"python -m {import_name} describe TOOL"),
         "cli_call": code(f"python -m {import_name} call TOOL --json '{{...}}'"),
     }
+
+
+def _wheel(dist: Distribution) -> str:
+    """The wheel ``pip wheel`` makes of the project (hatchling's name for it)."""
+    return f"dist/{dist.name.replace('-', '_')}-{dist.version}-py3-none-any.whl"
 
 
 _PATH_KINDS = frozenset({"file", "cli"})

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ..mcp_servers import free_port, wait_until_listening
 from .background_package import build_background_package
 
 
@@ -13,3 +17,29 @@ def pkg_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("operations")
     build_background_package(directory)
     return directory
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A ``redis-server`` of its own on a free port (no persistence)."""
+    program = shutil.which("redis-server")
+    if program is None:
+        pytest.skip(
+            "redis-server is not installed (apt-get install redis-server; "
+            ".ci/run installs it)"
+        )
+    port = free_port()
+    process = subprocess.Popen(
+        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until_listening(process, port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.kill()
+        process.wait()
+        if process.stderr:
+            process.stderr.close()

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -26,32 +24,6 @@ from ..test_serve_lifecycle import gone_within, group_alive, leader
 from .background_package import WINDOW
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
-
-
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    """A ``redis-server`` of its own on a free port (no persistence)."""
-    program = shutil.which("redis-server")
-    if program is None:
-        pytest.skip(
-            "redis-server is not installed (apt-get install redis-server; "
-            ".ci/run installs it)"
-        )
-    port = free_port()
-    process = subprocess.Popen(
-        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_until_listening(process, port)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr:
-            process.stderr.close()
 
 
 def call(url: str, session: str, tool: str, **arguments: Any) -> list[str]:

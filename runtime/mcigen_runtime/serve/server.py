@@ -28,7 +28,8 @@ What the server exposes:
   (embedded resources, resource links, annotations) is sent as the tool gave it.
 - An MTDF package with tools of Ahma's bundles lists them once a client reveals
   them with ``activate_tools`` (see ``disclosure.py``); background tools bring
-  ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``).
+  ``status``, ``await`` and ``cancel`` (see ``operation_tools.py``), and serve
+  MCP's own Tasks, 2025-11-25's and 2026-07-28's extension (see ``tasks.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
 - ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
@@ -170,6 +171,8 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
     }
     if hints:
         definition["annotations"] = hints
+    if entry.background != "never":
+        definition["execution"] = {"taskSupport": "optional"}
     return definition
 
 
@@ -355,6 +358,54 @@ class ToolSurface:
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
         return self._by_name.get(name)
+
+    @property
+    def offers_tasks(self) -> bool:
+        """Whether MCP Tasks are served (see ``tasks``): there are tools that go
+        on in the background, and they may."""
+        return self.operations is not None and self.background_refused is None
+
+    def goes_on_in_background(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call of the tool ``name`` with ``arguments`` is served as an
+        operation (one that may be: not refused)."""
+        from .operation_tools import runs_in_background
+
+        entry = self._by_name.get(name)
+        return (
+            entry is not None
+            and self.offers_tasks
+            and runs_in_background(entry, arguments)
+        )
+
+    async def start(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        caller: Caller,
+        sandbox: Sandbox | None,
+    ) -> Running:
+        """Start the tool ``name`` as ``caller``'s operation, in ``sandbox`` (a
+        ``tools/call`` run as a task). Raises the SDK's ``MCPError``: ``-32602``
+        for an unknown name or input the tool refuses, ``-32601`` for a tool that
+        does not go on in the background."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
+
+        entry = self._by_name.get(name)
+        if entry is None and not any(d["name"] == name for d in self._definitions):
+            raise _unknown_tool(name)
+        if self.operations is None or entry is None or entry.background == "never":
+            raise MCPError(
+                code=METHOD_NOT_FOUND,
+                message=f"Tool {name} does not support task-augmented calls",
+            )
+        token = CALL_SANDBOX.set(sandbox)
+        try:
+            return await self.operations.start_async(entry, arguments, caller)
+        except ToolInputError as error:
+            raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
+        finally:
+            CALL_SANDBOX.reset(token)
 
     async def call(
         self,
@@ -615,6 +666,15 @@ class Progress:
 # --------------------------------------------------------------------------- server
 
 
+def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
+    """Whose background operations a request may see (see ``operations``)."""
+    if ctx.request is None:
+        return PROCESS  # stdio
+    from .http import session_of
+
+    return session_of(ctx.request.headers)
+
+
 def build_server(surface: ToolSurface) -> Server[Any]:
     """The SDK's low-level server over ``surface``."""
     from mcp.server.lowlevel import Server
@@ -627,13 +687,6 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
     }
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
-
-    def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
-        if ctx.request is None:
-            return PROCESS  # stdio
-        from .http import session_of
-
-        return session_of(ctx.request.headers)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -671,6 +724,25 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             outcome.answered(bool(result.is_error))
             return result
 
+    async def start_task(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> Running:
+        arguments = params.arguments or {}
+        client = client_of(None if ctx.request is None else ctx.request.scope)
+        with logged_call(
+            params.name, client, arguments, surface.options.log_arguments
+        ) as outcome:
+            sandbox = await surface.sandbox.for_call(ctx.session)
+            try:
+                operation = await surface.start(
+                    params.name, arguments, caller_of(ctx), sandbox
+                )
+            except MCPError:
+                outcome.refused()
+                raise
+            outcome.answered(False)
+            return operation
+
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
     ) -> None:
@@ -694,6 +766,18 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             on_roots_list_changed=roots_changed,
         )
     instrument(server)
+    if surface.offers_tasks:
+        from .tasks import Tasks
+
+        assert surface.operations is not None
+        tasks = Tasks(
+            surface.operations,
+            caller_of,
+            start_task,
+            mcp_result,
+            surface.goes_on_in_background,
+        )
+        tasks.install(server)
     return server
 
 

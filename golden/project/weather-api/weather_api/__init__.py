@@ -8,19 +8,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-try:
-    from mcigen_runtime import require_runtime
-except ModuleNotFoundError:
-    raise ModuleNotFoundError(
-        "weather_api needs mcigen-runtime[http]>=0.3.0,<0.4: pip install 'mcigen-runtime[http]>=0.3.0,<0.4'"
-    ) from None
-
-require_runtime("0.3.0", __name__)
-
 if TYPE_CHECKING:
-    from mcigen_runtime.errors import ToolInputError
-    from mcigen_runtime.results import ToolResult
-
+    from ._runtime.errors import ToolInputError
+    from ._runtime.results import ToolResult
     from .client import Client, MCIClientError
     from .tools.main import (
         get_weather,
@@ -43,8 +33,8 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "Client": ".client",
     "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
+    "ToolInputError": "._runtime.errors",
+    "ToolResult": "._runtime.results",
     "get_weather": ".tools.main",
     "get_weather_async": ".tools.main",
     "post_alert": ".tools.main",

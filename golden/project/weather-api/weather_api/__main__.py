@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from mcigen_runtime.app.main import main
+from ._runtime.app.main import main
 
 if __name__ == "__main__":
     sys.exit(main(__package__ or "weather_api", sys.argv[1:]))

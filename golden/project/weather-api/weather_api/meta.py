@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcigen_runtime.broker.meta_tools import Broker
-from mcigen_runtime.registry import registry
+from ._runtime.broker.meta_tools import Broker
+from ._runtime.registry import registry
 
 _broker = Broker(registry(__package__ or "weather_api"))
 

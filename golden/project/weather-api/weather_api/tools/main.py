@@ -9,23 +9,24 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import Any, Literal
 
-from mcigen_runtime.executors.http import ApiKeyAuth as _ApiKeyAuth
-from mcigen_runtime.executors.http import HttpCall as _HttpCall
-from mcigen_runtime.executors.http import OAuth2Auth as _OAuth2Auth
-from mcigen_runtime.executors.http import Retry as _Retry
-from mcigen_runtime.executors.http import http_call as _http_call
-from mcigen_runtime.executors.http import send as _send
-from mcigen_runtime.executors.http import send_async as _send_async
-from mcigen_runtime.integers import StrictInt
-from mcigen_runtime.limits import Limits as _Limits
-from mcigen_runtime.results import ToolResult
-from mcigen_runtime.results import error_result as _error_result
-from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.templating import first as _first
-from mcigen_runtime.templating import native as _native
-from mcigen_runtime.templating import value_or_none as _value_or_none
-from mcigen_runtime.validation import validate_input as _validate_input
 from pydantic import BaseModel, Field, StrictBool, StrictStr
+
+from .._runtime.executors.http import ApiKeyAuth as _ApiKeyAuth
+from .._runtime.executors.http import HttpCall as _HttpCall
+from .._runtime.executors.http import OAuth2Auth as _OAuth2Auth
+from .._runtime.executors.http import Retry as _Retry
+from .._runtime.executors.http import http_call as _http_call
+from .._runtime.executors.http import send as _send
+from .._runtime.executors.http import send_async as _send_async
+from .._runtime.integers import StrictInt
+from .._runtime.limits import Limits as _Limits
+from .._runtime.results import ToolResult
+from .._runtime.results import error_result as _error_result
+from .._runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from .._runtime.templating import first as _first
+from .._runtime.templating import native as _native
+from .._runtime.templating import value_or_none as _value_or_none
+from .._runtime.validation import validate_input as _validate_input
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""

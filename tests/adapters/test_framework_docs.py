@@ -1,4 +1,4 @@
-"""The README's examples of the "Agent frameworks" section run as written, each
+"""The examples of the docs' page "Agent frameworks" run as written, each
 against a local server replaying its provider's API: the model greets Ada through
 the greetings package, and the text it answers is printed."""
 
@@ -26,9 +26,8 @@ ANSWER = "Willkommen, Ada!"
 
 
 def _examples() -> list[str]:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme.split("\n## Agent frameworks\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    page = (ROOT / "docs" / "frameworks.md").read_text("utf-8")
+    return re.findall(r"```python\n(.*?)```", page, re.DOTALL)
 
 
 EXAMPLES = _examples()

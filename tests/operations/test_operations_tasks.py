@@ -1,0 +1,244 @@
+"""MCP's own Tasks over the background operations: the 2025-11-25 utility through
+the TypeScript SDK 1.x client (``client.experimental.tasks``, which finds the tools
+to run as tasks from the server's capability and ``execution.taskSupport``) on
+stdio and Streamable HTTP, and across two server processes sharing Redis over
+plain JSON-RPC; the 2026-07-28 extension through the official Tasks client
+(``@modelcontextprotocol/ext-tasks`` over the TypeScript SDK 2.x)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+
+from ..mcp_servers import free_port
+from ..npm_clients import ext_tasks_modules, typescript_sdk_dir
+from ..npm_packages import node
+from ..test_mcp_server import http_server, server_env
+from ..test_serve_lifecycle import gone_within, leader
+from .background_package import WINDOW
+from .test_operations_redis import serve
+
+CLIENT = Path(__file__).with_name("tasks_client.mjs")
+TASKS = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+
+
+def typescript_client(pidfile: Path, **connection: Any) -> dict[str, Any]:
+    """What the TypeScript SDK's client saw (see ``tasks_client.mjs``)."""
+    config = {"sdk": str(typescript_sdk_dir()), "pidfile": str(pidfile), **connection}
+    done = subprocess.run(
+        [node(), str(CLIENT), json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def check_report(report: dict[str, Any]) -> None:
+    assert report["capabilities"] == TASKS
+    support = report["taskSupport"]
+    assert support["slow"] == support["quick"] == "optional"
+    assert support["plain"] is support["status"] is support["await"] is None
+    # A call run as a task: created, polled while working, its result fetched.
+    assert report["done"] == {
+        "seen": ["taskCreated", "status:working", "status:completed", "result"],
+        "text": "slept\n",
+        "error": None,
+    }
+    created = report["created"]
+    assert report["doneMeta"]["taskId"].startswith("op_")
+    assert created["taskId"].startswith("op_") and created["status"] == "working"
+    assert created["ttl"] == 3_600_000 and created["pollInterval"] == 500
+    # Cancelled through tasks/cancel while its command ran.
+    assert report["cancel"]["status"] == "cancelled"
+    assert report["cancelled"]["error"].endswith("was cancelled")
+    assert report["afterCancel"] == "cancelled"
+    assert report["listed"] == [
+        [report["doneMeta"]["taskId"], "completed"],
+        [created["taskId"], "cancelled"],
+    ]
+    assert report["unknown"] == -32602
+    # A call without a task still answers as before.
+    assert report["plainCall"] == "quick\n"
+    assert gone_within(5, report["pid"])
+
+
+def test_the_typescript_client_runs_and_cancels_tasks_over_stdio(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    env = server_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW)
+    report = typescript_client(
+        tmp_path / "pid",
+        command=sys.executable,
+        args=["-m", "pkg", "serve"],
+        cwd=str(pkg_dir),
+        env=env,
+    )
+    check_report(report)
+
+
+def test_the_typescript_client_runs_and_cancels_tasks_over_http(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+        check_report(typescript_client(tmp_path / "pid", url=url))
+
+
+HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Mcp-Session-Id": "alice",
+    "MCP-Protocol-Version": "2025-11-25",
+}
+
+
+def rpc(url: str, method: str, params: dict[str, Any], **headers: str) -> Any:
+    """One JSON-RPC request as the session ``alice`` at 2025-11-25: its answer."""
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    answer = httpx.post(url, json=message, headers={**HEADERS, **headers}, timeout=30)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def test_tasks_are_shared_by_servers_sharing_redis(
+    pkg_dir: Path, tmp_path: Path, redis_url: str
+) -> None:
+    with ExitStack() as stack:
+        first = serve(pkg_dir, free_port(), redis_url, stack)
+        second = serve(pkg_dir, free_port(), redis_url, stack)
+        pidfile = tmp_path / "pid"
+        arguments = {"pidfile": str(pidfile), "seconds": "60"}
+        call = {"name": "slow", "arguments": arguments, "task": {"ttl": 1000}}
+        created = rpc(first, "tools/call", call)["result"]["task"]
+        task_id = created["taskId"]
+        group = leader(pidfile)
+
+        got = rpc(second, "tasks/get", {"taskId": task_id})["result"]
+        assert (got["taskId"], got["status"]) == (task_id, "working")
+        listed = rpc(second, "tasks/list", {})["result"]["tasks"]
+        assert [t["taskId"] for t in listed] == [task_id]
+        # Another session's id reads as an unknown one.
+        other = rpc(
+            second, "tasks/get", {"taskId": task_id}, **{"Mcp-Session-Id": "bob"}
+        )
+        assert other["error"]["code"] == -32602
+
+        cancelled = rpc(second, "tasks/cancel", {"taskId": task_id})["result"]
+        assert cancelled["status"] == "cancelled"
+        assert gone_within(5, group)
+        result = rpc(first, "tasks/result", {"taskId": task_id})["result"]
+        assert result["isError"] is True
+        assert result["_meta"]["io.modelcontextprotocol/related-task"] == {
+            "taskId": task_id
+        }
+        again = rpc(first, "tasks/cancel", {"taskId": task_id})
+        assert again["error"]["code"] == -32602
+
+
+def test_tasks_only_at_the_version_that_has_them(pkg_dir: Path) -> None:
+    """Before 2025-11-25 there are no Tasks: ``tasks/*`` is unknown and a
+    ``task`` in ``tools/call`` params is ignored (the call answers as before).
+    At 2025-11-25, a call that cannot be a task is refused as the spec says."""
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+        for version in ("2025-06-18", "2025-11-25"):
+            at = {"MCP-Protocol-Version": version}
+            init = {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            }
+            capabilities = rpc(url, "initialize", init, **at)["result"]["capabilities"]
+            call = {"name": "quick", "arguments": {}, "task": {}}
+            called = rpc(url, "tools/call", call, **at)
+            listed = rpc(url, "tasks/list", {}, **at)
+            if version == "2025-11-25":
+                assert capabilities["tasks"] == TASKS
+                assert called["result"]["task"]["status"] == "working"
+                assert "tasks" in listed["result"]
+                refused = {
+                    "plain": (-32601, "Tool plain does not support task-augmented"),
+                    "status": (-32601, "Tool status does not support task-augmented"),
+                    "nosuch": (-32602, "Unknown tool: nosuch"),
+                    "slow": (-32602, "invalid input for tool 'slow': pidfile: Field"),
+                }
+                for name, (code, message) in refused.items():
+                    call = {"name": name, "arguments": {}, "task": {}}
+                    error = rpc(url, "tools/call", call, **at)["error"]
+                    assert error["code"] == code
+                    assert error["message"].startswith(message)
+            else:
+                assert "tasks" not in capabilities
+                assert called["result"]["content"][0]["text"] == "quick\n"
+                assert listed["error"]["code"] == -32601
+
+
+EXT_TASKS_CLIENT = Path(__file__).with_name("ext_tasks_client.mjs")
+
+
+def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """At 2026-07-28 the official Tasks client (ext-tasks, over the TypeScript
+    SDK 2.x) declares the extension: a background call answers a task, which it
+    polls to its result, and cancels, stopping the command. A client that does
+    not declare the extension (the Python SDK's) gets the call's result as
+    before."""
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    pidfile = tmp_path / "pid"
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+        config = {
+            "modules": str(ext_tasks_modules()),
+            "url": url,
+            "pidfile": str(pidfile),
+        }
+        done = subprocess.run(
+            [node(), str(EXT_TASKS_CLIENT), json.dumps(config)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["era"] == "modern"
+        assert report["extensions"] == {"io.modelcontextprotocol/tasks": {}}
+        assert report["doneKind"] == report["runningKind"] == "task"
+        assert (report["doneStatus"], report["doneText"]) == ("completed", "slept\n")
+        assert report["cancelledStatus"] == "cancelled"
+        assert gone_within(5, report["pid"])
+        assert anyio.run(call_without_the_extension, url) == "quick\n"
+
+
+async def call_without_the_extension(url: str) -> str:
+    """The text of ``quick`` called at 2026-07-28 by the Python SDK's client,
+    which declares no extension."""
+    import httpx2
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient() as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as plain,
+    ):
+        await plain.discover()
+        answer = await plain.call_tool("quick", {})
+        assert isinstance(answer, types.CallToolResult)
+        block = answer.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text

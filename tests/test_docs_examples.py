@@ -1,0 +1,138 @@
+"""Every shell and Python example of the documentation runs as written.
+
+The ``sh``, ``bash`` and ``python`` blocks of README.md and of every page in
+docs/ run in order, a page's blocks in one temporary directory (a block may use
+what an earlier block of its page made), with this environment's Python and
+mcigen first on PATH, as they run for a reader in the checkout with ``.venv``
+activated. The directory holds what the pages assume: a copy of examples/ and
+``greetings``, the package ``make demo`` builds from examples/greetings.mci.yaml
+(its golden copy). Shell blocks run under ``bash -e``, Python blocks as
+``python -c``; a block fails the test when it exits non-zero.
+
+A block that cannot run here says so on the line before it, in a comment the site
+does not show::
+
+    <!-- not-run: it starts a server that runs until it is stopped -->
+
+(a server that runs until stopped, the network, an API key, Docker, a program
+this machine lacks). The README's first block, ``make demo`` and ``make test``, is
+the project's own entry point and this suite is part of it: it is not run here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUNNABLE = {"sh": "shell", "bash": "shell", "python": "python"}
+_FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_NOT_RUN = re.compile(r"<!--\s*not-run:\s*((?:(?!-->).)*?)\s*-->\s*\Z", re.DOTALL)
+GREETINGS = ROOT / "golden" / "greetings"
+"""What ``mcigen build examples/greetings.mci.yaml -o greetings`` writes
+(tests/test_golden.py keeps it so)."""
+BLOCK_TIMEOUT = 60
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int
+    kind: str
+    code: str
+    not_run: str | None
+    """The reason given in ``<!-- not-run: reason -->``, or None: the block runs."""
+
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """The runnable blocks of ``page``, in order."""
+    text = page.read_text("utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        kind = RUNNABLE.get(match.group(1))
+        if kind is None:
+            continue
+        marker = _NOT_RUN.search(text, 0, match.start())
+        line = text.count("\n", 0, match.start()) + 1
+        found.append(
+            Block(page, line, kind, match.group(2), marker and marker.group(1))
+        )
+    if page.name == "README.md":
+        found = found[1:]  # make demo, make test: see the module's docstring
+    return found
+
+
+def _environment() -> dict[str, str]:
+    environment = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    environment["PATH"] = os.pathsep.join([bin_dir, environment.get("PATH", "")])
+    environment.pop("PYTHONPATH", None)
+    return environment
+
+
+def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
+    argv = (
+        ["bash", "-e", "-c", block.code]
+        if block.kind == "shell"
+        else [sys.executable, "-c", block.code]
+    )
+    # a session of its own: a block that does not end is stopped with all it started
+    with subprocess.Popen(
+        argv,
+        cwd=directory,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(
+                f"the example at {block.where()} did not end in {BLOCK_TIMEOUT} s "
+                f"(if it starts a server, mark it not-run):\n{block.code}"
+            )
+    assert process.returncode == 0, (
+        f"the example at {block.where()} exited with {process.returncode}:\n"
+        f"{block.code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    )
+
+
+@pytest.mark.parametrize(
+    "page", PAGES, ids=[page.relative_to(ROOT).as_posix() for page in PAGES]
+)
+def test_the_examples_of_the_page_run(page: Path, tmp_path: Path) -> None:
+    runnable = [block for block in blocks(page) if block.not_run is None]
+    if not runnable:
+        pytest.skip("no example to run")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    shutil.copytree(GREETINGS, tmp_path / "greetings")
+    environment = _environment()
+    for block in runnable:
+        _run(block, tmp_path, environment)
+
+
+def test_every_block_left_out_says_why() -> None:
+    unexplained = [
+        block.where()
+        for page in PAGES
+        for block in blocks(page)
+        if block.not_run is not None and not block.not_run
+    ]
+    assert unexplained == []
