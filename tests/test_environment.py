@@ -70,6 +70,7 @@ def run(
         [sys.executable, "-m", PACKAGE, *args],
         cwd=cwd,
         env={**environ, "PYTHONPATH": str(built), **env},
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
@@ -180,6 +181,13 @@ def test_config_block_starts_the_server_as_a_desktop_client_does(
     elsewhere = tmp_path / "client"
     elsewhere.mkdir()
     assert _called_through(entry, filled, elsewhere) == "Hi, Bo from here"
+    # pasted but not filled in: the server says so at start
+    pasted = run(built, elsewhere, "serve", **entry["env"])
+    assert (
+        f"python -m {PACKAGE}: warning: $ENVTEST_KEY still holds the placeholder "
+        "'${ENVTEST_KEY}' of the client configuration; these calls will fail: "
+        "fetchItem (auth)"
+    ) in pasted.stderr.splitlines()
 
 
 def _called_through(entry: dict[str, Any], env: dict[str, str], cwd: Path) -> str:

@@ -56,10 +56,14 @@ def variables_of(readers: Iterable[tuple[str, Iterable[EnvUse]]]) -> list[Variab
     return [Variable(name, required[name], tuple(read[name])) for name in sorted(read)]
 
 
-def unset_required(
-    variables: Iterable[Variable], environ: Mapping[str, str]
-) -> list[Variable]:
-    return [v for v in variables if v.required and v.name not in environ]
+def why_missing(name: str, environ: Mapping[str, str]) -> str | None:
+    """Why ``name`` gives the tools no value here, or None when it does: unset, or
+    still the ``${NAME}`` placeholder a pasted client configuration holds."""
+    if name not in environ:
+        return "is not set"
+    if environ[name] == f"${{{name}}}":
+        return f"still holds the placeholder '${{{name}}}' of the client configuration"
+    return None
 
 
 def tool_variable_lines(entry: ToolEntry) -> list[str]:
@@ -73,29 +77,34 @@ def tool_variable_lines(entry: ToolEntry) -> list[str]:
 
 
 def report_variables(variables: list[Variable], out: TextIO) -> int:
-    """``doctor``'s lines for the variables; the number of required ones unset."""
+    """``doctor``'s lines for the variables; the number of required ones missing."""
     missing = 0
     for variable in variables:
         kind = "required" if variable.required else "optional"
-        if variable.name in os.environ:
+        why = why_missing(variable.name, os.environ)
+        if why is None:
             print(f"ok       ${variable.name} ({kind})", file=out)
             continue
         missing += variable.required
         label = "MISSING " if variable.required else "unset   "
         print(f"{label} ${variable.name} ({kind})", file=out)
+        if why != "is not set":
+            print(f"  value:   {why}", file=out)
         print(f"  read by: {'; '.join(variable.uses)}", file=out)
     return missing
 
 
 def warn_unset(package: str, entries: Iterable[ToolEntry], out: TextIO) -> None:
-    """One warning line for each required variable unset here."""
-    for variable in unset_required(package_variables(entries), os.environ):
-        print(
-            f"python -m {package}: warning: ${variable.name} is not set; "
-            f"these calls will fail: {'; '.join(variable.uses)}",
-            file=out,
-            flush=True,
-        )
+    """One warning line for each required variable that gives no value here."""
+    for variable in package_variables(entries):
+        why = why_missing(variable.name, os.environ)
+        if variable.required and why is not None:
+            print(
+                f"python -m {package}: warning: ${variable.name} {why}; "
+                f"these calls will fail: {'; '.join(variable.uses)}",
+                file=out,
+                flush=True,
+            )
 
 
 def load_current_env_files() -> list[Path]:
