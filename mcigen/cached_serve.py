@@ -8,7 +8,9 @@ For a pyMCPBroker user that is their old command with one word changed; for an
 MCP client, a config that names the schema itself. The first start with given
 inputs builds (its warnings on stderr; an MTDF folder's tool file that does not
 load is left out, as Ahma does); every later one takes the package from the cache.
-A build that fails prints why and starts nothing (exit status 1).
+A build that fails prints why and starts nothing (exit status 1). ``serve`` reads
+the environment files beside the input (``.env.mci``, ``.env``, as mcix does) under
+the process's environment, unless ``--no-env-file``.
 
 With ``--reload``, every change of the input builds again and restarts the server
 on the new package; a broker that would not start on it is not swapped in (as
@@ -28,6 +30,7 @@ from mcigen_runtime.app.broker_arguments import (
     names_a_config,
 )
 from mcigen_runtime.edge.settings import parse_address
+from mcigen_runtime.env_files import load_env_files
 
 from .diagnostics import Diagnostics
 from .package_cache import BuildFailed, Compiling, package_for
@@ -45,6 +48,8 @@ EXIT_BUILD_FAILED = 1
 _OUTPUT_OPTIONS = ("-o", "--output")
 _RELOAD = "--reload"
 """mcigen's own among ``serve INPUT``'s arguments: the package's serve has none."""
+NO_ENV_FILE = "--no-env-file"
+"""The package's serve option that also keeps the schema's environment files unread."""
 
 
 def add_broker_command(
@@ -130,6 +135,10 @@ def _broker(args: argparse.Namespace, schema: Path) -> int:
 
 def _serve(args: argparse.Namespace, schema: Path) -> int:
     command = ["serve", *args.server_args]
+    if NO_ENV_FILE not in args.server_args:
+        # as mcix run reads them: beside the schema (the server reads its own
+        # directory's too, under these)
+        load_env_files(schema if schema.is_dir() else schema.parent)
     return _serve_cached(schema, args.source_format.name, command, args.reload)
 
 

@@ -1,4 +1,5 @@
-"""``mcigen build | serve | broker | check | list``: the compiler's command line."""
+"""``mcigen build | serve | broker | check | list | envs``: the compiler's command
+line."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mcigen_runtime.templating.parser import WHITESPACE_MODES
 from .build_watch import watch_builds
 from .cached_serve import add_broker_command, cached_serve_args
 from .diagnostics import Diagnostics, printable
+from .envs_command import add_envs_arguments, run_envs
 from .frontend.formats import FORMATS, Format, format_named, recognise
 from .input_file import not_regular
 from .output import (
@@ -170,6 +172,16 @@ def _parser() -> argparse.ArgumentParser:
         "--verbose' writes to a file, printed on stdout",
     )
     listing.set_defaults(run=_list, whitespace="compat")
+    envs = commands.add_parser(
+        "envs",
+        help="list the environment variables SCHEMA's tools and MCP servers read, "
+        "and where; --format env writes an example env file",
+    )
+    _schema_argument(envs)
+    _mcp_options(envs, no_connect=True)
+    _skip_invalid_option(envs)
+    add_envs_arguments(envs)
+    envs.set_defaults(run=_envs, whitespace="compat")
     migrate = commands.add_parser(
         "migrate",
         help="rewrite Python code that calls SCHEMA's tools through mci-py's "
@@ -490,6 +502,14 @@ def _migrate(args: argparse.Namespace, schema: Path) -> int:
         return EXIT_ERRORS
     tools = targets(package)
     return migrate_paths(args.paths, schema, args.package, tools, args.diff)
+
+
+def _envs(args: argparse.Namespace, schema: Path) -> int:
+    package, diagnostics = plan_schema(schema, _reading(args))
+    _report(diagnostics)
+    if package is None:
+        return EXIT_ERRORS
+    return run_envs(args, schema, package)
 
 
 def _list(args: argparse.Namespace, schema: Path) -> int:

@@ -92,6 +92,9 @@ class CliExecution:
     timeout_ms: int
     allow_option_like_args: bool = False
     """``allowOptionLikeArgs``: a value starting with '-' may fill an operand."""
+    pass_env: bool | tuple[str, ...] = False
+    """``passEnv``: what of the process's environment the command gets besides
+    the call's (``True``: all of it)."""
     extra_args: str | None = None
     """A property whose array is appended to argv, one item per element."""
     extra_args_allowed: bool = False

@@ -10,7 +10,7 @@ mci-py would give, followed by mcigen's diagnostics with file:line:column.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,10 @@ __all__ = ["MCIClient", "MCIClientError"]
 class MCIClient(BaseClient):
     """mci-py's ``MCIClient``: the tools of the schema at ``schema_file_path``, with
     ``env_vars`` for their templates. ``validating=True`` checks the schema
-    without starting an MCP server or writing a file, and refuses ``execute``."""
+    without starting an MCP server or writing a file, and refuses ``execute``.
+    ``pass_env`` (not mci-py's) lets the process's environment through to the
+    commands of cli tools: ``True`` for all of it, as mci-py gives it them, or
+    the names of the variables to pass."""
 
     def __init__(
         self,
@@ -38,6 +41,7 @@ class MCIClient(BaseClient):
         env_vars: Mapping[str, Any] | None = None,
         json_file_path: str | None = None,
         validating: bool = False,
+        pass_env: bool | Iterable[str] = False,
     ) -> None:
         path = schema_file_path if schema_file_path is not None else json_file_path
         if path is None:
@@ -57,7 +61,9 @@ class MCIClient(BaseClient):
         except OSError:
             raise MCIClientError(_refusal(path, None)) from None
         self._validating = validating
-        super().__init__(env_vars, base_dir=str(Path(path).resolve().parent))
+        super().__init__(
+            env_vars, base_dir=str(Path(path).resolve().parent), pass_env=pass_env
+        )
 
     def execute(
         self, tool_name: str, properties: Mapping[str, Any] | None = None

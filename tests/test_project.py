@@ -299,9 +299,36 @@ def test_the_readme_lists_the_tools_and_how_to_serve_them(tmp_path: Path) -> Non
     config = json.loads(_fenced(readme, "json"))
     assert config == {
         "mcpServers": {
-            "demo-tools": {"command": "python", "args": ["-m", "demo_tools", "serve"]}
+            "demo-tools": {
+                "command": "/path/to/venv/bin/python",
+                "args": ["-m", "demo_tools", "serve"],
+            }
         }
     }
+    assert "`python -m demo_tools config` prints it for your installation" in readme
+
+
+def test_the_readme_lists_the_variables_the_tools_read(tmp_path: Path) -> None:
+    keyed = {
+        "name": "fetch_keyed",
+        "execution": {
+            "type": "http",
+            "method": "GET",
+            "url": "{{env.DEMO_URL | 'http://127.0.0.1:9'}}/x",
+            "headers": {"X-Key": "{{env.DEMO_KEY}}"},
+        },
+    }
+    readme = (_project(tmp_path, _document(GREET, keyed)) / "README.md").read_text()
+    section = readme.split("## Environment variables\n\n", 1)[1]
+    table = section.split("\n\n", 2)[1]
+    assert table.splitlines() == [
+        "| Variable | Needed | Read by |",
+        "| --- | --- | --- |",
+        "| `DEMO_KEY` | required | fetch\\_keyed |",
+        "| `DEMO_URL` | optional | fetch\\_keyed |",
+    ]
+    entry = json.loads(_fenced(readme, "json"))["mcpServers"]["demo-tools"]
+    assert entry["env"] == {"DEMO_KEY": "${DEMO_KEY}"}
 
 
 def test_the_wheel_carries_the_data_files(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ FACES: dict[str, dict[str, str]] = {
     "mcigen_runtime.enum_members": {"EnumMembers": "(module_file, name)"},
     "mcigen_runtime.registry": {"registry": "(package)"},
     "mcigen_runtime.client": {
-        "BaseClient": "(env_vars=, base_dir=, limits=)",
+        "BaseClient": "(env_vars=, base_dir=, limits=, pass_env=)",
         "ExecutionResult": "(*, result, jsonrpc=, id=)",
         "MCIClientError": "class",
         "Tool": (
@@ -91,7 +91,7 @@ FACES: dict[str, dict[str, str]] = {
     "mcigen_runtime.executors.cli": {
         "CliCall": (
             "(argv, cwd, timeout_s, limits, env, env_mode, operands=, temp_files=, "
-            "confined_to=, ahma_wording=)"
+            "confined_to=, ahma_wording=, pass_env=)"
         ),
         "Operand": "(position, name, numeric)",
         "TempFiles": "()",

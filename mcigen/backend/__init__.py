@@ -43,6 +43,7 @@ from .models import (
 from .pysource import Code, code, docstring, ident, literal
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
 from .server_entries import server_entries
+from .tool_env import tool_env
 from .tools import ToolView, group_imports, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
@@ -273,6 +274,7 @@ def _package_doc(schema: ir.Schema) -> Code:
 
 
 def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
+    env = tool_env(package)
     tools = tuple(
         ToolEntry(
             name=p.tool.name,
@@ -294,6 +296,7 @@ def _manifest(package: ir.Package, options: ir.BuildOptions) -> bytes:
             background=p.tool.background,
             probes=p.tool.probes,
             bundle=p.tool.bundle,
+            env=env[p.tool.name],
         )
         for p in package.tools
     )

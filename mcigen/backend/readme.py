@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcigen_runtime.app.environment import variables_of
+
 from .. import ir
 from .distribution import SERVE_EXTRA, Distribution
 from .markdown import Markdown, cell, code, fenced, paragraphs, text
 from .project_data import DATA_DIR
 from .runtime_link import VENDORED
+from .tool_env import tool_env
 from .tools import parameter_list
 
 
@@ -24,6 +27,7 @@ def readme_context(
     title = meta.get("name")
     description = meta.get("description")
     serve = f"python -m {import_name} serve"
+    variables = _variables(package)
     return {
         "title": (text(title) if isinstance(title, str) else None) or text(dist.name),
         "description": (
@@ -50,7 +54,15 @@ def readme_context(
         "serve_stdio": fenced(serve, "sh"),
         "serve_http": fenced(f"{serve} --http 127.0.0.1:8000", "sh"),
         "serve_command": code(serve),
-        "client_config": fenced(_client_config(dist.name, import_name), "json"),
+        "client_config": fenced(
+            _client_config(dist.name, import_name, variables), "json"
+        ),
+        "config_command": code(f"python -m {import_name} config"),
+        "variables": [
+            (cell(code(name)), cell(text(need)), cell(text(", ".join(tools))))
+            for name, (need, tools) in variables.items()
+        ],
+        "doctor_command": code(f"python -m {import_name} doctor"),
         "cli_list": code(f"python -m {import_name} list"),
         "cli_describe": code(f"python -m {import_name} describe TOOL"),
         "cli_call": code(f"python -m {import_name} call TOOL --json '{{...}}'"),
@@ -82,8 +94,33 @@ def signature(planned: ir.PlannedTool) -> str:
     return f"{planned.python_name}({parameter_list(planned.parameters)})"
 
 
-def _client_config(server: str, import_name: str) -> str:
+def _variables(package: ir.Package) -> dict[str, tuple[str, list[str]]]:
+    """Each variable the tools read: ``required`` or ``optional``, and the tools
+    that read it; sorted by name."""
+    return {
+        variable.name: (
+            "required" if variable.required else "optional",
+            [reader for reader, _ in variable.readers],
+        )
+        for variable in variables_of(tool_env(package).items())
+    }
+
+
+def _client_config(
+    server: str, import_name: str, variables: dict[str, tuple[str, list[str]]]
+) -> str:
     """The ``mcpServers`` entry an MCP client (Claude Desktop, Cursor, ...) starts
-    the package's server from."""
-    entry = {"command": "python", "args": ["-m", import_name, "serve"]}
+    the package's server from, as ``config`` prints it for an installation (the
+    Python's path is the reader's own)."""
+    entry: dict[str, Any] = {
+        "command": "/path/to/venv/bin/python",
+        "args": ["-m", import_name, "serve"],
+    }
+    env = {
+        name: f"${{{name}}}"
+        for name, (need, _) in variables.items()
+        if need == "required"
+    }
+    if env:
+        entry["env"] = env
     return json.dumps({"mcpServers": {server: entry}}, indent=2, ensure_ascii=False)

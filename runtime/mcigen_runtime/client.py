@@ -4,7 +4,9 @@ A script written for ``MCIClient(schema_file_path=..., env_vars=...)`` keeps wor
 with ``pkg.Client(env_vars=...)``: the same tool lists, the same ``execute`` result
 (``.result`` is the ``ToolResult``), the same exceptions with the same messages
 where mci-py raises them (an unknown tool, a missing required property). The tools
-see only ``env_vars``, as in mci-py; ``base_dir`` replaces the schema's directory
+see only ``env_vars``, as in mci-py, and so do the commands they run, unless
+``pass_env`` lets the process's environment through (``True``: all of it, as
+mci-py's commands get it; or the names to pass); ``base_dir`` replaces the schema's directory
 for relative paths of file and cli tools; ``limits`` replaces the package's call
 limits by name (see :mod:`mcigen_runtime.limits`). OAuth2 tokens a client fetches serve its own
 calls only.
@@ -21,6 +23,7 @@ from pydantic import BaseModel, Field
 from .errors import ToolInputError
 from .limits import check_sizes, limited
 from .manifest import ToolEntry
+from .passed_env import CLIENT_PASS_ENV, pass_env_of
 from .path_policy import BASE_DIR_OVERRIDE
 from .registry import Registry, UnknownToolError
 from .results import ToolResult
@@ -84,8 +87,10 @@ class BaseClient:
         env_vars: Mapping[str, Any] | None = None,
         base_dir: str | None = None,
         limits: Mapping[str, int] | None = None,
+        pass_env: bool | Iterable[str] = False,
     ) -> None:
         self._env: dict[str, Any] = dict(env_vars or {})
+        self._pass_env = pass_env_of(pass_env)
         self._base_dir = base_dir
         self._limits = dict(limits or {})
         check_sizes(self._limits)
@@ -135,12 +140,14 @@ class BaseClient:
         props = dict(properties or {})
         _check_required(entry, props)
         token = BASE_DIR_OVERRIDE.set(self._base_dir)
+        passing = CLIENT_PASS_ENV.set(self._pass_env)
         try:
             with limited(**self._limits), tokens_of(self._tokens):
                 result = self._registry.invoker(entry)(props, self._env)
         except ToolInputError as error:
             raise ClientInputError(error.tool, error.problems) from None
         finally:
+            CLIENT_PASS_ENV.reset(passing)
             BASE_DIR_OVERRIDE.reset(token)
         return ExecutionResult(result=result)
 

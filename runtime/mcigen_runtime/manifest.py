@@ -4,7 +4,8 @@ every field.
 
 The JSON keeps the MCI spellings a reader of the file expects (``inputSchema``);
 each field is written only where it says something (a tool's ``background`` when
-it is not ``never``, its ``probes`` when it has some, its ``bundle`` when it has one).
+it is not ``never``, its ``probes`` when it has some, its ``bundle`` when it has one,
+its ``env`` when it reads some).
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class EnvUse:
+    """An environment variable a tool reads."""
+
+    name: str
+    required: bool
+    """Whether a call fails without it (some placeholder reads it with nothing to
+    fall back on)."""
+    fields: tuple[str, ...]
+    """Where the tool reads it (``url``, ``auth``, ``args``, ``mcp server NAME``)."""
+
+
+@dataclass(frozen=True)
 class ToolEntry:
     """One tool as the manifest describes it."""
 
@@ -61,6 +74,8 @@ class ToolEntry:
     bundle: str | None = None
     """Served over MCP, the Ahma bundle that lists the tool once revealed (see
     ``serve/bundles.py``); None: always listed."""
+    env: tuple[EnvUse, ...] = ()
+    """The environment variables its templates read, by name."""
 
     @property
     def summary(self) -> str:
@@ -184,6 +199,8 @@ def _tool_json(tool: ToolEntry) -> dict[str, Any]:
         written["probes"] = [asdict(probe) for probe in tool.probes]
     if tool.bundle is not None:
         written["bundle"] = tool.bundle
+    if tool.env:
+        written["env"] = [asdict(use) for use in tool.env]
     return written
 
 
@@ -204,6 +221,10 @@ def _tool(fields: dict[str, Any]) -> ToolEntry:
         background=fields.get("background", "never"),
         probes=tuple(_probe(probe) for probe in fields.get("probes") or ()),
         bundle=fields.get("bundle"),
+        env=tuple(
+            EnvUse(use["name"], use["required"], tuple(use["fields"]))
+            for use in fields.get("env") or ()
+        ),
     )
 
 

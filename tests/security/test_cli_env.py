@@ -94,7 +94,9 @@ def test_async_twins_and_the_manifest_agree(minimal: ModuleType) -> None:
     assert manifest["runtime"]["cli_env"] == "minimal"
 
 
-def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base(tmp_path: Path) -> None:
+def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base_and_network_settings(
+    tmp_path: Path,
+) -> None:
     """mci-py gives the server all of ``os.environ`` under its ``env``."""
     document = {
         "schemaVersion": "1.0",
@@ -108,6 +110,13 @@ def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base(tmp_path: Path) -> 
         },
     }
     os.environ["TOY_TOKEN"] = "configured"
+    network = {
+        "HTTPS_PROXY": "http://proxy.internal:3128",
+        "no_proxy": "localhost",
+        "NODE_EXTRA_CA_CERTS": "/etc/ssl/corp.pem",
+        "npm_config_offline": "true",
+    }
+    os.environ.update(network)
     try:
         schema = write_schema(tmp_path, document, "mcpenv.mci.json")
         (theirs,) = run_oracle(
@@ -126,8 +135,12 @@ def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base(tmp_path: Path) -> 
             assert package.get_env(name=SECRET).text == "<unset>"
             assert package.get_env(name="PATH").text == os.environ["PATH"]
             assert package.get_env(name="TZ").text == "UTC"
+            # how the server reaches the network: proxies, CAs, npm's settings
+            for name, value in network.items():
+                assert package.get_env(name=name).text == value
     finally:
-        del os.environ["TOY_TOKEN"]
+        for name in ("TOY_TOKEN", *network):
+            del os.environ[name]
 
 
 def test_row56_mci_py_gives_the_clients_command_every_secret(
@@ -138,3 +151,76 @@ def test_row56_mci_py_gives_the_clients_command_every_secret(
     assert _seen(theirs["result"]["content"][0]["text"])[SECRET] == "hunter2"
     ours = inheriting.Client(env_vars={}).execute("showEnv").result.text
     assert SECRET not in _seen(ours)
+
+
+PASSING = {
+    "name": "showPassed",
+    "execution": {
+        "type": "cli",
+        "command": "env",
+        "passEnv": ["KUBECONFIG", "VIRTUAL_ENV"],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    yield from built_from_tools(
+        tmp_path_factory, "clienv_pass", [SHOW_ENV, PASSING], "--cli-env", "minimal"
+    )
+
+
+@pytest.fixture
+def kube(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """What a switching user's commands read from the environment."""
+    values = {"KUBECONFIG": "/home/u/.kube/config", "VIRTUAL_ENV": "/srv/venv"}
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    return values
+
+
+def test_pass_env_in_the_schema_lets_those_variables_through(
+    passing: ModuleType, kube: dict[str, str]
+) -> None:
+    through_client = passing.Client(env_vars={"API_TOKEN": "t"}).execute("showPassed")
+    assert _seen(through_client.result.text) == {**_base(), **kube, "API_TOKEN": "t"}
+    # a plain function of a --cli-env minimal build, too
+    assert _seen(passing.show_passed().text) == {**_base(), **kube}
+    # and only that tool's command
+    assert _seen(passing.Client().execute("showEnv").result.text) == _base()
+
+
+def test_pass_env_of_the_client_gives_its_commands_the_process_environment(
+    passing: ModuleType, kube: dict[str, str]
+) -> None:
+    everything = passing.Client(env_vars={"TZ": "CET"}, pass_env=True)
+    seen = _seen(everything.execute("showEnv").result.text)
+    assert seen == {**os.environ, "TZ": "CET"}  # as mci-py's commands, env_vars over
+    named = passing.Client(pass_env=["KUBECONFIG"]).execute("showEnv").result.text
+    assert _seen(named) == {**_base(), "KUBECONFIG": kube["KUBECONFIG"]}
+    # the setting is the client's: a plain call afterwards passes nothing
+    assert _seen(passing.Client().execute("showEnv").result.text) == _base()
+
+
+def test_mci_client_takes_pass_env_as_a_switching_user_writes_it(
+    tmp_path: Path, kube: dict[str, str]
+) -> None:
+    from mcigen import MCIClient
+
+    schema = write_schema(tmp_path, schema_of(SHOW_ENV), "switching.mci.json")
+    client = MCIClient(schema_file_path=str(schema), env_vars={}, pass_env=True)
+    seen = _seen(client.execute("showEnv").result.text)
+    assert seen[SECRET] == "hunter2" and seen["KUBECONFIG"] == kube["KUBECONFIG"]
+
+
+def test_pass_env_that_is_not_a_list_of_names_is_a_build_error(
+    tmp_path: Path,
+) -> None:
+    from ..conftest import run_mcigen
+
+    bad = {**PASSING, "execution": {**PASSING["execution"], "passEnv": "KUBECONFIG"}}
+    schema = write_schema(tmp_path, schema_of(bad), "bad.mci.json")
+    checked = run_mcigen("check", schema)
+    assert checked.returncode == 1
+    assert "passEnv" in checked.stderr
+    assert "true, false or a list of variable names" in checked.stderr

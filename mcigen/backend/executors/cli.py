@@ -49,6 +49,8 @@ class CliView(ExecutorView):
     """The arguments a property fills whole, as a tuple of ``Operand``."""
     confined_to: Code | None = None
     """Where the command may write (``--confine-cli``), as an expression."""
+    pass_env: Code | None = None
+    """The schema's ``passEnv``, as an expression; None: nothing passed."""
     words: CliWords | None = None
     """How a command of literal words builds its command line (MTDF); the other
     fields are for templated commands."""
@@ -102,6 +104,10 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
     view.timeout = literal(
         execution.timeout_ms / 1000 if execution.timeout_ms > 0 else 30.0
     )
+    if execution.pass_env is True:
+        view.pass_env = code("True")
+    elif execution.pass_env:
+        view.pass_env = code(f"frozenset({literal(list(execution.pass_env))})")
     operands = _operands(build.planned.tool, execution)
     if operands:
         view.operands = code(

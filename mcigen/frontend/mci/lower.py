@@ -170,6 +170,7 @@ class _Lowering:
             cwd=config.get("cwd"),
             timeout_ms=config.get("timeout_ms", DEFAULT_TIMEOUT_MS),
             allow_option_like_args=config.get("allowOptionLikeArgs", False),
+            pass_env=_pass_env(config.get("passEnv")),
         )
 
     def templated(
@@ -197,3 +198,10 @@ def _retry_settings(retries: JsonObject | None) -> tuple[int | None, int | None]
         present.get("attempts", DEFAULT_RETRY_ATTEMPTS),
         present.get("backoff_ms", DEFAULT_RETRY_BACKOFF_MS),
     )
+
+
+def _pass_env(value: object) -> bool | tuple[str, ...]:
+    """``passEnv``: ``true`` (all), or the names, sorted and once each."""
+    if isinstance(value, list):
+        return tuple(sorted({str(name) for name in value}))
+    return value is True

@@ -199,6 +199,12 @@ RETRIES = Obj(
 
 FLAG = Obj("flag", required={"from": TEXT, "type": Str(choices=("boolean", "value"))})
 
+PASS_ENV = ByType(
+    {bool: Bool(), list: ArrayOf(Str(non_empty=True))},
+    "true, false or a list of variable names",
+    "true, false or lists of variable names",
+)
+
 EXECUTION = Tagged(
     "type",
     what="execution",
@@ -225,6 +231,9 @@ EXECUTION = Tagged(
                 "cwd": OrNull(TEMPLATED),
                 "timeout_ms": TIMEOUT,
                 "allowOptionLikeArgs": Bool(),
+                # mcigen's own (mci-py ignores it): the variables of the process
+                # the command gets besides the call's env (runtime/passed_env.py)
+                "passEnv": OrNull(PASS_ENV),
             },
             rules=(_flags_after_separator,),
         ),

@@ -7,11 +7,14 @@
                                   INPUT: --json '{..}' and/or --arg key=value ...
     serve [--http HOST:PORT] ...  the tools as an MCP server
     broker [ADDR] [SECRET] ...    the broker's meta-tools over pyMCPBroker's HTTP API
-    doctor                        whether the programs the tools run are installed
+    doctor                        whether the programs and variables the tools need are here
+    config [--http URL]           the MCP client configuration that starts this package
 
 ``call`` prints the text result (the whole result as JSON with ``--raw``) and exits 1
 when the result is an error. Problems with the command (an unknown tool, input the
-tool refuses) are one line on stderr and exit 2, never a traceback. Output cut short
+tool refuses) are one line on stderr and exit 2, never a traceback. The commands
+that run tools first read the current directory's environment files
+(``.env.mci``, ``.env``; see :mod:`.environment`) unless ``--no-env-file``. Output cut short
 by its reader (``list | head``) ends the command quietly, with exit 141, as a
 command killed by SIGPIPE ends.
 """
@@ -32,6 +35,14 @@ from ..extras import MissingExtraError
 from ..manifest import ToolEntry
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
+from .client_config import client_config
+from .environment import (
+    load_current_env_files,
+    package_variables,
+    report_variables,
+    tool_variable_lines,
+    warn_unset,
+)
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
@@ -45,6 +56,8 @@ class UsageError(Exception):
 def main(package: str, argv: list[str]) -> int:
     args = _parser(package).parse_args(argv)
     tools = registry(package)
+    if getattr(args, "env_files", False):
+        load_current_env_files()
     try:
         code: int = args.run(tools, args)
         sys.stdout.flush()
@@ -69,15 +82,26 @@ def _stdout_to_devnull() -> None:
 def _parser(package: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {package}")
     commands = parser.add_subparsers(dest="command", required=True)
+    env_files = argparse.ArgumentParser(add_help=False)
+    env_files.add_argument(
+        "--no-env-file",
+        dest="env_files",
+        action="store_false",
+        help="do not read .env.mci or .env in the current directory (they set what "
+        "the environment does not)",
+    )
     commands.add_parser("list", help="list the tools").set_defaults(run=_list)
     describe = commands.add_parser(
         "describe",
         help="show how to call a tool (and, given input, what a cli or MTDF tool "
         "would run, where)",
+        parents=[env_files],
     )
     _input_arguments(describe)
     describe.set_defaults(run=_describe)
-    call = commands.add_parser("call", help="call a tool and print its result")
+    call = commands.add_parser(
+        "call", help="call a tool and print its result", parents=[env_files]
+    )
     _input_arguments(call)
     call.add_argument(
         "--raw", action="store_true", help="print the whole result as JSON"
@@ -89,19 +113,37 @@ def _parser(package: str) -> argparse.ArgumentParser:
         "call would run, and run nothing",
     )
     call.set_defaults(run=_call)
-    serve = commands.add_parser("serve", help="serve the tools over MCP")
+    serve = commands.add_parser(
+        "serve", help="serve the tools over MCP", parents=[env_files]
+    )
     add_serve_arguments(serve)
     serve.set_defaults(run=lambda tools, args: _serve(package, args))
     broker = commands.add_parser(
         "broker",
         help="serve meta_tree, meta_desc and meta_call over pyMCPBroker's HTTP API",
+        parents=[env_files],
     )
     add_broker_arguments(broker)
     broker.set_defaults(run=lambda tools, args: _broker(package, args))
     doctor = commands.add_parser(
-        "doctor", help="run the tools' availability checks (exit 1: something missing)"
+        "doctor",
+        help="run the tools' availability checks and look for the environment "
+        "variables they need (exit 1: something missing)",
+        parents=[env_files],
     )
     doctor.set_defaults(run=_doctor)
+    config = commands.add_parser(
+        "config",
+        help="print the MCP client configuration (mcpServers) that starts this "
+        "package with this Python",
+    )
+    config.add_argument(
+        "--http",
+        metavar="URL",
+        help="the configuration of a client that reaches the package served at URL "
+        "(python -m PKG serve --http ...) instead of starting it",
+    )
+    config.set_defaults(run=lambda tools, args: _config(package, tools, args))
     return parser
 
 
@@ -119,25 +161,50 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _doctor(tools: Registry, args: argparse.Namespace) -> int:
+    variables = package_variables(tools.tools)
+    missing = report_variables(variables, sys.stdout)
     if not any(entry.probes for entry in tools.tools):
-        print("No tool of this package has an availability check.")
-        return EXIT_OK
+        if not variables:
+            print("No tool of this package has an availability check.")
+        else:
+            print(f"\n{len(variables)} variable(s): {missing} required unset.")
+        return EXIT_TOOL_ERROR if missing else EXIT_OK
+    if variables:
+        print()
     # imported by name: a vendored runtime carries the doctor (and the cli executor
     # it runs probes with) only when some tool has probes
     doctor = importlib.import_module(f"{__package__}.doctor")
     code: int = doctor.run_doctor(tools, sys.stdout)
-    return code
+    return EXIT_TOOL_ERROR if missing else code
+
+
+def _config(package: str, tools: Registry, args: argparse.Namespace) -> int:
+    variables = package_variables(tools.tools)
+    print(client_config(package, variables, args.http))
+    optional = [v.name for v in variables if not v.required]
+    if optional and args.http is None:
+        print(
+            f"optional, left out of env (add those you want to set): "
+            f"{', '.join(optional)}",
+            file=sys.stderr,
+        )
+    return EXIT_OK
 
 
 def _serve(package: str, args: argparse.Namespace) -> int:
     from ..serve.server import serve  # here: the other commands load no MCP server
 
+    warn_unset(package, registry(package).tools, sys.stderr)
     return serve(package, args)
 
 
 def _broker(package: str, args: argparse.Namespace) -> int:
     from .broker_command import run_broker  # here: the other commands load no server
 
+    if not args.dump_tree:  # which starts nothing
+        # the variables of MCP servers are checked at start-up, as errors
+        tools = [entry for entry in registry(package).tools if entry.server is None]
+        warn_unset(package, tools, sys.stderr)
     return run_broker(package, args)
 
 
@@ -165,6 +232,10 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
         print()
         print("Output schema:")
         print(json.dumps(entry.output_schema, indent=2, ensure_ascii=False))
+    if entry.env:
+        print()
+        print("Environment variables:")
+        print("\n".join(tool_variable_lines(entry)))
     if entry.type == "cli" and (args.json is not None or args.arg):
         result = _dry_run(tools, entry, _props(entry, args))
         print()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...limits import Limits, active
+from ...passed_env import PassEnv
 from ...path_policy import WorkingDirectory
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
@@ -69,6 +70,9 @@ class CliCall:
     ahma_wording: bool = False
     """A non-zero exit is told as Ahma tells it, with stderr and stdout (an MTDF
     tool); else as mci-py does, stderr only (stdout in the metadata)."""
+    pass_env: PassEnv = False
+    """The schema's ``passEnv``: what of the process's environment the command
+    gets besides ``env`` (see :mod:`...passed_env`)."""
 
 
 def _start(call: CliCall) -> Running | ToolResult:
@@ -81,7 +85,7 @@ def _start(call: CliCall) -> Running | ToolResult:
         process = spawn(
             call.argv,
             call.cwd,
-            child_env(call.env, call.env_mode),
+            child_env(call.env, call.env_mode, call.pass_env),
             held=call.cwd.held if call.cwd is not None else (),
             confined_to=_confinement(call),
         )

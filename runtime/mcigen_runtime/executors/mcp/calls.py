@@ -60,7 +60,7 @@ from ...results import (
     error_result,
     text_content,
 )
-from ..child_env import over_base
+from ..child_env import network_settings, over_base
 from ..progress import ProgressListener, progress_listener
 from .exchange import Exchange, current, too_large_message
 
@@ -250,7 +250,7 @@ async def _open_transport(server: McpServerParams, stack: AsyncExitStack) -> Any
     from .stdio import stdio_transport
 
     # Not the host's secrets: see .child_env.
-    env = get_default_environment() | over_base(dict(server.env))
+    env = get_default_environment() | over_base(dict(server.env), network_settings())
     return await stack.enter_async_context(
         stdio_transport(server.command, server.args, env, _errlog())
     )
