@@ -6,6 +6,8 @@ progress; one whose listing never ends."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
 LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
@@ -44,6 +47,41 @@ def wait_until_listening(
                 stderr = process.stderr.read() if process.stderr else b""
                 raise RuntimeError(f"the server did not start: {stderr!r}") from None
             time.sleep(0.05)
+
+
+@contextmanager
+def listening(
+    argv: list[str],
+    port: int,
+    stop: int = signal.SIGTERM,
+    timeout: float = 20,
+    **popen: Any,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``argv`` (a server) in a session of its own until the block ends, once it
+    listens on ``port``; then ``stop`` to its session (SIGKILL if it lingers). Its
+    stdout is dropped and its stderr piped (told if it fails to start) unless
+    ``popen`` says otherwise."""
+    popen = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, **popen}
+    process = subprocess.Popen(argv, start_new_session=True, **popen)
+    try:
+        wait_until_listening(process, port, timeout)
+        yield process
+    finally:
+        end_session(process, stop)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def end_session(process: subprocess.Popen[bytes], stop: int = signal.SIGTERM) -> None:
+    """Send ``stop`` to the session ``process`` leads, if it still runs, and wait
+    for it; SIGKILL if it has not ended within 20 seconds."""
+    if process.poll() is None:
+        os.killpg(process.pid, stop)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 @contextmanager
