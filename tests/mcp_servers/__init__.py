@@ -98,14 +98,6 @@ def http_server(
     """Run ``script MODE PORT ARGS`` (a free port unless given) until the block
     ends; yields its /mcp URL."""
     port = port or free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(script), mode, str(port), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_until_listening(process, port)
+    argv = [sys.executable, str(script), mode, str(port), *args]
+    with listening(argv, port, stop=signal.SIGKILL, stderr=subprocess.DEVNULL):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait()
