@@ -4,12 +4,7 @@
 from __future__ import annotations
 
 import json
-import os
-import re
 import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,9 +18,7 @@ from .conftest import (
     text_tool,
     write_schema,
 )
-
-PATIENCE = 120.0
-"""How long a build may take before a test gives up on it (not a timing assertion)."""
+from .mcigen_process import PATIENCE, McigenProcess
 
 HELLO = text_tool("hello", "Hello {{props.who}}!")
 BYE = text_tool("bye", "Bye!")
@@ -163,54 +156,16 @@ def test_without_schema_or_configuration_build_says_what_it_needs(
     )
 
 
-class Watching:
-    """``mcigen build --watch`` as a process, what it writes (stdout and stderr)
-    read line by line as it comes."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "mcigen", "build", "--watch"],
-            cwd=cwd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._arrived = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self._arrived:
-                self.lines.append(line.rstrip("\n"))
-                self._arrived.notify_all()
-
-    def count(self, pattern: str, times: int) -> None:
-        """Wait until ``times`` lines have matched ``pattern``."""
-
-        def seen() -> bool:
-            return sum(bool(re.search(pattern, line)) for line in self.lines) >= times
-
-        with self._arrived:
-            self._arrived.wait_for(
-                lambda: seen() or self.process.poll() is not None, PATIENCE
-            )
-            assert seen(), f"not {times} x {pattern!r}:\n" + "\n".join(self.lines)
-
-
 @pytest.fixture
-def watching(project: Path) -> Iterator[Watching]:
-    watch = Watching(project)
+def watching(project: Path) -> Iterator[McigenProcess]:
+    """``mcigen build --watch``, what it writes (stdout and stderr) read as it comes."""
+    watch = McigenProcess(project, "build", "--watch", stream="stdout")
     yield watch
-    if watch.process.poll() is None:
-        os.killpg(watch.process.pid, signal.SIGKILL)
-        watch.process.wait()
+    watch.kill()
 
 
 def test_build_watch_rebuilds_on_change_until_stopped(
-    project: Path, watching: Watching
+    project: Path, watching: McigenProcess
 ) -> None:
     watching.count(r"^ok: 1 tool, 0 warnings; wrote ", 2)
     watching.count(r"^mcigen: watching ", 1)

@@ -21,9 +21,10 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .mcigen_process import PATIENCE
 from .mcp_servers import TOY_SERVER, free_port, wait_until_listening
 from .test_mcp_server import http_session, text_of
-from .test_serve_command import PATIENCE, McigenServe, gone
+from .test_serve_command import McigenServe, gone
 
 SECRET = "s3cret-for-the-broker"
 CONFIG: dict[str, Any] = {

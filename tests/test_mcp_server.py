@@ -33,7 +33,7 @@ from mcigen_runtime.serve.server import (
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from .conftest import run_mcigen, text_tool, write_schema
-from .mcp_servers import free_port, wait_until_listening
+from .mcp_servers import free_port, listening
 
 _T = TypeVar("_T")
 
@@ -172,26 +172,8 @@ async def http_session(url: str, secret: str | None) -> AsyncIterator[ClientSess
 @contextmanager
 def http_server(pkg_dir: Path, argv: list[str], port: int, **env: str) -> Iterator[str]:
     """Start ``argv`` (a server on ``port``), wait until it listens; yields its URL."""
-    process = subprocess.Popen(
-        argv,
-        cwd=pkg_dir,
-        env=server_env(pkg_dir, **env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        wait_until_listening(process, port)
+    with listening(argv, port, cwd=pkg_dir, env=server_env(pkg_dir, **env)):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        try:
-            os.killpg(process.pid, 15)  # uvicorn's workers too
-            process.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(process.pid, 9)
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
 
 
 def text_of(result: Any) -> str:

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,59 +20,20 @@ import pytest
 from mcigen.cli import main
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .mcigen_process import PATIENCE, McigenProcess
 from .mcp_servers import TOY_SERVER, free_port, wait_until_listening
-
-PATIENCE = 120.0
-"""How long a build or a restart may take before a test gives up on it (not a
-timing assertion: a slow machine only waits longer)."""
 
 HELLO = text_tool("hello", "Hello {{props.who}}!")
 BYE = text_tool("bye", "Bye!")
 BROKEN = '{"schemaVersion": "1.0", "tools": [{"name": 1}]}'
 
 
-class McigenServe:
-    """``mcigen serve ARGS`` (or another ``command``) in a session of its own; what
-    it and its server write to stderr, read line by line as it comes."""
+class McigenServe(McigenProcess):
+    """``mcigen serve ARGS`` (or another ``command``); what it and its server write
+    to stderr."""
 
     def __init__(self, cwd: Path, *args: str, command: str = "serve") -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "mcigen", command, *args],
-            cwd=cwd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._arrived = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            with self._arrived:
-                self.lines.append(line.rstrip("\n"))
-                self._arrived.notify_all()
-
-    def line(self, pattern: str, after: int = 0) -> tuple[int, re.Match[str]]:
-        """The first line from index ``after`` on that ``pattern`` matches (waiting
-        for it): its index and the match."""
-
-        def found() -> tuple[int, re.Match[str]] | None:
-            for index in range(after, len(self.lines)):
-                match = re.search(pattern, self.lines[index])
-                if match:
-                    return index, match
-            return None
-
-        with self._arrived:
-            hit = self._arrived.wait_for(
-                lambda: found() or self.process.poll() is not None, PATIENCE
-            )
-            result = found()
-        assert result, f"no line matching {pattern!r} (exit: {hit}):\n" + self.log
-        return result
+        super().__init__(cwd, command, *args, stream="stderr")
 
     def started(self, after: int = 0) -> tuple[int, int]:
         """The index of the next line saying a server started, and its pid."""
@@ -83,20 +41,6 @@ class McigenServe:
             r"^mcigen: started python -m \w+ \w+ \(pid (\d+)\)$", after
         )
         return index, int(match[1])
-
-    @property
-    def log(self) -> str:
-        return "\n".join(self.lines)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        """Send ``sig`` to mcigen alone; its exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            return self.process.wait(PATIENCE)
-        finally:
-            if self.process.poll() is None:
-                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def gone(pid: int) -> bool:

@@ -452,22 +452,7 @@ def test_stdio_answers_a_method_with_a_null_id_as_an_invalid_request(
             "params": {"_meta": {"id": None}},
         },
     ]
-    process = subprocess.Popen(
-        serve_argv(),
-        cwd=pkg_dir,
-        env=server_env(pkg_dir),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
-        process.stdin.flush()
-        answers = [json.loads(line) for line in read_lines(process.stdout, 5)]
-    finally:
-        process.kill()
-        process.wait()
+    answers = _stdio_script(pkg_dir, [json.dumps(line) for line in lines], 5)
     assert answers[1:] == [
         BAD_ID_ANSWER,
         BAD_ID_ANSWER,
@@ -510,22 +495,7 @@ def test_stdio_answers_what_the_sdk_would_drop_and_reads_initialize_leniently(
             }
         ),
     ]
-    process = subprocess.Popen(
-        serve_argv(),
-        cwd=pkg_dir,
-        env=server_env(pkg_dir),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write("".join(line + "\n" for line in lines).encode())
-        process.stdin.flush()
-        answers = [json.loads(line) for line in read_lines(process.stdout, 7)]
-    finally:
-        process.kill()
-        process.wait()
+    answers = _stdio_script(pkg_dir, lines, 7)
     unreadable = [(a["id"], a["error"]["code"]) for a in answers if a["id"] is None]
     assert sorted(unreadable) == [(None, -32700), (None, -32600), (None, -32600)]
     by_id = {answer["id"]: answer for answer in answers if answer["id"] is not None}
@@ -538,6 +508,27 @@ def test_stdio_answers_what_the_sdk_would_drop_and_reads_initialize_leniently(
     last_page = by_id[6]["result"]
     assert len(last_page["tools"]) == MANY + 1 - 200
     assert "nextCursor" not in last_page
+
+
+def _stdio_script(pkg_dir: Path, lines: list[str], answers: int) -> list[Any]:
+    """The first ``answers`` answers of ``serve`` over stdio to ``lines`` (each a
+    message, sent at once), parsed."""
+    process = subprocess.Popen(
+        serve_argv(),
+        cwd=pkg_dir,
+        env=server_env(pkg_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write("".join(line + "\n" for line in lines).encode())
+        process.stdin.flush()
+        return [json.loads(line) for line in read_lines(process.stdout, answers)]
+    finally:
+        process.kill()
+        process.wait()
 
 
 def read_lines(stream: IO[bytes], count: int, timeout: float = 20) -> list[bytes]:

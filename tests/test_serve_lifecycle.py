@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from .conftest import built_package, run_mcigen, schema_of, write_schema
-from .mcp_servers import free_port, wait_until_listening
+from .mcp_servers import free_port, listening
 from .oracle import oracle_python, run_oracle
 
 PIDFILE_SCHEMA = {
@@ -124,12 +124,17 @@ def in_package_dir(
     package: ModuleType, *argv: str, **popen: Any
 ) -> subprocess.Popen[bytes]:
     """``python ARGV`` beside the built package, without the tests' ``MCIGEN_*``."""
+    return subprocess.Popen(
+        [sys.executable, *argv], start_new_session=True, **beside(package), **popen
+    )
+
+
+def beside(package: ModuleType) -> dict[str, Any]:
+    """Where and in what environment a process runs beside the built package."""
     directory = Path(package.__file__).parent.parent
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
     env["PYTHONPATH"] = str(directory)
-    return subprocess.Popen(
-        [sys.executable, *argv], cwd=directory, env=env, start_new_session=True, **popen
-    )
+    return {"cwd": directory, "env": env}
 
 
 def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
@@ -241,16 +246,9 @@ def http_server(
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """``python ARGV PORT`` (a server of the package); yields it and its address."""
     port = free_port()
-    process = in_package_dir(package, *argv, str(port), stderr=subprocess.PIPE)
-    try:
-        wait_until_listening(process, port)
+    command = [sys.executable, *argv, str(port)]
+    with listening(command, port, stop=signal.SIGKILL, **beside(package)) as process:
         yield process, f"127.0.0.1:{port}"
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 @pytest.fixture

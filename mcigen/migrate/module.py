@@ -80,9 +80,9 @@ def migrate_module(
     finder = _Finder(package, schema, tools)
     wrapper.visit(finder)
     calls = list(finder.calls.values())
-    _check_bindings(calls, wrapper)
+    reads = _check_bindings(calls, wrapper)
     rewriting = {id(call.node): call for call in calls if call.why is None}
-    changed = wrapper.module.visit(_Rewriter(rewriting, finder.reads_of(rewriting)))
+    changed = wrapper.module.visit(_Rewriter(rewriting, reads))
     rewritten = [call for call in calls if call.why is None]
     if rewritten:
         context = CodemodContext()
@@ -300,17 +300,6 @@ class _Finder(cst.CSTVisitor):
                 return None
         return "its ExecutionResult is used as a whole"
 
-    def reads_of(self, rewriting: Mapping[int, _Call]) -> set[int]:
-        """The names whose ``.result`` step goes: the reads of the results that
-        are rewritten."""
-        reads: set[int] = set()
-        for call in rewriting.values():
-            if call.bound is not None:
-                scope, name = call.bound
-                for assignment in scope.assignments[name]:
-                    reads.update(id(access.node) for access in assignment.references)
-        return reads
-
 
 def _whole(attribute: str) -> str:
     return f"its ExecutionResult's {attribute!r} has no ToolResult twin"
@@ -344,10 +333,11 @@ def _parameter(prop: str, target: Target) -> str | None:
     return None
 
 
-def _check_bindings(calls: list[_Call], wrapper: MetadataWrapper) -> None:
+def _check_bindings(calls: list[_Call], wrapper: MetadataWrapper) -> set[int]:
     """A result assigned to a name may lose its ``.result`` step only when every
     assignment of that name in its scope is such a call and every read of it
-    goes through ``.result``; otherwise each of those calls stays."""
+    goes through ``.result``; otherwise each of those calls stays. Returns the
+    reads that lose their ``.result`` step: those of the names whose calls go."""
     parents = wrapper.resolve(ParentNodeProvider)
     positions = wrapper.resolve(PositionProvider)
     by_target: dict[int, _Call] = {}
@@ -359,12 +349,15 @@ def _check_bindings(calls: list[_Call], wrapper: MetadataWrapper) -> None:
         if call.bound is not None:
             scope, name = call.bound
             groups.setdefault((id(scope), name), (scope, name, []))[2].append(call)
+    reads: set[int] = set()
     for scope, name, group in groups.values():
         why = None
+        seen: set[int] = set()
         for assignment in scope.assignments[name]:
             why = why or _other_binding(assignment, parents, by_target)
             for access in assignment.references:
                 read = access.node
+                seen.add(id(read))
                 parent = parents.get(read)
                 if not (
                     isinstance(parent, cst.Attribute)
@@ -375,9 +368,11 @@ def _check_bindings(calls: list[_Call], wrapper: MetadataWrapper) -> None:
                     why = (
                         why or f"{name!r} is used as an ExecutionResult on line {line}"
                     )
-        if why is not None:
-            for call in group:
-                call.why = call.why or why
+        if why is None:
+            reads |= seen
+        for call in group:
+            call.why = call.why or why
+    return reads
 
 
 def _other_binding(

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -18,7 +17,7 @@ import httpx
 import pytest
 
 from ..conftest import built_package, text_tool, write_schema
-from ..mcp_servers import BOUNDS_SERVER, TOY_SERVER, free_port, wait_until_listening
+from ..mcp_servers import BOUNDS_SERVER, TOY_SERVER, end_session, free_port, listening
 
 RUN_ENV = {"TOY_TOKEN": "token-at-run-time", "GHOST_PYTHON": sys.executable}
 """What the servers' settings read: the toy server's TOY_TOKEN, and the program
@@ -89,19 +88,38 @@ def package_env(package: ModuleType, **changes: str | None) -> dict[str, str]:
     return env
 
 
-def run_broker(
-    package: ModuleType, *args: str, log: Path, **env: str | None
-) -> subprocess.Popen[bytes]:
-    """``python -m PKG broker ARGS``, its stderr written to ``log``."""
-    with log.open("ab") as stderr:
-        return subprocess.Popen(
-            [sys.executable, "-m", package.__name__, "broker", *args],
+@contextmanager
+def package_process(
+    package: ModuleType, argv: list[str], port: int, log: Path | None, **env: str | None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``argv`` (a server of ``package``) until the block ends, once it listens on
+    ``port``; its stderr appended to ``log`` (else piped: told if it fails to
+    start). SIGTERM stops it as the block ends, so that ``log`` is whole."""
+    with (
+        log.open("ab") if log else nullcontext(subprocess.PIPE) as stderr,
+        listening(
+            argv,
+            port,
+            timeout=60,
             cwd=Path(str(package.__file__)).parent.parent,
             env=package_env(package, **env),
-            stdout=subprocess.PIPE,
             stderr=stderr,
-            start_new_session=True,
-        )
+        ) as process,
+    ):
+        yield process
+
+
+@contextmanager
+def package_server(
+    package: ModuleType,
+    argv: list[str],
+    port: int,
+    log: Path | None = None,
+    **env: str | None,
+) -> Iterator[str]:
+    """:func:`package_process`; yields its base URL."""
+    with package_process(package, argv, port, log, **env):
+        yield f"http://127.0.0.1:{port}"
 
 
 @dataclass
@@ -120,13 +138,7 @@ class Server:
 
     def stop(self) -> str:
         """Terminate the server; its log."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
+        end_session(self.process)
         return self.log.read_text()
 
 
@@ -137,10 +149,6 @@ def serving(
     """A broker of ``package`` listening on a free port of 127.0.0.1."""
     port = free_port()
     log = tmp_path / f"broker-{port}.log"
-    process = run_broker(package, f"127.0.0.1:{port}", *args, log=log, **env)
-    server = Server(process, f"http://127.0.0.1:{port}", log)
-    try:
-        wait_until_listening(process, port, timeout=60)
-        yield server
-    finally:
-        server.stop()
+    argv = [sys.executable, "-m", package.__name__, "broker", f"127.0.0.1:{port}"]
+    with package_process(package, [*argv, *args], port, log, **env) as process:
+        yield Server(process, f"http://127.0.0.1:{port}", log)

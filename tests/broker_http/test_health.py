@@ -5,21 +5,16 @@ not exist)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
 
-from ..mcp_servers import free_port, wait_until_listening
-from .conftest import package_env, serving
+from ..mcp_servers import free_port
+from .conftest import package_server, serving
 
 BROKEN = {"GHOST_PYTHON": "/nonexistent/python"}
 
@@ -35,34 +30,6 @@ def settled(base: str, **headers: str) -> httpx.Response:
         time.sleep(0.1)
 
 
-@contextmanager
-def http_process(
-    package: ModuleType, argv: list[str], port: int, **env: str
-) -> Iterator[str]:
-    """``argv`` (a server of ``package`` on ``port``) until the block ends; yields
-    its base URL."""
-    process = subprocess.Popen(
-        argv,
-        cwd=Path(str(package.__file__)).parent.parent,
-        env=package_env(package, **env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        wait_until_listening(process, port, timeout=60)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
-
-
 def serve_http(package: ModuleType, port: int, *args: str) -> list[str]:
     return [sys.executable, "-m", package.__name__, "serve", "--http", str(port), *args]
 
@@ -71,7 +38,7 @@ def test_serve_http_is_live_and_ready_once_its_mcp_servers_started(
     package: ModuleType,
 ) -> None:
     port = free_port()
-    with http_process(package, serve_http(package, port), port) as base:
+    with package_server(package, serve_http(package, port), port) as base:
         live = httpx.get(f"{base}/healthz", timeout=10)
         assert (live.status_code, live.json()) == (200, {"status": "ok"})
         ready = settled(base)
@@ -91,7 +58,7 @@ def test_readiness_names_an_mcp_server_that_failed_to_start(
     package: ModuleType,
 ) -> None:
     port = free_port()
-    with http_process(package, serve_http(package, port), port, **BROKEN) as base:
+    with package_server(package, serve_http(package, port), port, **BROKEN) as base:
         ready = settled(base)
         assert ready.status_code == 503
         assert ready.json() == {
@@ -106,7 +73,7 @@ def test_health_needs_no_secret_but_the_origin_guard_holds(
 ) -> None:
     port = free_port()
     argv = serve_http(package, port, "--only", "hello")
-    with http_process(package, argv, port, MCIGEN_SECRET="s3cret") as base:
+    with package_server(package, argv, port, MCIGEN_SECRET="s3cret") as base:
         assert httpx.post(f"{base}/mcp", json={}, timeout=10).status_code == 401
         ready = settled(base)
         assert (ready.status_code, ready.json()["upstream"]) == (200, {})
@@ -118,7 +85,7 @@ def test_the_asgi_app_under_uvicorn_answers_health(package: ModuleType) -> None:
     port = free_port()
     argv = [sys.executable, "-m", "uvicorn", f"{package.__name__}.server:app"]
     argv += ["--port", str(port), "--log-level", "warning"]
-    with http_process(package, argv, port, **BROKEN) as base:
+    with package_server(package, argv, port, **BROKEN) as base:
         assert httpx.get(f"{base}/healthz", timeout=10).json() == {"status": "ok"}
         ready = settled(base)
         assert ready.status_code == 503

@@ -6,51 +6,19 @@ app under uvicorn, ``broker``)."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
 
-from ..mcp_servers import free_port, wait_until_listening
-from .conftest import package_env, serving
+from ..mcp_servers import free_port
+from .conftest import package_server, serving
 
 SECRET = "s3cret-never-logged"
 VALUE = "value-never-logged"
 JSON = {"Accept": "application/json, text/event-stream"}
-
-
-@contextmanager
-def logged_server(
-    package: ModuleType, argv: list[str], port: int, log: Path, **env: str
-) -> Iterator[str]:
-    """``argv`` on ``port``, its stderr written to ``log``; yields its base URL and
-    stops it (SIGTERM) when the block ends, so that ``log`` is whole."""
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(
-            argv,
-            cwd=Path(str(package.__file__)).parent.parent,
-            env=package_env(package, **env),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
-        )
-    try:
-        wait_until_listening(process, port, timeout=60)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def call(base: str, tool: str, arguments: dict[str, Any], **headers: str) -> Any:
@@ -85,7 +53,7 @@ def test_serve_http_logs_each_request_and_call_as_json_without_values(
     port, log = free_port(), tmp_path / "serve.log"
     argv = serve_argv(package, port, "--log-format", "json")
     bearer = {"Authorization": f"Bearer {SECRET}"}
-    with logged_server(package, argv, port, log, MCIGEN_SECRET=SECRET) as base:
+    with package_server(package, argv, port, log, MCIGEN_SECRET=SECRET) as base:
         assert not call(base, "hello", {"who": VALUE}, **bearer)["result"]["isError"]
         assert call(base, "hello", {"who": 7}, **bearer)["result"]["isError"]
         assert "error" in call(base, "nothing", {}, **bearer)
@@ -114,7 +82,7 @@ def test_serve_http_logs_each_request_and_call_as_json_without_values(
 def test_log_arguments_asks_for_the_values(package: ModuleType, tmp_path: Path) -> None:
     port, log = free_port(), tmp_path / "serve.log"
     argv = serve_argv(package, port, "--log-arguments")
-    with logged_server(package, argv, port, log) as base:
+    with package_server(package, argv, port, log) as base:
         call(base, "hello", {"who": VALUE})
     [line] = [line for line in log.read_text().splitlines() if "tool call" in line]
     assert line.startswith("INFO mcigen_runtime.calls: tool call tool=hello ")
@@ -126,7 +94,7 @@ def test_debug_logs_more_than_info(package: ModuleType, tmp_path: Path) -> None:
     for level in ("INFO", "DEBUG"):
         port, log = free_port(), tmp_path / f"serve-{level}.log"
         argv = serve_argv(package, port, "--log-level", level)
-        with logged_server(package, argv, port, log) as base:
+        with package_server(package, argv, port, log) as base:
             call(base, "echo", {"text": "hi"})
         logs[level] = log.read_text()
     assert "DEBUG" not in logs["INFO"]
@@ -144,7 +112,7 @@ def test_the_asgi_app_reads_its_log_settings_from_the_environment(
     argv = [sys.executable, "-m", "uvicorn", f"{package.__name__}.server:app"]
     argv += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
     environment = {"MCIGEN_LOG_FORMAT": "json", "MCIGEN_LOG_LEVEL": "info"}
-    with logged_server(package, argv, port, log, **environment) as base:
+    with package_server(package, argv, port, log, **environment) as base:
         call(base, "hello", {"who": VALUE})
     lines = json_lines(log)
     assert [line["tool"] for line in lines if line["message"] == "tool call"] == [

@@ -6,6 +6,8 @@ progress; one whose listing never ends."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
 LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
@@ -47,6 +50,41 @@ def wait_until_listening(
 
 
 @contextmanager
+def listening(
+    argv: list[str],
+    port: int,
+    stop: int = signal.SIGTERM,
+    timeout: float = 20,
+    **popen: Any,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``argv`` (a server) in a session of its own until the block ends, once it
+    listens on ``port``; then ``stop`` to its session (SIGKILL if it lingers). Its
+    stdout is dropped and its stderr piped (told if it fails to start) unless
+    ``popen`` says otherwise."""
+    popen = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, **popen}
+    process = subprocess.Popen(argv, start_new_session=True, **popen)
+    try:
+        wait_until_listening(process, port, timeout)
+        yield process
+    finally:
+        end_session(process, stop)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def end_session(process: subprocess.Popen[bytes], stop: int = signal.SIGTERM) -> None:
+    """Send ``stop`` to the session ``process`` leads, if it still runs, and wait
+    for it; SIGKILL if it has not ended within 20 seconds."""
+    if process.poll() is None:
+        os.killpg(process.pid, stop)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+@contextmanager
 def toy_http_server() -> Iterator[str]:
     """Run the toy server over Streamable HTTP on a free port; yields its /mcp URL."""
     with http_server(TOY_SERVER, "http") as url:
@@ -60,14 +98,6 @@ def http_server(
     """Run ``script MODE PORT ARGS`` (a free port unless given) until the block
     ends; yields its /mcp URL."""
     port = port or free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(script), mode, str(port), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_until_listening(process, port)
+    argv = [sys.executable, str(script), mode, str(port), *args]
+    with listening(argv, port, stop=signal.SIGKILL, stderr=subprocess.DEVNULL):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait()

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ..mcp_servers import free_port, wait_until_listening
+from ..mcp_servers import free_port, listening
 from .background_package import build_background_package
 
 
@@ -29,17 +29,6 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
             ".ci/run installs it)"
         )
     port = free_port()
-    process = subprocess.Popen(
-        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_until_listening(process, port)
+    argv = [program, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    with listening(argv, port, stop=signal.SIGKILL, cwd=tmp_path):
         yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr:
-            process.stderr.close()
