@@ -208,7 +208,7 @@ def test_a_cancelled_stdio_call_stops_its_command(
     stdio.send(
         method="notifications/cancelled", params={"requestId": 7, "reason": "enough"}
     )
-    assert gone_within(2, group)
+    assert gone_within(10, group)
     if tool == "stubborn":  # SIGTERM first, SIGKILL after the grace
         assert Path(f"{pidfile}.term").read_text() == "TERM\n"
     # The server serves on.
@@ -222,7 +222,7 @@ def test_closing_stdin_mid_call_stops_the_command_and_the_server(
     stdio.call(1, "sleep", pidfile)
     group = leader(pidfile)
     stdio.stdin.close()
-    assert gone_within(2, group)
+    assert gone_within(10, group)
     assert exited_within(5, stdio.process) == 0
 
 
@@ -233,7 +233,7 @@ def test_a_signalled_stdio_server_stops_its_commands_and_exits(
     stdio.call(1, "stubborn", pidfile)
     group = leader(pidfile)
     stdio.process.send_signal(signum)
-    assert gone_within(2, group)
+    assert gone_within(10, group)
     assert Path(f"{pidfile}.term").exists()
     assert exited_within(5, stdio.process) == -signum  # by that signal, as it came
 
@@ -287,7 +287,7 @@ def test_an_http_client_that_disconnects_mid_call_stops_the_command(
     with socket.create_connection((host, int(port))) as connection:
         connection.sendall(call_request(address, "stubborn", pidfile))
         group = leader(pidfile)
-    assert gone_within(2, group)
+    assert gone_within(10, group)
     assert process.poll() is None  # the server serves on
 
 
@@ -392,7 +392,7 @@ def test_an_async_twin_cancelled_in_user_code_stops_its_command(
     assert Path(f"{pidfile}.term").exists()
     with pytest.raises(ProcessLookupError):
         os.kill(group, 0)
-    assert gone_within(2, group)
+    assert gone_within(10, group)
 
 
 def test_a_timeout_sends_sigterm_then_sigkill(
@@ -407,7 +407,7 @@ def test_a_timeout_sends_sigterm_then_sigkill(
         assert result.isError
         assert "timed out after 0.3 seconds" in result.text
         assert Path(f"{pidfile}.term").read_text() == "TERM\n"
-        assert gone_within(2, int(pidfile.read_text()))  # SIGKILLed, dying
+        assert gone_within(10, int(pidfile.read_text()))  # SIGKILLed, dying
         Path(f"{pidfile}.term").unlink()
 
 
@@ -418,7 +418,7 @@ def test_a_sync_call_interrupted_by_ctrl_c_stops_its_command(
     process = in_package_dir(package, "-c", script, stderr=subprocess.PIPE)
     group = leader(pidfile)
     process.send_signal(signal.SIGINT)
-    assert gone_within(2, group)
+    assert gone_within(10, group)
     _, stderr = process.communicate(timeout=10)
     assert stderr.rstrip().endswith(b"KeyboardInterrupt")
 
@@ -460,7 +460,7 @@ def test_row_67_ctrl_c_during_a_call_leaves_no_process_of_the_command(
             )
             sleeps.append(leader(pidfile))
             program.send_signal(signal.SIGINT)
-            program.wait(timeout=10)
+            program.wait(timeout=60)
         theirs, ours = sleeps
         time.sleep(0.2)  # mci-py's sleep lives on for 30 s
         assert alive(theirs)  # mci-py left it running
@@ -490,4 +490,4 @@ def test_row_68_a_command_that_times_out_gets_sigterm_first(tmp_path: Path) -> N
         result = package.tidy(pidfile=str(ours))
     assert result.text.endswith("timed out after 0.5 seconds")
     assert Path(f"{ours}.term").read_text() == "TERM\n"
-    assert gone_within(2, int(ours.read_text()))
+    assert gone_within(10, int(ours.read_text()))
