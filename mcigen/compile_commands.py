@@ -10,12 +10,14 @@ import json
 import sys
 from pathlib import Path
 
+from mcigen_runtime.limits import DEFAULT
 from mcigen_runtime.manifest import MANIFEST
 
 from .build_watch import watch_builds
 from .diagnostics import Diagnostics, printable
 from .envs_command import run_envs
 from .exit_status import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, usage_error
+from .ir import RuntimePolicy
 from .output import (
     OutputError,
     check_replaceable,
@@ -26,7 +28,6 @@ from .output import (
 from .pipeline import CompileOptions, compile_schema, plan_schema
 from .planner import McpAccess
 from .planner.names import package_name_problem
-from .policy_options import runtime_policy
 from .tool_listing import listing
 
 _CHECKED_NAME = "package"
@@ -110,7 +111,7 @@ def _compiled(
     with ``--strict`` when there are warnings); every diagnostic reported."""
     options = dataclasses.replace(
         _reading(args),
-        policy=runtime_policy(args),
+        policy=_runtime_policy(args),
         vendor_runtime=(
             args.project if args.vendor_runtime is None else args.vendor_runtime
         ),
@@ -194,3 +195,14 @@ def list_tools(args: argparse.Namespace, schema: Path) -> int:
         return EXIT_ERRORS
     print(listing(schema, package, args.format))
     return EXIT_OK
+
+
+def _runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
+    """What --limit, --file-env, --cli-env and --confine-cli decide."""
+    limits = {name: size for name, size in args.limit if size != getattr(DEFAULT, name)}
+    return RuntimePolicy(
+        limits=tuple(sorted(limits.items())),
+        file_env=tuple(sorted(set(args.file_env))),
+        cli_env=args.cli_env,
+        confine_cli=args.confine_cli,
+    )
