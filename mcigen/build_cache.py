@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 
 from . import cache_trust
@@ -79,6 +78,8 @@ def tool_cache_dir(distribution: str) -> Path | None:
 @cache
 def _installed_version(distribution: str) -> str:
     # Reading a distribution's metadata parses its METADATA file: ~10 ms a build.
+    from importlib.metadata import version  # late: slow to import, rarely needed
+
     return version(distribution)
 
 

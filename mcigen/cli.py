@@ -1,36 +1,31 @@
 """``mcigen build | serve | broker | check | list | envs``: the compiler's command
-line."""
+line.
+
+It imports only what the chosen command needs: ``--version``, ``--help`` and a
+usage error load none of the compiler, ``serve INPUT`` and ``broker`` load only
+the readers of the input's format until the build cache misses, and the commands
+of :mod:`.compile_commands` load the rest when they run."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import os
 import sys
-from importlib.metadata import version
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.manifest import MANIFEST
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .build_watch import watch_builds
 from .cached_serve import add_broker_command, cached_serve_args
-from .diagnostics import Diagnostics, printable
-from .envs_command import add_envs_arguments, run_envs
-from .frontend.formats import FORMATS, Format, format_named, recognise
+from .diagnostics import printable
+from .envs_command import add_envs_arguments
+from .exit_status import EXIT_ERRORS, EXIT_INTERNAL, usage_error
+from .frontend.format_names import FORMAT_NAMES
 from .input_file import not_regular
-from .output import (
-    OutputError,
-    check_replaceable,
-    diff_package,
-    restore_interrupted_swap,
-    write_package,
-)
-from .pipeline import CompileOptions, compile_schema, plan_schema
-from .planner import McpAccess, McpMode
-from .planner.names import package_name_problem
-from .policy_options import add_policy_options, runtime_policy
+from .mcp_mode import McpMode
+from .policy_options import add_policy_options
 from .project_config import (
     PYPROJECT,
     ConfigError,
@@ -39,11 +34,12 @@ from .project_config import (
 )
 from .serve_command import add_serve_arguments
 from .tool_listing import FORMATS as LISTING_FORMATS
-from .tool_listing import listing
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-_CHECKED_NAME = "package"
-"""The package ``check`` compiles when no DIR or --name names it."""
+if TYPE_CHECKING:
+    from .frontend.formats import Format
+
+Run = Callable[[argparse.Namespace, Path], int]
+"""A command's work: ``(args, SCHEMA)`` to an exit status."""
 DEBUG_VARIABLE = "MCIGEN_DEBUG"
 
 
@@ -53,50 +49,68 @@ def main(argv: list[str] | None = None) -> int:
     if args.schema is None:
         return _configured(args, argv)
     if args.command == "build" and args.output is None:
-        return _usage_error(
+        return usage_error(
             "build needs -o DIR with a SCHEMA (without one, it builds what "
             "[tool.mcigen] in pyproject.toml configures)"
         )
     schema = Path(args.schema)
     if not schema.exists():
-        return _usage_error(f"no such schema file: {schema}")
+        return usage_error(f"no such schema file: {schema}")
     try:
-        source_format = _format_of(schema, args.source_format)
-        if source_format.folder_holds is None and not schema.is_file():
-            return _usage_error(_not_one_file(schema, source_format))
-        if args.skip_invalid and source_format.folder_holds is None:
-            return _usage_error(
-                f"--skip-invalid leaves out tool files of an MTDF folder, "
-                f"and {schema} is {source_format.label}"
-            )
-        args.source_format = source_format
-        exit_code: int = args.run(args, schema)
+        return _run(args, schema)
     except Exception as error:  # the last line of defence: a bug, not the schema's
         if os.environ.get(DEBUG_VARIABLE):
             raise
         _report_internal_error(error)
         return EXIT_INTERNAL
+
+
+def _run(args: argparse.Namespace, schema: Path) -> int:
+    """The chosen command on ``schema``, read in its format."""
+    # late: the formats' readers load only once there is an input to read
+    from .frontend.formats import FORMATS, format_named, recognise
+
+    named = args.source_format
+    source_format = format_named(named) if named else recognise(schema)
+    if source_format.folder_holds is None and not schema.is_file():
+        return usage_error(_not_one_file(schema, source_format, FORMATS))
+    if args.skip_invalid and source_format.folder_holds is None:
+        return usage_error(
+            f"--skip-invalid leaves out tool files of an MTDF folder, "
+            f"and {schema} is {source_format.label}"
+        )
+    args.source_format = source_format
+    exit_code: int = args.run(args, schema)
     return exit_code
 
 
-def _format_of(schema: Path, named: str | None) -> Format:
-    """The format ``--from`` names, else the one that recognises ``schema``."""
-    return format_named(named) if named else recognise(schema)
-
-
-def _not_one_file(schema: Path, source_format: Format) -> str:
+def _not_one_file(
+    schema: Path, source_format: Format, formats: tuple[Format, ...]
+) -> str:
     if not schema.is_dir():
         return f"cannot read {schema}: {not_regular(schema)}"
-    holding = " or ".join(known.folder_holds for known in FORMATS if known.folder_holds)
+    holding = " or ".join(known.folder_holds for known in formats if known.folder_holds)
     return (
         f"{schema} is a folder holding no {holding}, "
         f"and {source_format.label} is one file"
     )
 
 
-def _usage_error(message: str) -> int:
-    print(printable(f"mcigen: error: {message}"), file=sys.stderr)
-    return EXIT_USAGE
+def _compiling(command: str) -> Run:
+    """The function ``command`` of :mod:`.compile_commands`, which is imported
+    only when it runs."""
+
+    def run(args: argparse.Namespace, schema: Path) -> int:
+        # late: the compiler loads for the commands that compile, not for the others
+        from . import compile_commands
+
+        chosen: Run = getattr(compile_commands, command)
+        return chosen(args, schema)
+
+    return run
+
+
+_build = _compiling("build")
 
 
 def _report_internal_error(error: Exception) -> None:
@@ -109,15 +123,30 @@ def _report_internal_error(error: Exception) -> None:
     )
 
 
+class _InstalledVersion(argparse._VersionAction):
+    """``--version``: the installed distribution's, read (importlib.metadata is
+    slow to import) only when asked."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        from importlib.metadata import version  # late: only --version reads it
+
+        self.version = f"mcigen {version('mcigen')}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcigen",
         description="Compile MCI schemas, MTDF tool files and pyMCPBroker configs "
         "into typed Python packages.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"mcigen {version('mcigen')}"
-    )
+    parser.add_argument("--version", action=_InstalledVersion)
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser(
         "build",
@@ -159,7 +188,7 @@ def _parser() -> argparse.ArgumentParser:
         "--no-connect",
     )
     _build_options(check, check=True, configurable=True)
-    check.set_defaults(run=_check)
+    check.set_defaults(run=_compiling("check"))
     listing = commands.add_parser("list", help="list the tools SCHEMA resolves to")
     _schema_argument(listing)
     _mcp_options(listing, no_connect=True)
@@ -171,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a table (default), or the document mcix's 'list --format json|yaml "
         "--verbose' writes to a file, printed on stdout",
     )
-    listing.set_defaults(run=_list, whitespace="compat")
+    listing.set_defaults(run=_compiling("list_tools"), whitespace="compat")
     envs = commands.add_parser(
         "envs",
         help="list the environment variables SCHEMA's tools and MCP servers read, "
@@ -181,7 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     _mcp_options(envs, no_connect=True)
     _skip_invalid_option(envs)
     add_envs_arguments(envs)
-    envs.set_defaults(run=_envs, whitespace="compat")
+    envs.set_defaults(run=_compiling("envs"), whitespace="compat")
     migrate = commands.add_parser(
         "migrate",
         help="rewrite Python code that calls SCHEMA's tools through mci-py's "
@@ -208,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _mcp_options(migrate, no_connect=True)
     _skip_invalid_option(migrate)
-    migrate.set_defaults(run=_migrate, whitespace="compat")
+    migrate.set_defaults(run=_compiling("migrate"), whitespace="compat")
     return parser
 
 
@@ -274,7 +303,7 @@ def _schema_argument(parser: argparse.ArgumentParser, optional: bool = False) ->
     parser.add_argument(
         "--from",
         dest="source_format",
-        choices=[known.name for known in FORMATS],
+        choices=FORMAT_NAMES,
         help="the format SCHEMA is in (default: recognised: a JSON object with "
         "'command' and no 'schemaVersion' is MTDF, a folder holding one is too; "
         "an object with 'tree' and no 'schemaVersion' is a broker config)",
@@ -331,16 +360,11 @@ def _skip_invalid_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _report(diagnostics: Diagnostics) -> None:
-    if diagnostics.items:
-        print(diagnostics.render(), file=sys.stderr)
-
-
 def _configured(args: argparse.Namespace, argv: list[str]) -> int:
     """``build``/``check`` without SCHEMA: every build ``[tool.mcigen]`` configures,
     each as its own command line followed by the options given here."""
     if args.output is not None:
-        return _usage_error("-o DIR goes with a SCHEMA")
+        return usage_error("-o DIR goes with a SCHEMA")
     try:
         pyproject = find_pyproject(Path.cwd())
         builds = [] if pyproject is None else configured_builds(pyproject)
@@ -348,7 +372,7 @@ def _configured(args: argparse.Namespace, argv: list[str]) -> int:
         print(error.diagnostics.render(), file=sys.stderr)
         return EXIT_ERRORS
     if not builds:
-        return _usage_error(
+        return usage_error(
             f"no SCHEMA given, and no {PYPROJECT} here or above configures a build "
             "in [tool.mcigen]"
         )
@@ -361,161 +385,3 @@ def _configured(args: argparse.Namespace, argv: list[str]) -> int:
     if getattr(args, "watch", False):
         return watch_builds([(b.input, b.output) for b in builds], run)
     return max(run(index) for index in range(len(builds)))
-
-
-def _build(args: argparse.Namespace, schema: Path) -> int:
-    if getattr(args, "watch", False):
-        once = argparse.Namespace(**{**vars(args), "watch": False})
-        return watch_builds(
-            [(schema, Path(args.output))], lambda _: _build(once, schema)
-        )
-    out_dir = Path(args.output)
-    name = _package_name(args, out_dir)
-    if name is None:
-        return EXIT_USAGE
-    try:
-        restore_interrupted_swap(out_dir, name)
-    except OutputError as error:
-        return _output_failure(error)
-    files, diagnostics = _compiled(args, schema, out_dir, name)
-    if files is None:
-        return EXIT_ERRORS
-    if args.check:
-        diff = diff_package(files, out_dir)
-        sys.stdout.write(diff)
-        return EXIT_ERRORS if diff else EXIT_OK
-    try:
-        write_package(files, out_dir, name)
-    except OutputError as error:
-        return _output_failure(error)
-    if args.command == "build":  # serve's stdout may be its server's MCP stream
-        _summarise(files, diagnostics, f"wrote {out_dir}")
-    return EXIT_OK
-
-
-def _check(args: argparse.Namespace, schema: Path) -> int:
-    """What ``_build`` does up to writing: the same refusals, all reported."""
-    out_dir = None if args.output is None else Path(args.output)
-    name = _package_name(args, out_dir)
-    if name is None:
-        return EXIT_USAGE
-    files, diagnostics = _compiled(args, schema, out_dir or Path.cwd() / name, name)
-    if out_dir is not None:
-        try:
-            check_replaceable(out_dir, name)
-        except OutputError as error:
-            return _output_failure(error)
-    if files is None:
-        return EXIT_ERRORS
-    _summarise(files, diagnostics, "nothing written")
-    return EXIT_OK
-
-
-def _package_name(args: argparse.Namespace, out_dir: Path | None) -> str | None:
-    """``--name``, else DIR's; None once its problem is reported."""
-    if args.name:
-        name = str(args.name)
-    elif out_dir is not None:
-        name = _default_name(out_dir, args.project)
-    else:
-        return _CHECKED_NAME
-    problem = package_name_problem(name)
-    if problem is not None:
-        print(
-            printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr
-        )
-        return None
-    return name
-
-
-def _compiled(
-    args: argparse.Namespace, schema: Path, out_dir: Path, name: str
-) -> tuple[dict[str, bytes] | None, Diagnostics]:
-    """The package's files, as the options say (None when they cannot be made, or
-    with ``--strict`` when there are warnings); every diagnostic reported."""
-    options = dataclasses.replace(
-        _reading(args),
-        policy=runtime_policy(args),
-        vendor_runtime=(
-            args.project if args.vendor_runtime is None else args.vendor_runtime
-        ),
-        project=args.project,
-    )
-    files, diagnostics = compile_schema(schema, out_dir, name, options)
-    _report(diagnostics)
-    if files is not None and args.strict and diagnostics.warnings:
-        count = len(diagnostics.warnings)
-        print(
-            f"mcigen: error: --strict: {count} warning{'s' if count > 1 else ''}",
-            file=sys.stderr,
-        )
-        return None, diagnostics
-    return files, diagnostics
-
-
-def _summarise(files: dict[str, bytes], diagnostics: Diagnostics, done: str) -> None:
-    """The one line on stdout that says a build (or check) succeeded, and what it made."""
-    manifest = min((path for path in files if path.split("/")[-1] == MANIFEST), key=len)
-    tools = len(json.loads(files[manifest])["tools"])
-    warnings = len(diagnostics.warnings)
-    print(
-        f"ok: {tools} tool{'' if tools == 1 else 's'}, "
-        f"{warnings} warning{'' if warnings == 1 else 's'}; {done}",
-        flush=True,
-    )
-
-
-def _default_name(out_dir: Path, project: bool) -> str:
-    """DIR's basename; a project's (``my-tools``) with '-' as '_'."""
-    name = out_dir.resolve().name
-    return name.replace("-", "_") if project else name
-
-
-def _output_failure(error: OutputError) -> int:
-    print(printable(f"mcigen: error: {error}"), file=sys.stderr)
-    return EXIT_ERRORS
-
-
-def _reading(args: argparse.Namespace) -> CompileOptions:
-    """What every command reads the schema with."""
-    return CompileOptions(
-        source_format=args.source_format,
-        whitespace=args.whitespace,
-        skip_invalid=args.skip_invalid,
-        mcp=McpAccess(args.mcp_mode, announce=_say_started),
-    )
-
-
-def _say_started(message: str) -> None:
-    print(printable(f"mcigen: {message}"), file=sys.stderr, flush=True)
-
-
-def _migrate(args: argparse.Namespace, schema: Path) -> int:
-    from .migrate.command import migrate_paths
-    from .migrate.targets import targets
-
-    if not args.package.isidentifier():
-        return _usage_error(f"--package {args.package}: not an import name")
-    package, diagnostics = plan_schema(schema, _reading(args))
-    _report(diagnostics)
-    if package is None:
-        return EXIT_ERRORS
-    tools = targets(package)
-    return migrate_paths(args.paths, schema, args.package, tools, args.diff)
-
-
-def _envs(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, _reading(args))
-    _report(diagnostics)
-    if package is None:
-        return EXIT_ERRORS
-    return run_envs(args, schema, package)
-
-
-def _list(args: argparse.Namespace, schema: Path) -> int:
-    package, diagnostics = plan_schema(schema, _reading(args))
-    _report(diagnostics)
-    if package is None:
-        return EXIT_ERRORS
-    print(listing(schema, package, args.format))
-    return EXIT_OK

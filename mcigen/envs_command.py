@@ -13,7 +13,6 @@ from mcigen_runtime.app.environment import Variable, variables_of
 from mcigen_runtime.app.table import format_table
 
 from . import ir
-from .backend.tool_env import server_env, tool_env
 from .diagnostics import printable
 
 EXAMPLE_FILE = ".env.example.mci"
@@ -41,6 +40,9 @@ def add_envs_arguments(parser: argparse.ArgumentParser) -> None:
 def schema_variables(package: ir.Package) -> list[Variable]:
     """What reads variables: each tool but MCP tools, and each MCP server (for
     the tools it serves)."""
+    # late: the backend loads for envs itself, not with the parser on every start
+    from .backend.tool_env import server_env, tool_env
+
     tools = {planned.tool.name: planned.tool.execution for planned in package.tools}
     readers = [
         (name, uses)

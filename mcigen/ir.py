@@ -330,9 +330,6 @@ class PlannedTool:
     """The model of the tool's structured content; None without an outputSchema."""
 
 
-CLI_ENV_MODES = ("inherit", "minimal")
-
-
 @dataclass(frozen=True)
 class RuntimePolicy:
     """What the build decides for calls: their limits (non-default ones only, by

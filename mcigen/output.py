@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from .atomic_exchange import exchange
-from .backend.marker import MARKER, marked_package
 from .file_modes import directory_mode
+from .marker import MARKER, marked_package
 
 _IGNORED_DIRS = frozenset(
     {"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"}

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import ir
-from .backend import emit
-from .backend.project import plan_project
-from .backend.project_data import DATA_DIR, carried_files
 from .diagnostics import Diagnostics, Location
 from .frontend.formats import MCI, Format, Reading
 from .frontend.source import read_source
@@ -59,6 +56,11 @@ def compile_schema(
     """Every stage: the generated files, or None and the diagnostics that stopped it.
     With ``options.project``, ``out_dir`` is a project holding the package as
     ``name/``."""
+    # late: only emitting loads the backend (black, jinja2, datamodel-code-generator)
+    from .backend import emit
+    from .backend.project import plan_project
+    from .backend.project_data import DATA_DIR, carried_files
+
     with _rare_collections():
         package, diagnostics = plan_schema(path, options)
         if package is None:

@@ -1,5 +1,6 @@
 """The build options that set a package's runtime policy: ``--limit NAME=SIZE``
-(repeatable), ``--file-env NAME`` (repeatable), ``--cli-env inherit|minimal`` and ``--confine-cli``.
+(repeatable), ``--file-env NAME`` (repeatable), ``--cli-env inherit|minimal`` and
+``--confine-cli`` (``compile_commands`` makes them the ``ir.RuntimePolicy``).
 """
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ from __future__ import annotations
 import argparse
 import re
 
-from mcigen_runtime.limits import DEFAULT, NAMES
+from mcigen_runtime.limits import NAMES
 
-from .ir import CLI_ENV_MODES, RuntimePolicy
+CLI_ENV_MODES = ("inherit", "minimal")
 
 _SIZE = re.compile(r"(\d+)\s*(|k|ki|kib|m|mi|mib|g|gi|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -48,16 +49,6 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
         help="MCI cli tools: the kernel (Landlock) lets a command write only beneath "
         "the base directory and the tool's directoryAllowList (and the temporary "
         "directory); a tool with enableAnyPaths is not confined",
-    )
-
-
-def runtime_policy(args: argparse.Namespace) -> RuntimePolicy:
-    limits = {name: size for name, size in args.limit if size != getattr(DEFAULT, name)}
-    return RuntimePolicy(
-        limits=tuple(sorted(limits.items())),
-        file_env=tuple(sorted(set(args.file_env))),
-        cli_env=args.cli_env,
-        confine_cli=args.confine_cli,
     )
 
 

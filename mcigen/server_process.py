@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .backend.marker import MARKER, marked_package
+from .marker import MARKER, marked_package
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """A fresh process that imports a package and calls a tool loads only what that
 tool's kind needs: a text call starts no asyncio, template compiler or HTTP client,
-however many kinds of tools share its module."""
+however many kinds of tools share its module. Likewise ``mcigen`` loads only what
+its command needs: the compiler's code generation (black, jinja2,
+datamodel-code-generator) only for a command that emits a package."""
 
 from __future__ import annotations
 
@@ -12,7 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from mcigen.frontend.format_names import FORMAT_NAMES
+from mcigen.frontend.formats import FORMATS
+
+from .conftest import (
+    run_mcigen,
+    run_mcigen_process,
+    schema_of,
+    text_tool,
+    write_schema,
+)
+
+EMITTING = ("black", "jinja2", "datamodel_code_generator", "mcigen.backend")
+"""What only emitting a package needs: a second of CPU to import."""
+COMPILING = (*EMITTING, "jsonschema", "mcigen.frontend.formats", "mcigen.planner")
+"""The whole compiler: what reading, checking and planning an input needs too."""
 
 HEAVY = (
     "asyncio",
@@ -103,3 +119,66 @@ def test_the_asgi_app_imports_the_opentelemetry_sdk_only_when_asked(
         check=True,
     )
     assert done.stdout.strip() == str(imported)
+
+
+def _compiler_loaded(probe: str, watched: tuple[str, ...], cwd: Path) -> list[str]:
+    """The modules of ``watched`` that ``probe`` (Python, in a fresh process whose
+    stdin is empty) has loaded when it ends."""
+    report = (
+        "\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m in {watched!r})),"
+        " file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe + report],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    loaded: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return loaded
+
+
+def _command(*argv: str) -> str:
+    """Python that runs ``mcigen ARGV`` as the console script does."""
+    return (
+        "from mcigen.cli import main\n"
+        f"try:\n    main({list(argv)!r})\n"
+        "except SystemExit:\n    pass"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("--version",), ("--help",), ("build", "--help"), ("frobnicate",)],
+    ids=["version", "help", "build-help", "usage-error"],
+)
+def test_version_help_and_usage_errors_load_no_compiler(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    assert _compiler_loaded(_command(*argv), COMPILING, tmp_path) == []
+
+
+def test_a_cached_serve_loads_nothing_that_emits(directory: Path) -> None:
+    """``mcigen serve INPUT`` whose package the cache holds builds nothing."""
+    schema = str(directory / "lazy.mci.json")
+    assert run_mcigen_process("serve", schema).returncode == 0  # fills the cache
+    assert _compiler_loaded(_command("serve", schema), EMITTING, directory) == []
+
+
+def test_list_loads_nothing_that_emits(directory: Path) -> None:
+    probe = _command("list", str(directory / "lazy.mci.json"))
+    assert _compiler_loaded(probe, EMITTING, directory) == []
+
+
+def test_a_cached_mci_client_loads_no_compiler(directory: Path) -> None:
+    probe = "from mcigen import MCIClient\nMCIClient('lazy.mci.json')"
+    _compiler_loaded(probe, COMPILING, directory)  # fills the cache
+    assert _compiler_loaded(probe, COMPILING, directory) == []
+
+
+def test_the_parsers_format_names_are_the_registrys() -> None:
+    """``--from`` offers them without loading the formats' readers."""
+    assert FORMAT_NAMES == tuple(known.name for known in FORMATS)

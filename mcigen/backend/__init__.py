@@ -23,6 +23,7 @@ from mcigen_runtime.manifest import (
 
 from .. import ir
 from ..diagnostics import Diagnostics
+from ..marker import MARKER, marker_content
 from . import enum_data, workers
 from .build_entry import build_entry
 from .distribution import runtime_extras, runtime_requirement
@@ -31,7 +32,6 @@ from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
 from .imports import import_block
 from .jinja import render
-from .marker import MARKER, marker_content
 from .models import (
     GroupModels,
     ModelBatch,

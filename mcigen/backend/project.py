@@ -17,11 +17,11 @@ from typing import Any
 
 from .. import ir
 from ..diagnostics import Diagnostics
+from ..marker import MARKER, marker_content
 from .distribution import SERVE_EXTRA, Distribution, Locate, distribution
 from .dockerfile import DockerText, dockerfile_context
 from .jinja import render
 from .markdown import Markdown
-from .marker import MARKER, marker_content
 from .readme import readme_context
 from .toml_text import Toml, toml, toml_string
 

@@ -30,7 +30,7 @@ from mcigen_runtime.templating.syntax import Template, Text
 
 from .. import ir
 from ..diagnostics import Diagnostics, Location
-from .marker import MARKER
+from ..marker import MARKER
 
 DATA_DIR = "_data"
 """The package's copy of the schema's directory: its way from the package."""

@@ -11,9 +11,7 @@ from pathlib import Path
 from .. import ir
 from ..diagnostics import Diagnostics
 from .broker import holds_broker, lower_broker
-from .mci import load_schema
 from .mtdf import holds_mtdf
-from .mtdf.lower import lower_mtdf
 
 
 @dataclass(frozen=True)
@@ -47,11 +45,25 @@ class Format:
     of the format is one file."""
 
 
+def _lower_mtdf(path: Path, reading: Reading) -> tuple[ir.Schema | None, Diagnostics]:
+    # late, as _lower_mci: recognising an input (a cached serve) needs no lowering
+    from .mtdf.lower import lower_mtdf
+
+    return lower_mtdf(path, reading.skip_invalid)
+
+
+def _lower_mci(path: Path, reading: Reading) -> tuple[ir.Schema | None, Diagnostics]:
+    # late: the MCI reader loads jsonschema, and a cached serve reads no input
+    from .mci import load_schema
+
+    return load_schema(path, whitespace=reading.whitespace, partial=True)
+
+
 MTDF = Format(
     "mtdf",
     "MTDF tool files",
     holds_mtdf,
-    lambda path, reading: lower_mtdf(path, reading.skip_invalid),
+    _lower_mtdf,
     folder_holds="MTDF tool file",
 )
 BROKER = Format(
@@ -64,9 +76,7 @@ MCI = Format(
     "mci",
     "an MCI schema",
     lambda _path: True,
-    lambda path, reading: load_schema(
-        path, whitespace=reading.whitespace, partial=True
-    ),
+    _lower_mci,
 )
 
 FORMATS = (MTDF, BROKER, MCI)

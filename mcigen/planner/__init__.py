@@ -16,12 +16,13 @@ from typing import Any
 from .. import ir
 from ..diagnostics import Diagnostics
 from ..large_enums import large_enum_kind
+from ..mcp_mode import McpMode
 from ..unique_names import unique
 from .annotations import annotation, optional
 from .broker_sources import load_broker_tools
 from .file_paths import check_static_file_paths
 from .leaf_examples import with_example_args
-from .mcp_servers import McpAccess, McpMode, load_mcp_tools
+from .mcp_servers import McpAccess, load_mcp_tools
 from .names import class_name, function_name, module_name, parameter_name
 from .toolsets import library_path, load_toolsets
 from .tree import config_tree, schema_tree

@@ -27,7 +27,6 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from .. import ir
 from ..diagnostics import Diagnostics, Level
 from ..file_modes import file_mode
 from ..frontend.mci import load_schema
+from ..mcp_mode import McpMode
 from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
@@ -62,20 +62,6 @@ _HINT_TAGS = (
 )
 _ANNOTATION_KEYS = ("title", *(hint for hint, _ in _HINT_TAGS))
 _AUDIENCES = ("user", "assistant")
-
-
-class McpMode(StrEnum):
-    """When the planner talks to MCP servers."""
-
-    CACHE = "cache"
-    """Fetch only when a server's cache is missing or expired."""
-    OFFLINE = "offline"
-    """Never: a missing cache is an error, an expired one is used with a warning."""
-    REFRESH = "refresh"
-    """Always fetch, and rewrite the cache."""
-    NO_CONNECT = "no-connect"
-    """Never, and write nothing: the tools of a server without a usable cache are
-    unknown, which is a note, not a problem of the schema (mci-py's ``validating``)."""
 
 
 @dataclasses.dataclass(frozen=True)

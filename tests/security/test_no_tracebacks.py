@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcigen import cli
+from mcigen import cli, compile_commands
 
 from ..conftest import run_mcigen
 from .support import package_command
@@ -74,7 +74,7 @@ def test_a_bug_in_mcigen_is_one_clear_message_and_no_output(
 
     schema = tmp_path / "s.mci.json"
     schema.write_text(json.dumps({"schemaVersion": "1.0", "tools": []}))
-    monkeypatch.setattr(cli, "compile_schema", broken)
+    monkeypatch.setattr(compile_commands, "compile_schema", broken)
     monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
     assert cli.main(["build", str(schema), "-o", str(tmp_path / "pkg")]) == 3
     lines = capsys.readouterr().err.splitlines()
