@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcigen_runtime.app.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .build_watch import watch_builds
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         return usage_error(f"no such schema file: {schema}")
     try:
         return _run(args, schema)
+    except BrokenPipeError:  # `mcigen list ... | head`
+        quiet_stdout()
+        return EXIT_PIPE_CLOSED
     except Exception as error:  # the last line of defence: a bug, not the schema's
         if os.environ.get(DEBUG_VARIABLE):
             raise

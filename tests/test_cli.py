@@ -354,3 +354,18 @@ def test_a_fifo_or_a_device_as_the_schema_is_refused_without_reading_it(
         assert result.stderr == (
             f"mcigen: error: cannot read {schema}: it is {kind}, not a regular file\n"
         )
+
+
+def test_list_cut_short_by_its_reader_ends_quietly() -> None:
+    """``mcigen list SCHEMA | head``: the reader closes the pipe before anything is
+    written; mcigen ends with SIGPIPE's status, saying nothing (not an internal
+    error), as the generated package's own ``list`` does."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcigen", "list", ROOT / "examples/greetings.mci.yaml"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert (process.wait(timeout=60), stderr) == (141, b"")

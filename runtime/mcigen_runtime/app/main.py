@@ -36,6 +36,7 @@ from ..manifest import ToolEntry
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .client_config import client_config
+from .closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
 from .environment import (
     load_current_env_files,
     package_variables,
@@ -46,7 +47,6 @@ from .environment import (
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
-EXIT_PIPE_CLOSED = 141
 
 
 class UsageError(Exception):
@@ -66,17 +66,9 @@ def main(package: str, argv: list[str]) -> int:
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
-        _stdout_to_devnull()
+        quiet_stdout()
         return EXIT_PIPE_CLOSED
     return code
-
-
-def _stdout_to_devnull() -> None:
-    """Point stdout at /dev/null, so what is still buffered for the closed pipe
-    goes nowhere when the interpreter flushes it at exit, instead of failing there."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def _parser(package: str) -> argparse.ArgumentParser:

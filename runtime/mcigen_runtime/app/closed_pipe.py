@@ -1,0 +1,17 @@
+"""A command whose reader went away (``... | head``) ends quietly, as Unix tools do."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+EXIT_PIPE_CLOSED = 141
+"""128 + SIGPIPE: what a shell reports for a tool the closed pipe ended."""
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so what is still buffered for the closed pipe
+    goes nowhere when the interpreter flushes it at exit, instead of failing there."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
