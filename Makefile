@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXAMPLES := $(wildcard examples/*.mci.json examples/*.mci.yaml examples/*.mci.yml) examples/ahma \
   examples/broker/broker.json
 
-.PHONY: install demo test suite lint golden bench docs clean
+.PHONY: install demo test lint golden bench docs clean
 
 # uv installs the ~120 distributions in a fraction of pip's time; it reads no pip.conf,
 # so the machine's local wheels are passed on.
@@ -33,13 +33,14 @@ lint: $(STAMP)
 
 # Every test starts Python processes that import mcigen and its runtime: compiled
 # once here, even where PYTHONDONTWRITEBYTECODE keeps them from caching it. The
-# suite leaves a third of the two cores idle, so lint runs beside it.
+# suite leaves a third of the two cores idle, so lint runs beside it, its report
+# printed after the suite's (which shows as it goes).
 test: $(STAMP)
 	$(BIN)/python -m compileall -q mcigen runtime/mcigen_runtime
-	$(MAKE) --no-print-directory -j2 --output-sync=line lint suite
-
-suite: $(STAMP)
-	$(BIN)/pytest -q -n 3
+	@report=$$(mktemp); $(MAKE) --no-print-directory lint >$$report 2>&1 & linting=$$!; \
+	$(BIN)/pytest -q -n 3; tested=$$?; \
+	wait $$linting; linted=$$?; cat $$report; rm -f $$report; \
+	[ $$tested = 0 ] && [ $$linted = 0 ]
 
 golden: $(STAMP)
 	@for schema in $(EXAMPLES); do \

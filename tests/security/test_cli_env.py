@@ -95,7 +95,7 @@ def test_async_twins_and_the_manifest_agree(minimal: ModuleType) -> None:
 
 
 def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base_and_network_settings(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """mci-py gives the server all of ``os.environ`` under its ``env``."""
     document = {
@@ -109,38 +109,35 @@ def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base_and_network_setting
             }
         },
     }
-    os.environ["TOY_TOKEN"] = "configured"
     network = {
         "HTTPS_PROXY": "http://proxy.internal:3128",
         "no_proxy": "localhost",
         "NODE_EXTRA_CA_CERTS": "/etc/ssl/corp.pem",
         "npm_config_offline": "true",
     }
-    os.environ.update(network)
-    try:
-        schema = write_schema(tmp_path, document, "mcpenv.mci.json")
-        (theirs,) = run_oracle(
-            schema,
-            [
-                {
-                    "tool": "get-env",
-                    "props": {"name": SECRET},
-                    "env": {"TOY_TOKEN": "configured"},
-                }
-            ],
-        )
-        assert theirs["result"]["content"][0]["text"] == "hunter2"
-        with built_package(schema, tmp_path / "clienv_mcp") as package:
-            assert package.get_env(name="TOY_TOKEN").text == "configured"
-            assert package.get_env(name=SECRET).text == "<unset>"
-            assert package.get_env(name="PATH").text == os.environ["PATH"]
-            assert package.get_env(name="TZ").text == "UTC"
-            # how the server reaches the network: proxies, CAs, npm's settings
-            for name, value in network.items():
-                assert package.get_env(name=name).text == value
-    finally:
-        for name in ("TOY_TOKEN", *network):
-            del os.environ[name]
+    # restored after the test: the worker's later npm installs need the real CAs
+    for name, value in {"TOY_TOKEN": "configured", **network}.items():
+        monkeypatch.setenv(name, value)
+    schema = write_schema(tmp_path, document, "mcpenv.mci.json")
+    (theirs,) = run_oracle(
+        schema,
+        [
+            {
+                "tool": "get-env",
+                "props": {"name": SECRET},
+                "env": {"TOY_TOKEN": "configured"},
+            }
+        ],
+    )
+    assert theirs["result"]["content"][0]["text"] == "hunter2"
+    with built_package(schema, tmp_path / "clienv_mcp") as package:
+        assert package.get_env(name="TOY_TOKEN").text == "configured"
+        assert package.get_env(name=SECRET).text == "<unset>"
+        assert package.get_env(name="PATH").text == os.environ["PATH"]
+        assert package.get_env(name="TZ").text == "UTC"
+        # how the server reaches the network: proxies, CAs, npm's settings
+        for name, value in network.items():
+            assert package.get_env(name=name).text == value
 
 
 def test_row56_mci_py_gives_the_clients_command_every_secret(
