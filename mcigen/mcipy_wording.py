@@ -112,11 +112,7 @@ def _top_level(document: Any) -> Iterator[str]:
         yield "Missing required field 'schemaVersion'"
     if document.get("tools") is None and document.get("toolsets") is None:
         yield "Either 'tools' or 'toolsets' field must be provided"
-    version = _choice(
-        document["schemaVersion"],
-        ("Schema version", "Unsupported schema version", "Supported versions"),
-        _SCHEMA_VERSIONS,
-    )
+    version = _version_problem(document["schemaVersion"])
     if version is not None:
         yield version
     tools = document.get("tools")
@@ -153,6 +149,15 @@ def _execution(execution: dict[str, Any]) -> str | None:
         execution["type"],
         ("Execution type", "Invalid execution type", "Valid types"),
         _EXECUTION_TYPES,
+    )
+
+
+def _version_problem(value: Any) -> str | None:
+    """mci-py's complaint about a schema's or a toolset file's ``schemaVersion``."""
+    return _choice(
+        value,
+        ("Schema version", "Unsupported schema version", "Supported versions"),
+        _SCHEMA_VERSIONS,
     )
 
 
@@ -247,11 +252,7 @@ def _toolset_problems(path: Path) -> Iterator[str]:
         if field not in document:
             yield f"Toolset file {path} missing required field '{field}'"
             return
-    version = _choice(
-        document["schemaVersion"],
-        ("Schema version", "Unsupported schema version", "Supported versions"),
-        _SCHEMA_VERSIONS,
-    )
+    version = _version_problem(document["schemaVersion"])
     if version is not None:
         yield version
     tools = document["tools"]
