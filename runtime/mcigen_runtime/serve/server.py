@@ -704,11 +704,14 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             )
         return listing
 
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
-        token = (ctx.meta or {}).get("progress_token")
-        progress = Progress(ctx.session, token)
+    async def logged(
+        ctx: ServerRequestContext[Any],
+        params: mcp_types.CallToolRequestParams,
+        run: Callable[[dict[str, Any], Sandbox], Awaitable[_T]],
+        is_error: Callable[[_T], bool],
+    ) -> _T:
+        """``run(arguments, sandbox)`` for the call ``params``, in one log line:
+        refused when it raises the protocol's error, else answered."""
         arguments = params.arguments or {}
         client = client_of(None if ctx.request is None else ctx.request.scope)
         with logged_call(
@@ -716,33 +719,34 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         ) as outcome:
             sandbox = await surface.sandbox.for_call(ctx.session)
             try:
-                result = await surface.call(
-                    params.name, arguments, progress, caller_of(ctx), sandbox
-                )
+                done = await run(arguments, sandbox)
             except MCPError:
                 outcome.refused()
                 raise
-            outcome.answered(bool(result.is_error))
-            return result
+            outcome.answered(is_error(done))
+            return done
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        progress = Progress(ctx.session, (ctx.meta or {}).get("progress_token"))
+
+        def call(
+            arguments: dict[str, Any], sandbox: Sandbox
+        ) -> Awaitable[mcp_types.CallToolResult]:
+            return surface.call(
+                params.name, arguments, progress, caller_of(ctx), sandbox
+            )
+
+        return await logged(ctx, params, call, lambda done: bool(done.is_error))
 
     async def start_task(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> Running:
-        arguments = params.arguments or {}
-        client = client_of(None if ctx.request is None else ctx.request.scope)
-        with logged_call(
-            params.name, client, arguments, surface.options.log_arguments
-        ) as outcome:
-            sandbox = await surface.sandbox.for_call(ctx.session)
-            try:
-                operation = await surface.start(
-                    params.name, arguments, caller_of(ctx), sandbox
-                )
-            except MCPError:
-                outcome.refused()
-                raise
-            outcome.answered(False)
-            return operation
+        def start(arguments: dict[str, Any], sandbox: Sandbox) -> Awaitable[Running]:
+            return surface.start(params.name, arguments, caller_of(ctx), sandbox)
+
+        return await logged(ctx, params, start, lambda _: False)
 
     async def roots_changed(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams | None
