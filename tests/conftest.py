@@ -94,6 +94,18 @@ def run_mcigen(
     return run_mcigen_process(*argv, cwd=cwd)
 
 
+def cut_short(argv: list[str | Path], cwd: Path | None = None) -> tuple[int, bytes]:
+    """The status and stderr of ``argv`` whose reader closes its stdout before
+    anything is written (``... | head``), so every write finds the pipe closed."""
+    process = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read()
+    return process.wait(timeout=30), stderr
+
+
 def run_mcigen_process(
     *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .conftest import (
     ROOT,
+    cut_short,
     run_mcigen,
     run_mcigen_process,
     schema_of,
@@ -360,12 +361,5 @@ def test_list_cut_short_by_its_reader_ends_quietly() -> None:
     """``mcigen list SCHEMA | head``: the reader closes the pipe before anything is
     written; mcigen ends with SIGPIPE's status, saying nothing (not an internal
     error), as the generated package's own ``list`` does."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mcigen", "list", ROOT / "examples/greetings.mci.yaml"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    process.stdout.close()
-    stderr = process.stderr.read()
-    assert (process.wait(timeout=60), stderr) == (141, b"")
+    schema = ROOT / "examples/greetings.mci.yaml"
+    assert cut_short([sys.executable, "-m", "mcigen", "list", schema]) == (141, b"")

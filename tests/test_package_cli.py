@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run_mcigen, schema_of, text_tool, write_schema
+from .conftest import cut_short, run_mcigen, schema_of, text_tool, write_schema
 
 SCHEMA = schema_of(
     text_tool(
@@ -174,13 +174,5 @@ def test_output_cut_short_by_its_reader_ends_quietly(
     """``list | head``, ``broker --dump-tree | head``: the reader closes the pipe
     (here before anything is written, so every write finds it closed); the
     command ends with SIGPIPE's status and no traceback."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "clipkg", *command],
-        cwd=directory,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    process.stdout.close()
-    stderr = process.stderr.read()
-    assert (process.wait(timeout=30), stderr) == (141, b"")
+    argv: list[str | Path] = [sys.executable, "-m", "clipkg", *command]
+    assert cut_short(argv, cwd=directory) == (141, b"")

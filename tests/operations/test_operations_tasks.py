@@ -29,11 +29,10 @@ CLIENT = Path(__file__).with_name("tasks_client.mjs")
 TASKS = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
-def typescript_client(pidfile: Path, **connection: Any) -> dict[str, Any]:
-    """What the TypeScript SDK's client saw (see ``tasks_client.mjs``)."""
-    config = {"sdk": str(typescript_sdk_dir()), "pidfile": str(pidfile), **connection}
+def node_client(script: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """What the Node.js client ``script``, given ``config``, saw (its JSON report)."""
     done = subprocess.run(
-        [node(), str(CLIENT), json.dumps(config)],
+        [node(), str(script), json.dumps(config)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -42,6 +41,12 @@ def typescript_client(pidfile: Path, **connection: Any) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report
+
+
+def typescript_client(pidfile: Path, **connection: Any) -> dict[str, Any]:
+    """What the TypeScript SDK's client saw (see ``tasks_client.mjs``)."""
+    config = {"sdk": str(typescript_sdk_dir()), "pidfile": str(pidfile), **connection}
+    return node_client(CLIENT, config)
 
 
 def check_report(report: dict[str, Any]) -> None:
@@ -205,15 +210,7 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
             "url": url,
             "pidfile": str(pidfile),
         }
-        done = subprocess.run(
-            [node(), str(EXT_TASKS_CLIENT), json.dumps(config)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        report = json.loads(done.stdout)
+        report = node_client(EXT_TASKS_CLIENT, config)
         assert report["era"] == "modern"
         assert report["extensions"] == {"io.modelcontextprotocol/tasks": {}}
         assert report["doneKind"] == report["runningKind"] == "task"
