@@ -1,6 +1,11 @@
 """One package for the adapter tests: a greeting (text), a tool whose name no
 framework accepts as it is, a tool that fails (a command exiting 3), and a tool of
-the toolset ``notes``."""
+the toolset ``notes``.
+
+The tests import the frameworks (and the adapters, which import them) where they
+use them, not at the top of their files: every xdist worker collects every file,
+and the frameworks take ~7 s of CPU to import, which only the worker running
+their tests should pay."""
 
 from __future__ import annotations
 

@@ -5,15 +5,25 @@ from __future__ import annotations
 
 import asyncio
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-from mcigen_runtime.adapters import anthropic as adapter
+import pytest
 
 from .conftest import GREET_SCHEMA
 from .replay import replaying
 
+if TYPE_CHECKING:
+    import anthropic
+    from mcigen_runtime.adapters.anthropic import AnthropicTools
+
 MODEL = "claude-test"
+
+
+@pytest.fixture
+def adapter() -> ModuleType:
+    from mcigen_runtime.adapters import anthropic
+
+    return anthropic
 
 
 def tool_use(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -40,8 +50,10 @@ def _message(stop_reason: str, content: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _converse(kit: adapter.AnthropicTools, base: str) -> anthropic.types.Message:
+def _converse(kit: AnthropicTools, base: str) -> anthropic.types.Message:
     """The loop of the SDK's docs: ask, run the tool uses, send the results back."""
+    import anthropic
+
     client = anthropic.Anthropic(base_url=base, api_key="test", max_retries=0)
     messages: list[Any] = [{"role": "user", "content": "Greet Ann"}]
     reply = client.messages.create(
@@ -57,7 +69,7 @@ def _converse(kit: adapter.AnthropicTools, base: str) -> anthropic.types.Message
 
 
 def test_a_tool_use_runs_the_tool_and_its_result_goes_back(
-    agentpkg: ModuleType,
+    agentpkg: ModuleType, adapter: ModuleType
 ) -> None:
     kit = adapter.tools("agentpkg", tags=["social"])
     with replaying(tool_use("greet", {"name": "Ann"}), final_text("Done")) as server:
@@ -80,7 +92,7 @@ def test_a_tool_use_runs_the_tool_and_its_result_goes_back(
 
 
 def test_invalid_input_is_an_error_result_naming_the_field(
-    agentpkg: ModuleType,
+    agentpkg: ModuleType, adapter: ModuleType
 ) -> None:
     kit = adapter.tools(agentpkg)
     with replaying(tool_use("greet", {"nam": "Ann"}), final_text("Sorry")) as server:
@@ -92,7 +104,9 @@ def test_invalid_input_is_an_error_result_naming_the_field(
     )
 
 
-def test_a_failing_tool_is_an_error_result(agentpkg: ModuleType) -> None:
+def test_a_failing_tool_is_an_error_result(
+    agentpkg: ModuleType, adapter: ModuleType
+) -> None:
     kit = adapter.tools(agentpkg)
     with replaying(tool_use("fail", {}), final_text("Sorry")) as server:
         _converse(kit, server.base)
@@ -102,7 +116,7 @@ def test_a_failing_tool_is_an_error_result(agentpkg: ModuleType) -> None:
 
 
 def test_a_name_the_api_refuses_is_exposed_under_a_valid_one(
-    agentpkg: ModuleType,
+    agentpkg: ModuleType, adapter: ModuleType
 ) -> None:
     kit = adapter.tools(agentpkg, only=["weather.now/today"])
     (definition,) = kit.definitions
@@ -114,7 +128,11 @@ def test_a_name_the_api_refuses_is_exposed_under_a_valid_one(
     assert result["content"] == [{"type": "text", "text": "Sunny in Oslo"}]
 
 
-def test_the_sdk_tool_runner_runs_the_tools(agentpkg: ModuleType) -> None:
+def test_the_sdk_tool_runner_runs_the_tools(
+    agentpkg: ModuleType, adapter: ModuleType
+) -> None:
+    import anthropic
+
     kit = adapter.tools(agentpkg)
     with replaying(tool_use("greet", {"name": "Bo"}), final_text("Done")) as server:
         client = anthropic.Anthropic(base_url=server.base, api_key="t", max_retries=0)
@@ -131,10 +149,14 @@ def test_the_sdk_tool_runner_runs_the_tools(agentpkg: ModuleType) -> None:
     assert not result.get("is_error")
 
 
-def test_the_async_tool_runner_reports_invalid_input(agentpkg: ModuleType) -> None:
+def test_the_async_tool_runner_reports_invalid_input(
+    agentpkg: ModuleType, adapter: ModuleType
+) -> None:
     kit = adapter.tools(agentpkg)
 
     async def run() -> Any:
+        import anthropic
+
         client = anthropic.AsyncAnthropic(
             base_url=server.base, api_key="t", max_retries=0
         )

@@ -13,14 +13,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from agents import ToolOutputImage, ToolOutputText
-from agents.tool_context import ToolContext
-from anthropic.types import ToolUseBlock
-from mcigen_runtime.adapters import anthropic
-from mcigen_runtime.adapters.langchain import structured_tools
-from mcigen_runtime.adapters.openai_agents import function_tools
-from mcigen_runtime.adapters.pydantic_ai import toolset
-from pydantic_ai import BinaryContent
 
 from ..conftest import built_package, schema_of, write_schema
 from ..http_server import PNG, LoopbackServer
@@ -47,6 +39,9 @@ def mediapkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 def test_anthropic_gets_an_image_block_and_a_resource_named(
     mediapkg: ModuleType,
 ) -> None:
+    from anthropic.types import ToolUseBlock
+    from mcigen_runtime.adapters import anthropic
+
     kit = anthropic.tools(mediapkg)
 
     def content(name: str) -> Any:
@@ -60,6 +55,10 @@ def test_anthropic_gets_an_image_block_and_a_resource_named(
 
 
 def test_openai_agents_get_an_image_output(mediapkg: ModuleType) -> None:
+    from agents import ToolOutputImage, ToolOutputText
+    from agents.tool_context import ToolContext
+    from mcigen_runtime.adapters.openai_agents import function_tools
+
     tools = {tool.name: tool for tool in function_tools(mediapkg)}
 
     def output(name: str) -> Any:
@@ -75,6 +74,8 @@ def test_openai_agents_get_an_image_output(mediapkg: ModuleType) -> None:
 
 
 def test_langchain_gets_an_image_block(mediapkg: ModuleType) -> None:
+    from mcigen_runtime.adapters.langchain import structured_tools
+
     image, _ = structured_tools(mediapkg)
     call = {"name": "image", "args": {}, "id": "c", "type": "tool_call"}
     assert image.invoke(call).content == [
@@ -83,6 +84,9 @@ def test_langchain_gets_an_image_block(mediapkg: ModuleType) -> None:
 
 
 def test_pydantic_ai_gets_binary_content(mediapkg: ModuleType) -> None:
+    from mcigen_runtime.adapters.pydantic_ai import toolset
+    from pydantic_ai import BinaryContent
+
     tools = toolset(mediapkg)
     answer = asyncio.run(tools.call_tool("image", {}, None, None))  # type: ignore[arg-type]
     assert answer == [BinaryContent(PNG, media_type="image/png")]

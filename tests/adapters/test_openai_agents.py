@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner
-from mcigen_runtime.adapters.openai_agents import function_tools
-from openai import AsyncOpenAI
+import pytest
 
 from .conftest import GREET_SCHEMA
 from .replay import ReplayServer, replaying
+
+
+@pytest.fixture
+def function_tools() -> Callable[..., list[Any]]:
+    from mcigen_runtime.adapters.openai_agents import function_tools
+
+    return function_tools
 
 
 def tool_call(name: str, arguments: str) -> dict[str, Any]:
@@ -44,6 +50,9 @@ def _completion(finish_reason: str, message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(server: ReplayServer, tools: list[Any]) -> str:
+    from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner
+    from openai import AsyncOpenAI
+
     client = AsyncOpenAI(base_url=server.base, api_key="test", max_retries=0)
     agent = Agent(
         name="tester",
@@ -59,7 +68,9 @@ def _tool_message(server: ReplayServer) -> dict[str, Any]:
     return message
 
 
-def test_the_runner_calls_the_tool_and_sends_its_answer(agentpkg: ModuleType) -> None:
+def test_the_runner_calls_the_tool_and_sends_its_answer(
+    agentpkg: ModuleType, function_tools: Callable[..., list[Any]]
+) -> None:
     tools = function_tools(agentpkg, exclude=["fail", "note"])
     with replaying(tool_call("greet", '{"name": "Ann"}'), final_text("Done")) as server:
         assert _run(server, tools) == "Done"
@@ -79,7 +90,7 @@ def test_the_runner_calls_the_tool_and_sends_its_answer(agentpkg: ModuleType) ->
 
 
 def test_invalid_input_is_returned_to_the_model_naming_the_field(
-    agentpkg: ModuleType,
+    agentpkg: ModuleType, function_tools: Callable[..., list[Any]]
 ) -> None:
     tools = function_tools("agentpkg")
     with replaying(
@@ -91,7 +102,9 @@ def test_invalid_input_is_returned_to_the_model_naming_the_field(
     )
 
 
-def test_a_failing_tool_is_returned_as_its_failure(agentpkg: ModuleType) -> None:
+def test_a_failing_tool_is_returned_as_its_failure(
+    agentpkg: ModuleType, function_tools: Callable[..., list[Any]]
+) -> None:
     tools = function_tools("agentpkg", only=["fail"])
     with replaying(tool_call("fail", "{}"), final_text("Sorry")) as server:
         _run(server, tools)
@@ -100,7 +113,7 @@ def test_a_failing_tool_is_returned_as_its_failure(agentpkg: ModuleType) -> None
 
 
 def test_arguments_that_are_not_json_are_returned_as_invalid_input(
-    agentpkg: ModuleType,
+    agentpkg: ModuleType, function_tools: Callable[..., list[Any]]
 ) -> None:
     tools = function_tools("agentpkg", only=["greet"])
     with replaying(tool_call("greet", '{"name": '), final_text("Sorry")) as server:
