@@ -1,5 +1,5 @@
-"""A project built with ``--project``, installed for real: pip installs it into a
-fresh virtual environment that has no mcigen, with nothing but what its
+"""A project built with ``--project``, installed for real into a fresh virtual
+environment that has no mcigen, with nothing but what its
 pyproject.toml pulls from the package index. Built as it is by default (the
 runtime vendored), it is installed from a wheel, with the schema, the files its
 tools read and the project itself deleted first: its file tools read templates it
@@ -10,7 +10,10 @@ library (a wheel of this repository's ``runtime/``, the one thing the index does
 not have). In both, the package imports, its tools run, and ``python -m PKG
 serve`` answers an MCP client.
 
-One virtual environment per form, made once per session."""
+One virtual environment per form, made once per session. The vendored project's
+wheel is installed by pip, as its users would; the library form by uv (a fifth of
+pip's CPU time), since what it checks is the dependency on the runtime, not the
+installer."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from .conftest import ROOT, run_mcigen, schema_of, text_tool, write_schema
+from .oracle import installer
 
 PIP = ("-m", "pip", "--disable-pip-version-check", "-q")
 
@@ -152,12 +156,15 @@ def _built(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
     return project
 
 
-def _venv(tmp_path_factory: pytest.TempPathFactory, *install: str) -> Path:
-    """A fresh venv where ``pip install INSTALL`` ran; its python."""
+def _venv(
+    tmp_path_factory: pytest.TempPathFactory, *install: str, pip: bool = True
+) -> Path:
+    """A fresh venv where ``pip install INSTALL`` (or uv's) ran; its python."""
     venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), *PIP, "install", *install], check=True, cwd=venv)
+    command = [str(python), *PIP, "install"] if pip else installer(python)
+    subprocess.run([*command, *install], check=True, cwd=venv)
     return python
 
 
@@ -166,7 +173,11 @@ def library(tmp_path_factory: pytest.TempPathFactory, runtime_wheels: Path) -> P
     """``PROJECT[serve]`` installed, the runtime wheel the only extra source."""
     project = _built(tmp_path_factory, "--no-vendor-runtime")
     return _venv(
-        tmp_path_factory, "--find-links", str(runtime_wheels), f"{project}[serve]"
+        tmp_path_factory,
+        "--find-links",
+        str(runtime_wheels),
+        f"{project}[serve]",
+        pip=False,
     )
 
 
