@@ -406,6 +406,57 @@ def test_stdio_filters(pkg_dir: Path) -> None:
     run(scenario)
 
 
+def test_stdio_filters_spelt_as_mcix_spells_them(pkg_dir: Path) -> None:
+    """``mcix run --filter TYPE:VALUES``, once per type, beside our own options."""
+
+    async def listed(*args: str) -> set[str]:
+        async with stdio_session(pkg_dir, *args) as session:
+            return {tool.name for tool in (await session.list_tools()).tools}
+
+    async def scenario() -> None:
+        spelt = ["--filter", "tags: chat,reports", "--filter", "except:greet"]
+        assert await listed(*spelt) == {"report.daily", "make-note"}
+        assert await listed(
+            "--filter", "only:greet,make-note,read_notes", "--without-tags", "notes"
+        ) == {"greet"}
+        assert await listed("--filter", "without-tags:notes,chat", "--broker") == {
+            "meta_tree",
+            "meta_desc",
+            "meta_call",
+        }
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("spelt", "said"),
+    [
+        (["--filter", "tags"], "expected TYPE:VALUES with TYPE one of only, except, "),
+        (["--filter", "Tags:chat"], "unknown filter type 'Tags' in 'Tags:chat'"),
+        (["--filter", "labels:chat"], "unknown filter type 'labels'"),
+        (["--filter", "only:"], "'only:' names no only"),
+        (["--filter", "only: , ,"], "names no only"),
+        (["--filter", "only:a", "--only", "b"], "the only filter is given twice"),
+        (["--filter", "tags:a", "--filter", "tags:b"], "the tags filter is given"),
+    ],
+)
+def test_a_misspelt_mcix_filter_is_a_usage_error(
+    pkg_dir: Path, spelt: list[str], said: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pkg", "serve", *spelt],
+        cwd=pkg_dir,
+        env=server_env(pkg_dir),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_stdio_broker(pkg_dir: Path) -> None:
     async def scenario() -> None:
         async with stdio_session(
