@@ -100,6 +100,23 @@ def call(session: Session, tool: str) -> list[dict[str, Any]]:
     return run(ask)
 
 
+def test_the_meta_of_each_item_arrives_as_sent(session: Session) -> None:
+    tag = {"example.com/source": "upstream", "rank": 1}
+    assert call(session, "tagged") == [
+        {"type": "text", "text": "tagged", "_meta": tag},
+        {"type": "image", "data": PIXEL, "mimeType": "image/png", "_meta": tag},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://tagged",
+                "text": "inside",
+                "_meta": {"inner": True},
+            },
+            "_meta": tag,
+        },
+    ]
+
+
 def test_embedded_resources_links_and_annotations_arrive_as_sent(
     session: Session,
 ) -> None:

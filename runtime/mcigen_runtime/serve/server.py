@@ -193,7 +193,9 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     content: list[types.ContentBlock] = []
     for item in result.content:
         if isinstance(item, TextContent) and item.annotations is None:
-            content.append(types.TextContent(type="text", text=item.text))
+            content.append(
+                types.TextContent(type="text", text=item.text, _meta=item.meta)
+            )
         else:
             wire = item.model_dump(mode="json")
             content.append(_content_blocks().validate_python(wire))
