@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -32,7 +31,7 @@ from mcigen_runtime.serve.server import (
 )
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import package_env, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port, listening
 
 _T = TypeVar("_T")
@@ -116,13 +115,6 @@ def manifest(pkg_dir: Path) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in document["tools"]}
 
 
-def server_env(pkg_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
-    env["PYTHONPATH"] = str(pkg_dir)
-    env.update(extra)
-    return env
-
-
 def run(fn: Callable[[], Awaitable[_T]]) -> _T:
     """Run ``fn`` on a fresh event loop, with a deadline so a hung server fails."""
 
@@ -144,7 +136,7 @@ async def stdio_session(
         command=sys.executable,
         args=["-m", "pkg", "serve", *args],
         cwd=str(pkg_dir),
-        env=server_env(pkg_dir, **env),
+        env=package_env(pkg_dir, **env),
     )
     async with (
         stdio_client(params) as (read, write),
@@ -172,7 +164,7 @@ async def http_session(url: str, secret: str | None) -> AsyncIterator[ClientSess
 @contextmanager
 def http_server(pkg_dir: Path, argv: list[str], port: int, **env: str) -> Iterator[str]:
     """Start ``argv`` (a server on ``port``), wait until it listens; yields its URL."""
-    with listening(argv, port, cwd=pkg_dir, env=server_env(pkg_dir, **env)):
+    with listening(argv, port, cwd=pkg_dir, env=package_env(pkg_dir, **env)):
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -446,7 +438,7 @@ def test_a_misspelt_mcix_filter_is_a_usage_error(
     result = subprocess.run(
         [sys.executable, "-m", "pkg", "serve", *spelt],
         cwd=pkg_dir,
-        env=server_env(pkg_dir),
+        env=package_env(pkg_dir),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -509,7 +501,7 @@ def test_serve_usage_errors(pkg_dir: Path) -> None:
         result = subprocess.run(
             [sys.executable, "-m", "pkg", "serve", *args],
             cwd=pkg_dir,
-            env=server_env(pkg_dir),
+            env=package_env(pkg_dir),
             capture_output=True,
             text=True,
             timeout=20,
@@ -535,7 +527,7 @@ def test_list_does_not_import_mcp_and_server_import_starts_nothing(
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=pkg_dir,
-        env=server_env(pkg_dir, MCIGEN_SECRET="s"),
+        env=package_env(pkg_dir, MCIGEN_SECRET="s"),
         capture_output=True,
         text=True,
         timeout=20,

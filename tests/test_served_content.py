@@ -22,10 +22,10 @@ import mcp_types
 import pytest
 from mcp import ClientSession
 
-from .conftest import run_mcigen, write_schema
+from .conftest import package_env, run_mcigen, write_schema
 from .http_server import PNG, WAV, LoopbackServer
 from .mcp_servers import CONTENT_SERVER, free_port
-from .test_mcp_server import http_server, http_session, run, server_env, stdio_session
+from .test_mcp_server import http_server, http_session, run, stdio_session
 from .test_serve_edge import serve_argv
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -232,7 +232,7 @@ def test_progress_carries_the_clients_own_token_over_stdio(pkg_dir: Path) -> Non
     process = subprocess.Popen(
         [sys.executable, "-m", "pkg", "serve"],
         cwd=pkg_dir,
-        env=server_env(pkg_dir),
+        env=package_env(pkg_dir),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
