@@ -170,6 +170,25 @@ def schema_of(*tools: dict[str, Any]) -> dict[str, Any]:
     return {"schemaVersion": "1.0", "tools": list(tools)}
 
 
+def package_env(directory: Path, **changes: str | None) -> dict[str, str]:
+    """The environment of a process that imports a package built in ``directory``:
+    the tests' own, with ``directory`` as ``PYTHONPATH``, without ``MCIGEN_*``
+    settings (but the tests' build cache, ``MCIGEN_CACHE_DIR``), ``changes`` set
+    (None: unset)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("MCIGEN_") or key == "MCIGEN_CACHE_DIR"
+    }
+    env["PYTHONPATH"] = str(directory)
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
 @contextmanager
 def built_package(schema: Path, out_dir: Path, *options: str) -> Iterator[ModuleType]:
     """Build ``schema`` into ``out_dir`` with the real command (and ``options``),

@@ -182,3 +182,47 @@ def test_build_watch_rebuilds_on_change_until_stopped(
     ]
     watching.process.send_signal(signal.SIGINT)
     assert watching.process.wait(PATIENCE) == 0
+
+
+def test_build_watch_rebuilds_a_project_when_a_file_it_carries_changes(
+    tmp_path: Path,
+) -> None:
+    """A file tool's template and the folder a tool reads by placeholder travel in
+    the project's ``_data/``: editing the one, or adding a file to the other, is a
+    change of the input."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "report.md").write_text("first\n")
+    (tmp_path / "runbooks").mkdir()
+    (tmp_path / "runbooks" / "deploy.md").write_text("deploy\n")
+    schema = write_schema(
+        tmp_path,
+        schema_of(
+            {
+                "name": "report",
+                "execution": {"type": "file", "path": "templates/report.md"},
+            },
+            {
+                "name": "runbook",
+                "execution": {"type": "file", "path": "runbooks/{{props.file}}"},
+            },
+        ),
+    )
+    data = tmp_path / "out" / "package" / "_data"
+    watch = McigenProcess(
+        tmp_path,
+        *("build", str(schema), "-o", "out", "--name", "package", "--project"),
+        "--watch",
+        stream="stdout",
+    )
+    try:
+        watch.count(r"^mcigen: watching ", 1)
+        (tmp_path / "templates" / "report.md").write_text("second\n")
+        watch.count(r"changed: rebuilding$", 1)
+        watch.count(r"^ok: 2 tools, 0 warnings; wrote ", 2)
+        assert (data / "templates" / "report.md").read_text() == "second\n"
+        (tmp_path / "runbooks" / "rollback.md").write_text("rollback\n")
+        watch.count(r"^ok: 2 tools, 0 warnings; wrote ", 3)
+        assert (data / "runbooks" / "rollback.md").read_text() == "rollback\n"
+        assert watch.stop(signal.SIGINT) == 0
+    finally:
+        watch.kill()

@@ -17,9 +17,9 @@ import httpx
 import pytest
 from mcigen_runtime.edge.connections import limits_from_environment
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import package_env, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port
-from .test_mcp_server import http_server, server_env
+from .test_mcp_server import http_server
 
 DESCRIPTORS = 64
 """The servers' descriptor limit (``ulimit -n``): their cap is half of it."""
@@ -100,7 +100,7 @@ def test_a_bad_limit_stops_serve_at_start(pkg_dir: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pkg", "serve", "--http", f":{free_port()}"],
         cwd=pkg_dir,
-        env=server_env(pkg_dir, MCIGEN_MAX_CONNECTIONS="0"),
+        env=package_env(pkg_dir, MCIGEN_MAX_CONNECTIONS="0"),
         capture_output=True,
         text=True,
         timeout=20,

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from mcigen_runtime.edge.settings import options_from_environment
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import package_env, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port
-from .test_mcp_server import http_server, server_env
+from .test_mcp_server import http_server
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 JSON = {"Accept": "application/json, text/event-stream"}
@@ -51,7 +51,7 @@ def run_package(
     return subprocess.run(
         [sys.executable, "-m", "pkg", *args],
         cwd=pkg_dir,
-        env=server_env(pkg_dir, **env),
+        env=package_env(pkg_dir, **env),
         capture_output=True,
         text=True,
         timeout=20,

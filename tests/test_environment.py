@@ -159,6 +159,21 @@ def test_serve_and_broker_warn_at_start_about_each_required_variable_unset(
     ]
 
 
+@pytest.mark.parametrize(
+    "filters", [["--only", "greet,plain"], ["--filter", "except:fetchItem"]]
+)
+def test_serve_warns_only_about_the_variables_of_the_tools_it_serves(
+    built: Path, tmp_path: Path, filters: list[str]
+) -> None:
+    served = run(built, tmp_path, "serve", *filters)
+    assert served.returncode == 0, served.stderr
+    warnings = [line for line in served.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        f"python -m {PACKAGE}: warning: $ENVTEST_GREETING is not set; "
+        "these calls will fail: greet (text)"
+    ]
+
+
 def test_config_block_starts_the_server_as_a_desktop_client_does(
     built: Path, tmp_path: Path
 ) -> None:

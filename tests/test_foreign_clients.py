@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT, run_mcigen, text_tool, write_schema
+from .conftest import ROOT, package_env, run_mcigen, text_tool, write_schema
 from .http_server import LoopbackServer
 from .mcp_servers import free_port
 from .npm_clients import conformance_command, inspector_cli_command
 from .oracle import oracle_python
-from .test_mcp_server import http_server, server_env
+from .test_mcp_server import http_server
 from .test_serve_edge import serve_argv
 from .test_served_content import content_schema
 
@@ -151,7 +151,7 @@ def test_the_conformance_suite_passes_every_scenario_mci_can_express(
     with http_server(pkg_dir, serve_argv("--http", f"127.0.0.1:{port}"), port) as url:
         argv = [*conformance_command(), "server", "--url", url, "--suite", "all"]
         argv += ["--expected-failures", str(baseline), "-o", str(tmp_path / "out")]
-        output = run_client(argv, tmp_path, server_env(pkg_dir, HOME=str(tmp_path)))
+        output = run_client(argv, tmp_path, package_env(pkg_dir, HOME=str(tmp_path)))
     summary = {name: mark for mark, name in re.findall(r"^([✓✗]) (\S+):", output, re.M)}
     assert {name: summary.get(name) for name in EXPRESSIBLE} == dict.fromkeys(
         EXPRESSIBLE, "✓"
@@ -188,7 +188,7 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
     def client(target: dict[str, Any]) -> dict[str, Any]:
         argv = [str(oracle_python()), "-c", PYTHON_SDK_1_CLIENT, json.dumps(target)]
         answer: dict[str, Any] = json.loads(
-            run_client(argv, pkg_dir, server_env(pkg_dir))
+            run_client(argv, pkg_dir, package_env(pkg_dir))
         )
         return answer
 
@@ -202,7 +202,7 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
         "command": sys.executable,
         "args": ["-m", "pkg", "serve"],
         "cwd": str(pkg_dir),
-        "env": server_env(pkg_dir),
+        "env": package_env(pkg_dir),
     }
     assert client(stdio) == expected
     port = free_port()
@@ -241,7 +241,7 @@ def test_mcp_inspector_with_the_readme_configs_over_stdio_and_http(
         path.write_text(config.replace("/srv/mcp/build", str(build)), "utf-8")
         argv = [*inspector_cli_command(), "--config", str(path)]
         argv += ["--server", "greetings", *method]
-        env = server_env(tmp_path, HOME=str(tmp_path))
+        env = package_env(tmp_path, HOME=str(tmp_path))
         answer: dict[str, Any] = json.loads(run_client(argv, tmp_path, env))
         return answer
 

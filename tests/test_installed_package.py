@@ -286,6 +286,19 @@ def test_the_vendored_project_serves_over_mcp(vendored: Path) -> None:
     _serves(vendored)
 
 
+def test_the_installed_projects_client_config_is_keyed_as_its_readme(
+    vendored: Path,
+) -> None:
+    """By the distribution's name, as the README (tests/test_project.py) keys
+    it; a package built with ``-o DIR`` has none and is keyed by its import name
+    (tests/test_environment.py)."""
+    printed = _run(vendored, "-m", "installed_tools", "config")
+    assert printed.returncode == 0, printed.stderr
+    servers = json.loads(printed.stdout)["mcpServers"]
+    assert list(servers) == ["installed-tools"]
+    assert servers["installed-tools"]["args"] == ["-m", "installed_tools", "serve"]
+
+
 def test_the_installed_project_reads_where_mcigen_base_dir_says(
     vendored: Path, tmp_path: Path
 ) -> None:

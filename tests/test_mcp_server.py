@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -32,7 +31,7 @@ from mcigen_runtime.serve.server import (
 )
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import package_env, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port, listening
 
 _T = TypeVar("_T")
@@ -116,13 +115,6 @@ def manifest(pkg_dir: Path) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in document["tools"]}
 
 
-def server_env(pkg_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
-    env["PYTHONPATH"] = str(pkg_dir)
-    env.update(extra)
-    return env
-
-
 def run(fn: Callable[[], Awaitable[_T]]) -> _T:
     """Run ``fn`` on a fresh event loop, with a deadline so a hung server fails."""
 
@@ -144,7 +136,7 @@ async def stdio_session(
         command=sys.executable,
         args=["-m", "pkg", "serve", *args],
         cwd=str(pkg_dir),
-        env=server_env(pkg_dir, **env),
+        env=package_env(pkg_dir, **env),
     )
     async with (
         stdio_client(params) as (read, write),
@@ -172,7 +164,7 @@ async def http_session(url: str, secret: str | None) -> AsyncIterator[ClientSess
 @contextmanager
 def http_server(pkg_dir: Path, argv: list[str], port: int, **env: str) -> Iterator[str]:
     """Start ``argv`` (a server on ``port``), wait until it listens; yields its URL."""
-    with listening(argv, port, cwd=pkg_dir, env=server_env(pkg_dir, **env)):
+    with listening(argv, port, cwd=pkg_dir, env=package_env(pkg_dir, **env)):
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -406,6 +398,57 @@ def test_stdio_filters(pkg_dir: Path) -> None:
     run(scenario)
 
 
+def test_stdio_filters_spelt_as_mcix_spells_them(pkg_dir: Path) -> None:
+    """``mcix run --filter TYPE:VALUES``, once per type, beside our own options."""
+
+    async def listed(*args: str) -> set[str]:
+        async with stdio_session(pkg_dir, *args) as session:
+            return {tool.name for tool in (await session.list_tools()).tools}
+
+    async def scenario() -> None:
+        spelt = ["--filter", "tags: chat,reports", "--filter", "except:greet"]
+        assert await listed(*spelt) == {"report.daily", "make-note"}
+        assert await listed(
+            "--filter", "only:greet,make-note,read_notes", "--without-tags", "notes"
+        ) == {"greet"}
+        assert await listed("--filter", "without-tags:notes,chat", "--broker") == {
+            "meta_tree",
+            "meta_desc",
+            "meta_call",
+        }
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("spelt", "said"),
+    [
+        (["--filter", "tags"], "expected TYPE:VALUES with TYPE one of only, except, "),
+        (["--filter", "Tags:chat"], "unknown filter type 'Tags' in 'Tags:chat'"),
+        (["--filter", "labels:chat"], "unknown filter type 'labels'"),
+        (["--filter", "only:"], "'only:' names no only"),
+        (["--filter", "only: , ,"], "names no only"),
+        (["--filter", "only:a", "--only", "b"], "the only filter is given twice"),
+        (["--filter", "tags:a", "--filter", "tags:b"], "the tags filter is given"),
+    ],
+)
+def test_a_misspelt_mcix_filter_is_a_usage_error(
+    pkg_dir: Path, spelt: list[str], said: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pkg", "serve", *spelt],
+        cwd=pkg_dir,
+        env=package_env(pkg_dir),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_stdio_broker(pkg_dir: Path) -> None:
     async def scenario() -> None:
         async with stdio_session(
@@ -458,7 +501,7 @@ def test_serve_usage_errors(pkg_dir: Path) -> None:
         result = subprocess.run(
             [sys.executable, "-m", "pkg", "serve", *args],
             cwd=pkg_dir,
-            env=server_env(pkg_dir),
+            env=package_env(pkg_dir),
             capture_output=True,
             text=True,
             timeout=20,
@@ -484,7 +527,7 @@ def test_list_does_not_import_mcp_and_server_import_starts_nothing(
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=pkg_dir,
-        env=server_env(pkg_dir, MCIGEN_SECRET="s"),
+        env=package_env(pkg_dir, MCIGEN_SECRET="s"),
         capture_output=True,
         text=True,
         timeout=20,

@@ -23,10 +23,10 @@ from mcigen_runtime.edge.settings import ServeOptions, options_from_environment
 from mcigen_runtime.serve.initialize import InitializeParamsError, lenient_initialize
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from .conftest import run_mcigen, text_tool, write_schema
+from .conftest import package_env, run_mcigen, text_tool, write_schema
 from .mcp_servers import free_port
 from .oracle import run_oracle
-from .test_mcp_server import http_server, server_env
+from .test_mcp_server import http_server
 
 MANY = 230
 """Tools in the package: more than two pages of ``tools/list``."""
@@ -170,7 +170,7 @@ def test_allowed_hosts_and_origins_usage_errors(pkg_dir: Path) -> None:
         done = subprocess.run(
             serve_argv(*args),
             cwd=pkg_dir,
-            env=server_env(pkg_dir, **env),
+            env=package_env(pkg_dir, **env),
             capture_output=True,
             text=True,
             timeout=20,
@@ -516,7 +516,7 @@ def _stdio_script(pkg_dir: Path, lines: list[str], answers: int) -> list[Any]:
     process = subprocess.Popen(
         serve_argv(),
         cwd=pkg_dir,
-        env=server_env(pkg_dir),
+        env=package_env(pkg_dir),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -575,7 +575,7 @@ def test_row_70_a_paged_tool_list_is_read_whole_where_mci_py_reads_one_page(
     called = subprocess.run(
         [sys.executable, "-m", "proxy", "call", last],
         cwd=ours,
-        env=server_env(ours),
+        env=package_env(ours),
         capture_output=True,
         text=True,
         timeout=60,

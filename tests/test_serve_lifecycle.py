@@ -26,7 +26,13 @@ from typing import IO, Any
 import httpx
 import pytest
 
-from .conftest import built_package, run_mcigen, schema_of, write_schema
+from .conftest import (
+    built_package,
+    package_env,
+    run_mcigen,
+    schema_of,
+    write_schema,
+)
 from .mcp_servers import free_port, listening
 from .oracle import oracle_python, run_oracle
 
@@ -133,9 +139,7 @@ def in_package_dir(
 def beside(package: ModuleType) -> dict[str, Any]:
     """Where and in what environment a process runs beside the built package."""
     directory = Path(package.__file__).parent.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
-    env["PYTHONPATH"] = str(directory)
-    return {"cwd": directory, "env": env}
+    return {"cwd": directory, "env": package_env(directory)}
 
 
 def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[bytes]:

@@ -22,10 +22,10 @@ import mcp_types
 import pytest
 from mcp import ClientSession
 
-from .conftest import run_mcigen, write_schema
+from .conftest import package_env, run_mcigen, write_schema
 from .http_server import PNG, WAV, LoopbackServer
 from .mcp_servers import CONTENT_SERVER, free_port
-from .test_mcp_server import http_server, http_session, run, server_env, stdio_session
+from .test_mcp_server import http_server, http_session, run, stdio_session
 from .test_serve_edge import serve_argv
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -98,6 +98,23 @@ def call(session: Session, tool: str) -> list[dict[str, Any]]:
         ]
 
     return run(ask)
+
+
+def test_the_meta_of_each_item_arrives_as_sent(session: Session) -> None:
+    tag = {"example.com/source": "upstream", "rank": 1}
+    assert call(session, "tagged") == [
+        {"type": "text", "text": "tagged", "_meta": tag},
+        {"type": "image", "data": PIXEL, "mimeType": "image/png", "_meta": tag},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://tagged",
+                "text": "inside",
+                "_meta": {"inner": True},
+            },
+            "_meta": tag,
+        },
+    ]
 
 
 def test_embedded_resources_links_and_annotations_arrive_as_sent(
@@ -215,7 +232,7 @@ def test_progress_carries_the_clients_own_token_over_stdio(pkg_dir: Path) -> Non
     process = subprocess.Popen(
         [sys.executable, "-m", "pkg", "serve"],
         cwd=pkg_dir,
-        env=server_env(pkg_dir),
+        env=package_env(pkg_dir),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

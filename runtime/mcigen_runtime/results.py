@@ -1,15 +1,17 @@
 """The result of a tool call, shaped like mci-py's ``ExecutionResult.result``.
 
 Its content items are MCP's: mci-py's text, image and audio, and also embedded
-resources and resource links, each with MCP's optional annotations. A field that
-is not set is left out of dumps, so a result without them dumps as mci-py's does.
+resources and resource links, each with MCP's optional annotations and ``_meta``
+(``meta`` in Python: what an upstream MCP server attached to the item, passed on as
+it came). A field that is not set is left out of dumps, so a result without them
+dumps as mci-py's does.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 def _unset(value: object) -> bool:
@@ -21,6 +23,14 @@ def _optional() -> Any:
     return Field(default=None, exclude_if=_unset)
 
 
+class _Item(BaseModel):
+    """A content item or a resource's contents: its ``meta`` dumps as ``_meta``."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta", exclude_if=_unset)
+
+
 class Annotations(BaseModel):
     """Who a content item is meant for, how much it matters and when it changed."""
 
@@ -29,13 +39,13 @@ class Annotations(BaseModel):
     lastModified: str | None = _optional()
 
 
-class TextContent(BaseModel):
+class TextContent(_Item):
     type: Literal["text"] = "text"
     text: str
     annotations: Annotations | None = _optional()
 
 
-class ImageContent(BaseModel):
+class ImageContent(_Item):
     type: Literal["image"] = "image"
     data: str
     """Base64."""
@@ -43,7 +53,7 @@ class ImageContent(BaseModel):
     annotations: Annotations | None = _optional()
 
 
-class AudioContent(BaseModel):
+class AudioContent(_Item):
     type: Literal["audio"] = "audio"
     data: str
     """Base64."""
@@ -51,20 +61,20 @@ class AudioContent(BaseModel):
     annotations: Annotations | None = _optional()
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(_Item):
     uri: str
     mimeType: str | None = _optional()
     text: str
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(_Item):
     uri: str
     mimeType: str | None = _optional()
     blob: str
     """Base64."""
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(_Item):
     """A resource's contents, carried in the result."""
 
     type: Literal["resource"] = "resource"
@@ -72,7 +82,7 @@ class EmbeddedResource(BaseModel):
     annotations: Annotations | None = _optional()
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(_Item):
     """A resource the client may read, named but not carried."""
 
     type: Literal["resource_link"] = "resource_link"
@@ -129,7 +139,9 @@ def _built(model: type[Any], fields: frozenset[str], values: dict[str, Any]) -> 
 
 def text_content(text: str) -> TextContent:
     content: TextContent = _built(
-        TextContent, _TEXT_FIELDS, {"type": "text", "text": text, "annotations": None}
+        TextContent,
+        _TEXT_FIELDS,
+        {"meta": None, "type": "text", "text": text, "annotations": None},
     )
     return content
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import built_package, text_tool, write_schema
+from ..conftest import built_package, package_env, text_tool, write_schema
 from ..mcp_servers import BOUNDS_SERVER, TOY_SERVER, end_session, free_port, listening
 
 RUN_ENV = {"TOY_TOKEN": "token-at-run-time", "GHOST_PYTHON": sys.executable}
@@ -70,22 +70,12 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
                 os.environ[name] = value
 
 
-def package_env(package: ModuleType, **changes: str | None) -> dict[str, str]:
-    """The tests' environment with :data:`RUN_ENV`, without ``MCIGEN_*`` settings
-    (but the build cache), the package importable; ``changes`` set (None: unset)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("MCIGEN_") or key == "MCIGEN_CACHE_DIR"
-    }
-    env.update(RUN_ENV)
-    env["PYTHONPATH"] = str(Path(str(package.__file__)).parent.parent)
-    for key, value in changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+def broker_env(package: ModuleType, **changes: str | None) -> dict[str, str]:
+    """:func:`package_env` of ``package`` with :data:`RUN_ENV`; ``changes`` set
+    (None: unset)."""
+    return package_env(
+        Path(str(package.__file__)).parent.parent, **{**RUN_ENV, **changes}
+    )
 
 
 @contextmanager
@@ -102,7 +92,7 @@ def package_process(
             port,
             timeout=60,
             cwd=Path(str(package.__file__)).parent.parent,
-            env=package_env(package, **env),
+            env=broker_env(package, **env),
             stderr=stderr,
         ) as process,
     ):

@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from ..mcp_servers import free_port
-from .conftest import package_env, serving
+from .conftest import broker_env, serving
 
 
 def broker_command(
@@ -23,7 +23,7 @@ def broker_command(
     return subprocess.run(
         [sys.executable, "-m", package.__name__, "broker", *args],
         cwd=Path(str(package.__file__)).parent.parent,
-        env=package_env(package, **env),
+        env=broker_env(package, **env),
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,8 +1,8 @@
 """An MCP server (official SDK) answering every kind of content MCP has: an
 embedded text resource, text with an image and an embedded resource (under the
 tool names of the conformance suite's scenarios), a sound, annotated text with a
-resource link and an embedded blob, and a tool that reports its progress three
-times before it answers.
+resource link and an embedded blob, items that carry ``_meta``, and a tool that
+reports its progress three times before it answers.
 
     python content_server.py
 """
@@ -38,6 +38,7 @@ NOTE = EmbeddedResource(
 )
 FOR_THE_USER = Annotations(audience=["user"], priority=0.9)
 STEPS = (0, 50, 100)
+TAG = {"example.com/source": "upstream", "rank": 1}
 
 
 @server.tool()
@@ -88,6 +89,23 @@ def linked() -> list[ContentBlock]:
             resource=BlobResourceContents(
                 uri="test://blob", mime_type="application/octet-stream", blob="AAE="
             ),
+        ),
+    ]
+
+
+@server.tool()
+def tagged() -> list[ContentBlock]:
+    """Items with ``_meta``: text, an image, and an embedded resource whose
+    contents have their own."""
+    return [
+        TextContent(type="text", text="tagged", _meta=TAG),
+        ImageContent(type="image", data=PIXEL, mime_type="image/png", _meta=TAG),
+        EmbeddedResource(
+            type="resource",
+            resource=TextResourceContents(
+                uri="test://tagged", text="inside", _meta={"inner": True}
+            ),
+            _meta=TAG,
         ),
     ]
 

@@ -34,6 +34,23 @@ RECORD_KEYS = [
 ]
 
 
+class Heard:
+    """The progress notifications a client's session hears (its
+    ``message_handler``), and a ``progress_callback`` for its calls that asks for
+    them and leaves them to the handler."""
+
+    def __init__(self) -> None:
+        self.seen: list[types.ProgressNotificationParams] = []
+
+    async def on_message(self, message: Any) -> None:
+        if isinstance(message, types.ProgressNotification):
+            self.seen.append(message.params)
+
+    @staticmethod
+    async def ignore(value: float, total: float | None, message: str | None) -> None:
+        pass
+
+
 def last_messages(seen: list[types.ProgressNotificationParams], op_id: str) -> str:
     [last] = [p for p in seen if f"'{op_id}'" in (p.message or "")]
     assert (last.progress, last.total) == (100, 100)
@@ -44,24 +61,18 @@ def last_messages(seen: list[types.ProgressNotificationParams], op_id: str) -> s
 def test_the_last_progress_notification_holds_the_commands_whole_output(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
-    seen: list[types.ProgressNotificationParams] = []
+    heard = Heard()
+    seen = heard.seen
     ids: list[str] = []
 
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ProgressNotification):
-            seen.append(message.params)
-
-    async def ignore(value: float, total: float | None, message: str | None) -> None:
-        pass
-
     async def scenario() -> None:
-        async with session(pkg_dir, on_message) as client:
+        async with session(pkg_dir, heard.on_message) as client:
             for tool, arguments in (
                 ("slow", slow(tmp_path / "pid", "1")),
                 ("flaky", {"seconds": "1"}),
             ):
                 started = await client.call_tool(
-                    tool, arguments, progress_callback=ignore
+                    tool, arguments, progress_callback=heard.ignore
                 )
                 ids.append(operation_id(started))
             for op_id in ids:
@@ -251,23 +262,17 @@ def test_every_tool_carries_a_title(pkg_dir: Path) -> None:
 def test_a_cancelled_operations_last_notification_is_ahmas_cancellation_text(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
-    seen: list[types.ProgressNotificationParams] = []
+    heard = Heard()
+    seen = heard.seen
     ids: list[str] = []
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ProgressNotification):
-            seen.append(message.params)
-
-    async def ignore(value: float, total: float | None, message: str | None) -> None:
-        pass
 
     def last() -> list[types.ProgressNotificationParams]:
         return [p for p in seen if f"Operation: {ids[0]}." in (p.message or "")]
 
     async def scenario() -> None:
-        async with session(pkg_dir, on_message) as client:
+        async with session(pkg_dir, heard.on_message) as client:
             started = await client.call_tool(
-                "slow", slow(tmp_path / "pid", "30"), progress_callback=ignore
+                "slow", slow(tmp_path / "pid", "30"), progress_callback=heard.ignore
             )
             ids.append(operation_id(started))
             await client.call_tool("cancel", {"id": ids[0], "reason": "enough"})

@@ -15,12 +15,12 @@ from typing import Any
 import anyio
 import mcp_types as types
 
+from ..conftest import package_env
 from ..mcp_servers import free_port
 from ..test_mcp_server import (
     http_server,
     http_session,
     run,
-    server_env,
     stdio_session,
 )
 from ..test_serve_lifecycle import gone_within, leader
@@ -251,7 +251,7 @@ def test_stdin_closing_while_an_operation_runs_ends_without_a_traceback(
     process = subprocess.Popen(
         [sys.executable, "-m", "pkg", "serve"],
         cwd=pkg_dir,
-        env=server_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW),
+        env=package_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -17,10 +17,11 @@ from typing import Any
 import anyio
 import httpx
 
+from ..conftest import package_env
 from ..mcp_servers import free_port
 from ..npm_clients import ext_tasks_modules, typescript_sdk_dir
 from ..npm_packages import node
-from ..test_mcp_server import http_server, server_env
+from ..test_mcp_server import http_server
 from ..test_serve_lifecycle import gone_within, leader
 from .background_package import WINDOW
 from .test_operations_redis import serve
@@ -81,7 +82,7 @@ def check_report(report: dict[str, Any]) -> None:
 def test_the_typescript_client_runs_and_cancels_tasks_over_stdio(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
-    env = server_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW)
+    env = package_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW)
     report = typescript_client(
         tmp_path / "pid",
         command=sys.executable,

@@ -23,7 +23,7 @@ import pytest
 from mcigen_runtime.landlock import LandlockUnavailable, abi_version
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from ..conftest import run_mcigen
+from ..conftest import package_env, run_mcigen
 from ..mcp_servers import free_port
 from ..test_mcp_server import http_server, http_session, run
 
@@ -106,14 +106,14 @@ async def session(
 ) -> AsyncIterator[ClientSession]:
     """``python -m sbx serve ARGS`` over stdio, run in ``places["cwd"]``; a client
     that names ``roots`` as its roots (when given)."""
-    server_env = {k: v for k, v in os.environ.items() if not k.startswith("MCIGEN_")}
-    server_env.pop("AHMA_DISABLE_SANDBOX", None)
-    server_env |= {"PYTHONPATH": str(package), "TMPDIR": str(places["tmp"]), **env}
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "sbx", "serve", *args],
         cwd=str(places["cwd"]),
-        env=server_env,
+        env=package_env(
+            package,
+            **{"AHMA_DISABLE_SANDBOX": None, "TMPDIR": str(places["tmp"]), **env},
+        ),
     )
     callback = None
     if roots is not None:

@@ -4,19 +4,23 @@ Claude Code, Cursor, ...) starts this installation's server from.
 The command is this interpreter (``sys.executable``), so the entry works where
 ``python`` is not on ``PATH`` or is another Python; a package not installed in
 that interpreter's site-packages (built with ``mcigen build -o DIR``) is found
-through ``PYTHONPATH``, whatever directory the client starts it in. ``env`` holds each variable a
-tool needs as a ``${NAME}`` placeholder for the user to fill in (or for a client
-that expands them, such as Claude Code), never its value here. With ``--http
-URL`` the entry reaches a server already running at URL instead.
+through ``PYTHONPATH``, whatever directory the client starts it in. The entry is
+keyed by the name the package was installed by, as the project's README keys it.
+``env`` holds each variable a tool needs as a ``${NAME}`` placeholder for the
+user to fill in (or for a client that expands them, such as Claude Code), never
+its value here. With ``--http URL`` the entry reaches a server already running at
+URL instead.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
 import site
 import sys
 from collections.abc import Iterable
+from importlib.metadata import packages_distributions
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -36,7 +40,21 @@ def client_config(package: str, variables: Iterable[Variable], url: str | None) 
             env = {"PYTHONPATH": found_in, **env}
         if env:
             entry["env"] = env
-    return json.dumps({"mcpServers": {package: entry}}, indent=2, ensure_ascii=False)
+    return json.dumps(
+        {"mcpServers": {server_name(package): entry}}, indent=2, ensure_ascii=False
+    )
+
+
+def server_name(package: str) -> str:
+    """The name of the distribution that installed ``package``, normalised as the
+    project's README writes it (``weather-api``): the name its user installed it
+    by, and the README's key of the entry. ``package`` itself when no one
+    distribution did (a ``mcigen build -o DIR`` package found through
+    ``PYTHONPATH``)."""
+    names = set(packages_distributions().get(package, ()))
+    if len(names) != 1:
+        return package
+    return re.sub(r"[-_.]+", "-", names.pop()).lower()
 
 
 def _endpoint(url: str) -> str:

@@ -29,7 +29,7 @@ import os
 import sys
 from typing import Any
 
-from ..edge.settings import add_serve_arguments
+from ..edge.settings import add_serve_arguments, filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
@@ -186,7 +186,11 @@ def _config(package: str, tools: Registry, args: argparse.Namespace) -> int:
 def _serve(package: str, args: argparse.Namespace) -> int:
     from ..serve.server import serve  # here: the other commands load no MCP server
 
-    warn_unset(package, registry(package).tools, sys.stderr)
+    try:
+        served = select_tools(registry(package).tools, filters_of(args))
+    except ValueError:  # filters given twice: serve refuses them, saying so
+        served = []
+    warn_unset(package, served, sys.stderr)
     return serve(package, args)
 
 

@@ -183,6 +183,66 @@ def select_tools(tools: Iterable[ToolEntry], options: ServeOptions) -> list[Tool
     return selected
 
 
+FILTER_OPTIONS = {
+    "only": "--only",
+    "except": "--except",
+    "tags": "--tags",
+    "without-tags": "--without-tags",
+    "toolsets": "--toolsets",
+}
+"""mcix's ``--filter TYPE:VALUES`` types -> the ``serve`` option each one is."""
+
+
+def filter_spec(text: str) -> tuple[str, frozenset[str]]:
+    """``--filter TYPE:VALUES`` (mcix's spelling of the filters) as ``(TYPE,
+    names)``; raises ``argparse.ArgumentTypeError`` for what mcix refuses too: no
+    ``:``, a type it does not know (spaces around it are dropped, case counts), or
+    no value."""
+    kind, colon, values = text.partition(":")
+    kind = kind.strip()
+    types = ", ".join(FILTER_OPTIONS)
+    if not colon:
+        raise argparse.ArgumentTypeError(
+            f"expected TYPE:VALUES with TYPE one of {types}, not {text!r}"
+        )
+    if kind not in FILTER_OPTIONS:
+        raise argparse.ArgumentTypeError(
+            f"unknown filter type {kind!r} in {text!r}: use one of {types}"
+        )
+    names = split_list(values)
+    if names is None:
+        raise argparse.ArgumentTypeError(f"{text!r} names no {kind}")
+    return kind, names
+
+
+def filters_of(args: argparse.Namespace) -> ServeOptions:
+    """The options that only filter the tools, from ``serve``'s arguments
+    (:func:`add_serve_arguments`): ``--only``, ``--except``, ... and the
+    ``--filter``s that spell them as mcix does. Raises ``ValueError`` when one
+    filter is given twice."""
+    given = {
+        "only": split_list(args.only),
+        "except": split_list(args.exclude),
+        "tags": split_list(args.tags),
+        "without-tags": split_list(args.without_tags),
+        "toolsets": split_list(args.toolsets),
+    }
+    for kind, names in args.filters or ():
+        if given[kind] is not None:
+            raise ValueError(
+                f"the {kind} filter is given twice ({FILTER_OPTIONS[kind]} or "
+                f"--filter {kind}:...): give it once"
+            )
+        given[kind] = names
+    return ServeOptions(
+        only=given["only"],
+        exclude=given["except"],
+        tags=given["tags"],
+        without_tags=given["without-tags"],
+        toolsets=given["toolsets"],
+    )
+
+
 def unknown_names(
     tools: Sequence[ToolEntry], options: ServeOptions
 ) -> list[tuple[str, str]]:
@@ -337,6 +397,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="expose the tools of these toolsets and MCP servers (comma-separated; "
         "mcix's --filter toolsets:NAMES)",
+    )
+    parser.add_argument(
+        "--filter",
+        dest="filters",
+        action="append",
+        type=filter_spec,
+        metavar="TYPE:VALUES",
+        help="mcix's spelling of the filters above: only:NAMES, except:NAMES, "
+        "tags:TAGS, without-tags:TAGS or toolsets:NAMES (repeatable, one per type)",
     )
     parser.add_argument(
         "--broker",

@@ -82,11 +82,11 @@ from ..edge.settings import (
     HTTP_PATH,
     ServeOptions,
     allowed_from_environment,
+    filters_of,
     mcp_tool_names,
     options_from_environment,
     secret_from,
     select_tools,
-    split_list,
     unknown_names,
     unknown_said,
     worker_count,
@@ -193,7 +193,9 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     content: list[types.ContentBlock] = []
     for item in result.content:
         if isinstance(item, TextContent) and item.annotations is None:
-            content.append(types.TextContent(type="text", text=item.text))
+            content.append(
+                types.TextContent(type="text", text=item.text, _meta=item.meta)
+            )
         else:
             wire = item.model_dump(mode="json")
             content.append(_content_blocks().validate_python(wire))
@@ -933,12 +935,12 @@ def serve(package: str, args: argparse.Namespace) -> int:
             connection_limits()
     except ValueError as error:
         return _usage(package, str(error))
-    options = ServeOptions(
-        only=split_list(args.only),
-        exclude=split_list(args.exclude),
-        tags=split_list(args.tags),
-        without_tags=split_list(args.without_tags),
-        toolsets=split_list(args.toolsets),
+    try:
+        filters = filters_of(args)
+    except ValueError as error:
+        return _usage(package, str(error))
+    options = dataclasses.replace(
+        filters,
         broker=args.broker,
         max_output_chars=args.max_output_chars,
         secret=secret,

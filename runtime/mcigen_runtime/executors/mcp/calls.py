@@ -482,8 +482,9 @@ _KINDS: dict[str, type[Content]] = {
 
 def _content(item: Any) -> Content:
     """The SDK's content item as the result's own: every kind MCP defines as it
-    came (annotations too), a kind it does not as the text of its JSON."""
-    if item.type == "text" and item.annotations is None:
+    came (annotations and ``_meta`` too), a kind it does not as the text of its
+    JSON."""
+    if item.type == "text" and item.annotations is None and item.meta is None:
         return text_content(item.text)
     wire = item.model_dump(by_alias=True, exclude_none=True, mode="json")
     kind = _KINDS.get(item.type)
