@@ -40,7 +40,7 @@ def oracle_python() -> Path:
     with open(ORACLE_DIR.parent / "oracle.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not stamp.is_file() or stamp.read_text() != wanted:
-            venv.create(ORACLE_DIR, with_pip=_uv() is None, clear=True)
+            venv.create(ORACLE_DIR, with_pip=uv() is None, clear=True)
             subprocess.run(
                 installer(python) + ["--quiet", *REQUIREMENTS],
                 check=True,
@@ -50,7 +50,7 @@ def oracle_python() -> Path:
     return python
 
 
-def _uv() -> Path | None:
+def uv() -> Path | None:
     """The test venv's uv (``make install`` puts it there): a tenth of pip's time."""
     uv = Path(sys.executable).with_name("uv")
     return uv if uv.is_file() else None
@@ -58,12 +58,12 @@ def _uv() -> Path | None:
 
 def installer(python: Path) -> list[str]:
     """The command that installs into ``python``'s environment: uv, else its pip."""
-    uv = _uv()
-    if uv is None:
+    uv_binary = uv()
+    if uv_binary is None:
         return [str(python), "-m", "pip", "install"]
     links = os.environ.get("PIP_FIND_LINKS")  # uv reads no pip configuration
     found = ["--find-links", links] if links else []
-    return [str(uv), "pip", "install", "--python", str(python), *found]
+    return [str(uv_binary), "pip", "install", "--python", str(python), *found]
 
 
 def run_oracle(
