@@ -18,7 +18,7 @@ import json
 import logging
 import re
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -174,6 +174,30 @@ def checked_lines(lines: Lines) -> anyio.AsyncFile[str]:
     """``lines`` as the SDK's stdio transport reads them, checked."""
     # The SDK reads the file only with readline (through anyio), and closes it.
     return anyio.wrap_file(cast(TextIO, _CheckedLines(lines)))
+
+
+class Answers:
+    """Where the SDK's stdio transport writes its answers (an ``AsyncFile``): each
+    written and flushed in one call in a worker thread, where the SDK's own file
+    takes two, each a thread to wake on a busy machine."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+
+    async def write(self, text: str) -> None:
+        await anyio.to_thread.run_sync(self._send, text.encode())
+
+    async def flush(self) -> None:
+        """Nothing: :meth:`write` flushed."""
+
+    def _send(self, data: bytes) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+
+def answers(out: IO[bytes]) -> anyio.AsyncFile[str]:
+    """``out`` as the SDK's stdio transport writes to it (see :class:`Answers`)."""
+    return cast("anyio.AsyncFile[str]", Answers(out))
 
 
 class AnsweredOnce:

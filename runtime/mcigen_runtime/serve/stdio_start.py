@@ -13,8 +13,9 @@ so it is where it would have been had it read every line itself. Its answer to
 the ``initialize`` it reads again is not sent a second time (``stdio``).
 
 The client's lines are read from a duplicate of stdin while fd 0 reads
-``/dev/null`` (:func:`claimed_stdin`), so that the commands the tools start read
-nothing of the wire, as the SDK's own claim of stdin does.
+``/dev/null``, and the answers written to a duplicate of stdout while fd 1 writes
+to stderr (:func:`claimed_stdio`), so that the commands the tools start read
+nothing of the wire and write nothing to it, as the SDK's own claim does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import fcntl
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from io import TextIOWrapper
@@ -245,22 +246,44 @@ def _unicode(text: str) -> bool:
 
 
 @contextmanager
-def claimed_stdin() -> Iterator[TextIO]:
-    """The client's lines, read from a duplicate of stdin while fd 0 reads
-    ``/dev/null`` (see the module docs), until the block ends."""
+def claimed_stdio() -> Iterator[tuple[TextIO, IO[bytes]]]:
+    """The client's lines and where the answers go: duplicates of stdin and
+    stdout, while fd 0 reads ``/dev/null`` and fd 1 writes to stderr (see the
+    module docs; stray output of a command misses the wire), until the block
+    ends."""
+    with (
+        _claimed(0, "rb", lambda: os.open(os.devnull, os.O_RDONLY)) as lines,
+        _claimed(1, "wb", lambda: os.dup(2)) as out,
+    ):
+        yield (
+            (
+                sys.stdin
+                if lines is None
+                else TextIOWrapper(lines, encoding="utf-8", errors="replace")
+            ),  # as the SDK
+            sys.stdout.buffer if out is None else out,
+        )
+
+
+@contextmanager
+def _claimed(
+    fd: int, mode: str, diversion: Callable[[], int]
+) -> Iterator[IO[bytes] | None]:
+    """A duplicate of ``fd``, opened in ``mode``, while ``fd`` is ``diversion()``;
+    None when there is no ``fd`` to claim."""
     try:
-        wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-    except OSError:  # no stdin to claim: read whatever sys.stdin is
-        yield sys.stdin
+        wire = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        other = diversion()
+    except OSError:
+        yield None
         return
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    binary = os.fdopen(wire, "rb", closefd=False)
+    os.dup2(other, fd)
+    os.close(other)
     try:
-        yield TextIOWrapper(binary, encoding="utf-8", errors="replace")  # as the SDK
+        # never closed: a worker thread may still be reading it
+        yield os.fdopen(wire, mode, closefd=False)
     finally:
-        os.dup2(wire, 0)
+        os.dup2(wire, fd)
 
 
 class Replayed:
