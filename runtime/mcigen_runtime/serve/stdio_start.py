@@ -31,7 +31,7 @@ from io import TextIOWrapper
 from typing import IO, Any, TextIO
 
 from .initialize import InitializeParamsError, filled_initialize
-from .wire import Listing, initialize_result
+from .wire import Listing, initialize_result, sdk_json
 
 KEPT_NOTIFICATIONS = 16
 """The most ``notifications/initialized`` kept for the SDK before it is handed
@@ -150,7 +150,7 @@ def _initialize(early: EarlyAnswers, params: object) -> str | None:
     result = initialize_result(
         version, early.server_info, early.list_changed, early.tasks
     )
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return sdk_json(result)
 
 
 def _plain_capabilities(capabilities: object) -> bool:
