@@ -422,7 +422,7 @@ class Serving:
                     "us",
                     medians,
                     "serve list",
-                    f"pages of {tools if tools <= 100 else 100} for mcigen",
+                    "one page each (mcigen pages above 1 MiB of tools)",
                 )
             )
         return rows

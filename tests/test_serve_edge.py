@@ -29,7 +29,10 @@ from .oracle import run_oracle
 from .test_mcp_server import http_server
 
 MANY = 230
-"""Tools in the package: more than two pages of ``tools/list``."""
+"""Tools in the package, besides ``greet``: with :data:`LONG` descriptions, more
+than one page of ``tools/list`` (``wire.TOOLS_PAGE_BYTES``)."""
+
+LONG = "x" * 6000
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 JSON = {"Accept": "application/json, text/event-stream"}
@@ -40,7 +43,9 @@ def pkg_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A package ``pkg`` without a metadata version: ``greet`` and MANY more tools."""
     directory = tmp_path_factory.mktemp("edge")
     tools = [text_tool("greet", "Hello, {{props.name}}!", description="Greet.")]
-    tools += [text_tool(f"tool_{n:03d}", f"t{n}") for n in range(MANY)]
+    tools += [
+        text_tool(f"tool_{n:03d}", f"t{n}", description=LONG) for n in range(MANY)
+    ]
     document = {"schemaVersion": "1.0", "metadata": {"name": "Edge"}, "tools": tools}
     schema = write_schema(directory, document, "edge.mci.json")
     result = run_mcigen("build", schema, "-o", directory / "pkg")
@@ -415,7 +420,7 @@ def test_tools_list_in_pages(url: str) -> None:
         cursor = result.get("nextCursor")
         if cursor is None:
             break
-    assert pages == 3 and len(names) == len(set(names)) == MANY + 1
+    assert pages == 2 and len(names) == len(set(names)) == MANY + 1
     assert page("bogus")["error"] == {
         "code": -32602,
         "message": "Invalid params: unknown cursor",
@@ -486,14 +491,7 @@ def test_stdio_answers_what_the_sdk_would_drop_and_reads_initialize_leniently(
                 "params": {"cursor": "x"},
             }
         ),
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 6,
-                "method": "tools/list",
-                "params": {"cursor": "200"},
-            }
-        ),
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
     ]
     answers = _stdio_script(pkg_dir, lines, 7)
     unreadable = [(a["id"], a["error"]["code"]) for a in answers if a["id"] is None]
@@ -505,9 +503,8 @@ def test_stdio_answers_what_the_sdk_would_drop_and_reads_initialize_leniently(
     assert by_id[4]["result"]["protocolVersion"] == LATEST_HANDSHAKE_VERSION
     assert by_id[4]["result"]["serverInfo"]["version"] == "0.0.0"
     assert by_id[5]["error"]["code"] == -32602
-    last_page = by_id[6]["result"]
-    assert len(last_page["tools"]) == MANY + 1 - 200
-    assert "nextCursor" not in last_page
+    first_page = by_id[6]["result"]
+    assert len(first_page["tools"]) == int(first_page["nextCursor"]) < MANY + 1
 
 
 def _stdio_script(pkg_dir: Path, lines: list[str], answers: int) -> list[Any]:
@@ -554,7 +551,7 @@ def read_lines(stream: IO[bytes], count: int, timeout: float = 20) -> list[bytes
 def test_row_70_a_paged_tool_list_is_read_whole_where_mci_py_reads_one_page(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
-    """The generated server (MANY + 1 tools, in pages of 100) as an MCI schema's
+    """The generated server (MANY + 1 tools, in two pages) as an MCI schema's
     MCP server: mcigen's build follows ``nextCursor``; mci-py 1.2 lists once, so its
     cache keeps the first page and a tool beyond it is not found."""
     last = f"tool_{MANY - 1:03d}"
@@ -589,7 +586,7 @@ def test_row_70_a_paged_tool_list_is_read_whole_where_mci_py_reads_one_page(
     )
     assert answers[0]["result"]["content"][0]["text"] == "t0"
     assert answers[1]["exception"].endswith(f"Tool not found: {last}")
-    assert len(cached_tools(theirs)) == 100
+    assert 0 < len(cached_tools(theirs)) < MANY
 
 
 def cached_tools(directory: Path) -> list[dict[str, Any]]:

@@ -50,6 +50,17 @@ def exit_on_signals() -> None:
         loop.add_signal_handler(sig, _exit_by, sig)
 
 
+def exit_on_signals_meanwhile() -> None:
+    """As :func:`exit_on_signals`, until an event loop runs (no command has
+    started yet: a stdio server answering while the SDK loads)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _exit_by_handler)
+
+
+def _exit_by_handler(sig: int, frame: FrameType | None) -> None:
+    _exit_by(sig)
+
+
 def _exit_by(sig: int) -> None:
     stop_all(SHUTTING_DOWN)
     sessions = sys.modules.get(resolve_name("..executors.mcp.calls", __package__))

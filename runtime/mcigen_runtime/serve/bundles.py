@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+ACTIVATE_TOOLS = "activate_tools"
+"""The tool that reveals a bundle."""
+
 
 @dataclass(frozen=True)
 class Bundle:

@@ -18,11 +18,10 @@ from typing import Any
 
 from ..manifest import ToolEntry
 from ..results import ToolResult, text_result
-from .bundles import BUNDLES
+from .bundles import ACTIVATE_TOOLS, BUNDLES
 from .operation_tools import InvalidParams
 from .operations import Caller
 
-ACTIVATE_TOOLS = "activate_tools"
 OFF = "MCIGEN_PROGRESSIVE_DISCLOSURE_OFF"
 
 KEEP_CALLERS = 1000

@@ -13,11 +13,12 @@ Used by the HTTP edge (``http_exchange``) and on stdio (``stdio_exchange``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp_types import InitializeRequestParams
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
-from pydantic import ValidationError
+from .wire import LATEST_HANDSHAKE_VERSION
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _EXPECTED = {
     "string_type": "a string",
@@ -40,6 +41,20 @@ class InitializeParamsError(ValueError):
 def lenient_initialize(params: object) -> dict[str, Any]:
     """``params`` with the missing fields filled in (see the module docs); other
     fields are kept as they are. Raises :class:`InitializeParamsError`."""
+    from mcp_types import InitializeRequestParams
+    from pydantic import ValidationError
+
+    filled = filled_initialize(params)
+    try:
+        InitializeRequestParams.model_validate(filled, by_name=False)
+    except ValidationError as error:
+        raise InitializeParamsError(_first_problem(error)) from None
+    return filled
+
+
+def filled_initialize(params: object) -> dict[str, Any]:
+    """``params`` with the missing fields filled in, not checked further (no SDK
+    needed). Raises :class:`InitializeParamsError` when they are no object."""
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -52,10 +67,6 @@ def lenient_initialize(params: object) -> dict[str, Any]:
     client = filled.setdefault("clientInfo", {})
     if isinstance(client, dict):
         filled["clientInfo"] = {"name": "", "version": "", **client}
-    try:
-        InitializeRequestParams.model_validate(filled, by_name=False)
-    except ValidationError as error:
-        raise InitializeParamsError(_first_problem(error)) from None
     return filled
 
 

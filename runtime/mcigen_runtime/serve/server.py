@@ -32,8 +32,11 @@ What the server exposes:
   MCP's own Tasks, 2025-11-25's and 2026-07-28's extension (see ``tasks.py``).
 - ``--broker`` / ``MCIGEN_BROKER``: exactly ``meta_tree``, ``meta_desc`` and
   ``meta_call`` over the selected tools instead (see ``broker.py``).
-- ``tools/list`` answers in pages of :data:`TOOLS_PAGE_SIZE` with an opaque
-  ``nextCursor``; a cursor the server did not give is ``-32602``.
+- ``tools/list`` answers every tool at once, unless their JSON is larger than
+  ``wire.TOOLS_PAGE_BYTES``: then in pages, with an opaque ``nextCursor``; a cursor
+  the server did not give is ``-32602``. The pages are made once, as the SDK
+  sends them (``wire``), and the SDK's checking of every tool in each answer is
+  skipped (:func:`listed_at_once`).
 - ``serverInfo``: the schema metadata's ``name`` (else the package's import name)
   and ``version`` (else :data:`UNVERSIONED`, the version ``mcigen build --project``
   gives such a package).
@@ -52,8 +55,9 @@ and ``/readyz`` (``edge.health``), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
 line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
-On stdio, ``stdio_exchange`` reads ``initialize`` as leniently and answers lines
-the SDK cannot read. Every tool call is logged (``edge.logs``); OpenTelemetry, when
+On stdio, ``stdio`` reads ``initialize`` as leniently and answers lines the SDK
+cannot read, and ``stdio_start`` answers the first requests while the SDK loads
+(:func:`early_answers`). Every tool call is logged (``edge.logs``); OpenTelemetry, when
 the ``OTEL_*`` variables ask for it, is in ``telemetry``.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
@@ -72,9 +76,7 @@ import sys
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from pydantic import TypeAdapter
+from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
 from ..edge.logs import configure_logging, log_settings_from_environment
 from ..edge.settings import (
@@ -97,14 +99,7 @@ from ..manifest import ToolEntry, object_schema
 from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
 from ..registry import Registry, registry
-from ..results import (
-    STRUCTURED_CONTENT,
-    TextContent,
-    ToolResult,
-    text_content,
-    tool_result,
-)
-from .disclosure import ACTIVATE_TOOLS
+from .bundles import ACTIVATE_TOOLS
 from .operations import PROCESS
 from .sandbox import (
     SandboxPolicy,
@@ -112,20 +107,29 @@ from .sandbox import (
     confines_commands,
     sandbox_policy,
 )
-from .telemetry import ExportAtShutdown, configure_from_environment, instrument
+from .telemetry import (
+    ExportAtShutdown,
+    configure_from_environment,
+    instrument,
+    may_trace,
+)
+from .wire import HANDSHAKE_VERSIONS, Listing, listing, server_info
 
 if TYPE_CHECKING:
     import mcp_types
-    from mcp.server.context import ServerRequestContext
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.lowlevel import Server
     from mcp.server.session import ServerSession
+    from pydantic import TypeAdapter
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker
+    from ..results import ToolResult
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
     from .shared_operations import SharedOperations
+    from .stdio_start import EarlyAnswers, Handoff
 
 require_extra("mcp")
 
@@ -142,9 +146,6 @@ ANNOTATION_HINTS = (
     "openWorldHint",
 )
 """The MCI annotations that are MCP ``ToolAnnotations`` fields."""
-
-TOOLS_PAGE_SIZE = 100
-"""How many tools one ``tools/list`` answer holds."""
 
 UNVERSIONED = "0.0.0"
 """``serverInfo.version`` of a package whose schema metadata gives no version."""
@@ -181,6 +182,7 @@ def tool_definition(entry: ToolEntry, name: str) -> dict[str, Any]:
 def _content_blocks() -> TypeAdapter[mcp_types.ContentBlock]:
     """Reads a content item's JSON as the SDK's content block of its kind."""
     import mcp_types as types
+    from pydantic import TypeAdapter
 
     return TypeAdapter(types.ContentBlock)
 
@@ -189,6 +191,8 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
     """``result`` as MCP sends it: an MCP tool's structured content at the top
     level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
     import mcp_types as types
+
+    from ..results import STRUCTURED_CONTENT, TextContent
 
     content: list[types.ContentBlock] = []
     for item in result.content:
@@ -267,6 +271,7 @@ class ToolSurface:
         self._operation_tools: frozenset[str] = frozenset()
         self.disclosure: Disclosure | None = None
         self._bundle_of: dict[str, str] = {}
+        self._listings: dict[frozenset[str], Listing] = {}
         if options.broker:
             from ..broker.meta_tools import META_TOOLS, Broker
 
@@ -357,6 +362,14 @@ class ToolSurface:
         return [
             d for d in self._definitions if self._bundle_of.get(d["name"]) in listed
         ]
+
+    def listing(self, revealed: frozenset[str]) -> Listing:
+        """The ``tools/list`` answers of a client that revealed ``revealed``
+        (made once)."""
+        found = self._listings.get(revealed)
+        if found is None:
+            found = self._listings[revealed] = listing(self.listed_to(revealed))
+        return found
 
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
@@ -506,6 +519,7 @@ class ToolSurface:
         """Start the call as ``caller``'s operation; its result if it ends within
         the window (the operation is cancelled with the call meanwhile), else at
         once the operation's id and how to await it."""
+        from ..results import text_content, tool_result
         from .operation_record import final_message, started_message
         from .operation_tools import background_hint
 
@@ -686,25 +700,37 @@ def build_server(surface: ToolSurface) -> Server[Any]:
 
     from ..edge.logs import client_of, logged_call
 
-    listings = {
-        frozenset[str](): tool_listings(surface.listed_to(frozenset()), TOOLS_PAGE_SIZE)
-    }
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        revealed = surface.revealed(caller_of(ctx))
-        if revealed not in listings:
-            listings[revealed] = tool_listings(
-                surface.listed_to(revealed), TOOLS_PAGE_SIZE
-            )
-        listing = listings[revealed].get(params.cursor if params is not None else None)
-        if listing is None:
+        import mcp_types as types
+
+        pages = surface.listing(surface.revealed(caller_of(ctx))).pages
+        page = pages.get(params.cursor if params is not None else None)
+        if page is None:
             raise MCPError(
                 code=INVALID_PARAMS, message="Invalid params: unknown cursor"
             )
-        return listing
+        return types.ListToolsResult.model_validate(page, by_name=False)
+
+    async def listed_at_once(
+        ctx: ServerRequestContext[Any], call_next: CallNext
+    ) -> HandlerResult:
+        """``tools/list`` answered with its page as the SDK would send it, when
+        it would (see :meth:`wire.Listing.page_for`): a handshake-era request
+        after ``initialize`` (over HTTP, every request may list)."""
+        if (
+            ctx.method == "tools/list"
+            and ctx.protocol_version in HANDSHAKE_VERSIONS
+            and (ctx.request is not None or ctx.session.client_params is not None)
+        ):
+            revealed = surface.revealed(caller_of(ctx))
+            page = surface.listing(revealed).page_for(ctx.params)
+            if page is not None:
+                return dict(page)
+        return await call_next(ctx)
 
     async def logged(
         ctx: ServerRequestContext[Any],
@@ -758,21 +784,20 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     def input_schema(name: str) -> Mapping[str, Any] | None:
         return schemas.get(name)
 
-    metadata = surface.registry.metadata
-    version = metadata.get("version")
-    description = metadata.get("description")
+    info = server_identity(surface.registry)
     with warnings.catch_warnings():  # the SDK deprecates roots for 2026-07-28
         warnings.simplefilter("ignore")
         server = Server(
-            service_name(surface.registry),
-            version=str(version) if version not in (None, "") else UNVERSIONED,
-            description=description if isinstance(description, str) else None,
+            info["name"],
+            version=info["version"],
+            description=info.get("description"),
             get_tool_input_schema=input_schema,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_roots_list_changed=roots_changed,
         )
     instrument(server)
+    server.middleware.append(listed_at_once)
     if surface.offers_tasks:
         from .tasks import Tasks
 
@@ -794,24 +819,15 @@ def service_name(registry: Registry) -> str:
     return name if isinstance(name, str) and name else registry.package
 
 
-def tool_listings(
-    definitions: list[dict[str, Any]], page_size: int
-) -> dict[str | None, mcp_types.ListToolsResult]:
-    """Every ``tools/list`` answer, by the cursor that asks for it (None: the first
-    page). A cursor is the position of its page's first tool, as text."""
-    import mcp_types as types
-
-    tools = [types.Tool.model_validate(d) for d in definitions]
-    starts = range(0, max(len(tools), 1), page_size)
-    return {
-        (str(start) if start else None): types.ListToolsResult(
-            tools=tools[start : start + page_size],
-            next_cursor=(
-                str(start + page_size) if start + page_size < len(tools) else None
-            ),
-        )
-        for start in starts
-    }
+def server_identity(registry: Registry) -> dict[str, Any]:
+    """``serverInfo``: the name, version and description the server goes by."""
+    version = registry.metadata.get("version")
+    description = registry.metadata.get("description")
+    return server_info(
+        service_name(registry),
+        str(version) if version not in (None, "") else UNVERSIONED,
+        description if isinstance(description, str) else None,
+    )
 
 
 def http_app(surface: ToolSurface) -> Starlette:
@@ -969,34 +985,124 @@ def serve(package: str, args: argparse.Namespace) -> int:
     if not surface.tools:
         print("warning: no tool matches the filters", file=sys.stderr)
     if address is None:
-        import anyio
-
         try:
-            anyio.run(_serve_stdio, surface)
+            _serve_stdio(surface)
         except KeyboardInterrupt:
             return 130
         return 0
     return _serve_http(surface, address, secret, args.log_level.lower())
 
 
-async def _serve_stdio(surface: ToolSurface) -> None:
+EARLY = f"{ENV_PREFIX}STDIO_EARLY"
+"""``MCIGEN_STDIO_EARLY=0`` keeps a stdio server from answering before the SDK is
+loaded (see :func:`early_answers`)."""
+
+
+def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
+    """What the stdio server answers while the SDK loads (see ``stdio_start``);
+    None when it waits for the SDK: with OpenTelemetry about (the SDK traces every
+    request), or when :data:`EARLY` says so."""
+    from .stdio_start import EarlyAnswers
+
+    if os.environ.get(EARLY, "").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    if may_trace(os.environ):
+        return None
+    return EarlyAnswers(
+        server_identity(surface.registry),
+        list_changed=surface.disclosure is not None,
+        tasks=surface.offers_tasks,
+        listing=surface.listing(frozenset()),
+    )
+
+
+def _serve_stdio(surface: ToolSurface) -> None:
+    """Serve stdio: the early answers while the SDK's server is built in a
+    thread, then that server, from the line the early answers stopped at."""
+    import anyio
+
+    from ..edge.shutdown import exit_on_signals_meanwhile
+    from .stdio_start import Handoff, answer_early, claimed_stdio
+
+    early = early_answers(surface)
+    with claimed_stdio() as (wire, out):
+        handoff, server = Handoff(), None
+        if early is not None:
+            exit_on_signals_meanwhile()
+            building = _Building(surface)
+            handoff = answer_early(early, wire, out)
+            server = building.server()
+            if handoff.ended:
+                return
+        anyio.run(_serve_sdk, surface, server, wire, out, handoff)
+
+
+def settled() -> None:
+    """Leave what the server holds once built (the SDK's models: most of the
+    process's objects) out of garbage collection: a full collection otherwise
+    walks them all, tens of milliseconds that a call waits for."""
+    import gc
+
+    gc.freeze()
+
+
+class _Building:
+    """The SDK's server over a surface, built in a thread meanwhile."""
+
+    def __init__(self, surface: ToolSurface) -> None:
+        import threading
+
+        self._built: list[Server[Any]] = []
+        self._failed: list[BaseException] = []
+        self._thread = threading.Thread(
+            target=self._build, args=(surface,), name="mcp-sdk", daemon=True
+        )
+        self._thread.start()
+
+    def _build(self, surface: ToolSurface) -> None:
+        try:
+            from mcp.server.stdio import stdio_server  # noqa: F401 - loaded now
+
+            from . import stdio  # noqa: F401 - loaded now
+
+            self._built.append(build_server(surface))
+        except BaseException as error:  # noqa: BLE001 - raised in the main thread
+            self._failed.append(error)
+
+    def server(self) -> Server[Any]:
+        self._thread.join()
+        if self._failed:
+            raise self._failed[0]
+        return self._built[0]
+
+
+async def _serve_sdk(
+    surface: ToolSurface,
+    server: Server[Any] | None,
+    wire: TextIO,
+    out: IO[bytes],
+    handoff: Handoff,
+) -> None:
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import LenientReadStream, claimed_stdin
+    from .stdio import AnsweredOnce, LenientReadStream, answers, checked_lines
+    from .stdio_start import Replayed
 
     exit_on_signals()
-    server = build_server(surface)
-    with claimed_stdin() as stdin:
-        async with stdio_server(stdin) as (read_stream, write_stream):
-            await server.run(
-                LenientReadStream(read_stream, write_stream),
-                write_stream,
-                server.create_initialization_options(
-                    NotificationOptions(tools_changed=surface.disclosure is not None)
-                ),
-            )
+    if server is None:
+        server = build_server(surface)
+    settled()
+    lines = checked_lines(Replayed(handoff.lines, wire))
+    async with stdio_server(lines, answers(out)) as (read_stream, write_stream):
+        await server.run(
+            LenientReadStream(read_stream, write_stream),
+            AnsweredOnce(write_stream, handoff),
+            server.create_initialization_options(
+                NotificationOptions(tools_changed=surface.disclosure is not None)
+            ),
+        )
 
 
 def _serve_http(

@@ -6,22 +6,19 @@ another malformed message, or a method with an id no request may have, such as
 SDK would drop it silently, or take it for a notification, and leave the client
 waiting.
 
-The lines are read from a duplicate of stdin (:func:`claimed_stdin`), so that a
-line with a bad id can be told from a notification before the SDK reads it.
+A line with a bad id is told from a notification before the SDK reads it
+(:func:`checked_lines`). When the server answered ``initialize`` before the SDK
+was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
+it again.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
+import logging
 import re
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from io import TextIOWrapper
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -32,6 +29,7 @@ from mcp_types import (
     ErrorData,
     JSONRPCError,
     JSONRPCRequest,
+    JSONRPCResponse,
     RequestId,
 )
 from pydantic import ValidationError
@@ -41,6 +39,10 @@ from .message_id import BAD_ID, has_bad_id
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
+
+    from .stdio_start import Handoff
+
+logger = logging.getLogger(__name__)
 
 
 class LenientReadStream:
@@ -140,11 +142,15 @@ def _as_dict(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
+class Lines(Protocol):
+    def readline(self) -> str: ...
+
+
 class _CheckedLines:
     """The client's lines, a line with a bad id (see ``message_id``) replaced by
     :data:`_BAD_ID_LINE`."""
 
-    def __init__(self, lines: TextIO) -> None:
+    def __init__(self, lines: Lines) -> None:
         self._lines = lines
 
     def readline(self) -> str:
@@ -164,27 +170,77 @@ class _CheckedLines:
         still be reading it)."""
 
 
-def _async_lines(lines: TextIO) -> anyio.AsyncFile[str]:
+def checked_lines(lines: Lines) -> anyio.AsyncFile[str]:
+    """``lines`` as the SDK's stdio transport reads them, checked."""
     # The SDK reads the file only with readline (through anyio), and closes it.
     return anyio.wrap_file(cast(TextIO, _CheckedLines(lines)))
 
 
-@contextmanager
-def claimed_stdin() -> Iterator[anyio.AsyncFile[str]]:
-    """The client's lines (checked), read from a duplicate of stdin while fd 0
-    reads ``/dev/null``, so that commands the tools start read nothing of the
-    wire (as the SDK's own claim of stdin does), until the block ends."""
-    try:
-        wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-    except OSError:  # no stdin to claim: read whatever sys.stdin is
-        yield _async_lines(sys.stdin)
-        return
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    binary = os.fdopen(wire, "rb", closefd=False)
-    text = TextIOWrapper(binary, encoding="utf-8", errors="replace")  # as the SDK
-    try:
-        yield _async_lines(text)
-    finally:
-        os.dup2(wire, 0)
+class Answers:
+    """Where the SDK's stdio transport writes its answers (an ``AsyncFile``): each
+    written and flushed in one call in a worker thread, where the SDK's own file
+    takes two, each a thread to wake on a busy machine."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+
+    async def write(self, text: str) -> None:
+        await anyio.to_thread.run_sync(self._send, text.encode())
+
+    async def flush(self) -> None:
+        """Nothing: :meth:`write` flushed."""
+
+    def _send(self, data: bytes) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+
+def answers(out: IO[bytes]) -> anyio.AsyncFile[str]:
+    """``out`` as the SDK's stdio transport writes to it (see :class:`Answers`)."""
+    return cast("anyio.AsyncFile[str]", Answers(out))
+
+
+class AnsweredOnce:
+    """The write side of a stdio connection (a ``WriteStream``) whose
+    ``initialize`` was answered before the SDK was loaded (see ``stdio_start``):
+    the SDK's own answer to it, when it reads it again, is not sent. One that is
+    not the answer given is logged, as the bug it is."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], handoff: Handoff) -> None:
+        self._inner = inner
+        self._handoff = handoff
+        self._pending = handoff.answered is not None
+
+    async def send(self, item: SessionMessage, /) -> None:
+        message = item.message
+        if (
+            self._pending
+            and isinstance(message, JSONRPCResponse | JSONRPCError)
+            and message.id == self._handoff.answered_id
+        ):
+            self._pending = False
+            said = message.model_dump_json(by_alias=True, exclude_unset=True)
+            if said != self._handoff.answered:
+                logger.warning(
+                    "initialize was answered before the MCP SDK was loaded with "
+                    "%s; the SDK answers %s",
+                    self._handoff.answered,
+                    said,
+                )
+            return
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> AnsweredOnce:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None

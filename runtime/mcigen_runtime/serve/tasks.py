@@ -59,6 +59,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from .operation_record import started_message
 from .operation_tools import background_hint
 from .operations import KEEP_FOR_S, Caller, Running, Store
+from .wire import TASKS_CAPABILITY, TASKS_VERSION
 
 if TYPE_CHECKING:
     import mcp_types
@@ -66,9 +67,6 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from ..results import ToolResult
-
-TASKS_VERSION = "2025-11-25"
-"""The protocol version whose Tasks utility is served."""
 
 POLL_INTERVAL_MS = 500
 """How often a client is asked to poll ``tasks/get``."""
@@ -85,13 +83,6 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response"
-
-CAPABILITY: dict[str, Any] = {
-    "list": {},
-    "cancel": {},
-    "requests": {"tools": {"call": {}}},
-}
-"""``capabilities.tasks`` of the ``initialize`` answer."""
 
 _STATUSES = {
     "running": "working",
@@ -242,7 +233,7 @@ class Tasks:
                 TASKS_VERSION
             ):
                 capabilities = answer.setdefault("capabilities", {})
-                capabilities["tasks"] = CAPABILITY
+                capabilities["tasks"] = TASKS_CAPABILITY
             return answer
         if ctx.method == "server/discover":
             answer = await call_next(ctx)

@@ -28,6 +28,7 @@ imported; asked for without the extra, the server says what to install.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,17 @@ def exporters_asked(env: Mapping[str, str], signal: str) -> list[str]:
         names = [name.strip() for name in named.split(",") if name.strip()]
         return [name for name in names if name != "none"]
     return ["otlp"] if any(env.get(name) for name in _ENDPOINTS[signal]) else []
+
+
+def may_trace(env: Mapping[str, str]) -> bool:
+    """Whether the SDK's middleware may record the server's requests: exporters
+    are asked for, or OpenTelemetry's API is loaded already (by
+    ``opentelemetry-instrument``, or an application serving the package)."""
+    return bool(
+        exporters_asked(env, "traces")
+        or exporters_asked(env, "metrics")
+        or "opentelemetry.trace" in sys.modules
+    )
 
 
 def configure_from_environment(env: Mapping[str, str], service_name: str) -> None:
