@@ -30,8 +30,7 @@ from mcp_types import JSONRPCResponse
 from mcp_types import methods as sdk_methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-from .conftest import ROOT, run_mcigen, text_tool, write_schema
-from .test_mcp_server import server_env
+from .conftest import ROOT, package_env, run_mcigen, text_tool, write_schema
 from .test_serve_edge import read_lines
 
 GOLDEN = ROOT / "golden"
@@ -369,7 +368,7 @@ def test_a_client_of_the_sdk_lists_calls_and_lists_again(built: Path) -> None:
         command=sys.executable,
         args=["-m", "plain", "serve", "--only", "greet"],
         cwd=str(built),
-        env={**server_env(built), "PYTHONDONTWRITEBYTECODE": "1"},
+        env=package_env(built, PYTHONDONTWRITEBYTECODE="1"),
     )
 
     async def scenario() -> None:
