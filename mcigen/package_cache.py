@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
@@ -345,7 +345,7 @@ def _library_dir(schema: Path, content: bytes) -> Path:
     return Path(os.path.normpath(schema.parent / written))
 
 
-def _yaml_document(content: bytes) -> object:
+def _yaml_document(content: bytes) -> Any:
     """The YAML document ``content`` holds; a ValueError when it holds none."""
     import yaml
 

@@ -60,6 +60,7 @@ def _map_positions(text: str, parsed: ParsedText) -> None:
     stack: list[_Container] = []
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
+        assert kind is not None  # every token is one of the three groups
         start = match.start(kind)
         mark = match["mark"]
         if mark is not None and mark in "]},:":
