@@ -1,5 +1,7 @@
 """Row 3: wall time and peak memory of ``mcigen build`` for N tools, cold and after a
-one-tool change.
+one-tool change; and the cold build of one tool whose template has 50,000
+placeholders (:func:`template_row`: build time should grow with template size, no
+faster).
 
 A cold build starts from nothing: a fresh directory for the schema, the output and
 ``XDG_CACHE_HOME``, so no cache of an earlier build can help. The rebuild changes one
@@ -184,3 +186,38 @@ def rows(built: Built) -> list[Row]:
             extra={"timed_out": stopped},
         ),
     ]
+
+
+TEMPLATE_PLACEHOLDERS = 50_000
+
+
+def template_row(
+    root: Path, runs: int, deadline: float, log: Callable[[str], None]
+) -> Row:
+    """Cold builds of :func:`schemas.template_schema` with
+    ``TEMPLATE_PLACEHOLDERS`` placeholders, each in a fresh directory."""
+    n = TEMPLATE_PLACEHOLDERS
+    walls: list[Wall] = []
+    for run in range(runs):
+        if deadline - time.perf_counter() < MIN_ATTEMPT:
+            break
+        work = root / f"template{n}-{run}"
+        if work.exists():
+            shutil.rmtree(work)
+        schema = schemas.write(schemas.template_schema(n), work / "template.mci.json")
+        log(f"build: one template of {n} placeholders, cold #{run + 1}")
+        walls.append(_build(work, schema, "template", deadline))
+        shutil.rmtree(work)
+        if walls[-1].timed_out:
+            break
+    return Row(
+        "build",
+        f"one template of {n:,} placeholders, cold",
+        "s",
+        Stats.of([w.seconds for w in walls]) if walls else None,
+        target="template build",
+        note=(
+            _stopped_note(walls) if walls else "not measured: the time budget is spent"
+        ),
+        extra={"timed_out": any(w.timed_out for w in walls)},
+    )

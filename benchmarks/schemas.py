@@ -185,6 +185,28 @@ def scale_schema(tools: int) -> Schema:
     }
 
 
+def template_schema(placeholders: int) -> Schema:
+    """One text tool whose template holds ``placeholders`` placeholders, each
+    followed by a word: how build time grows with the size of one template."""
+    text = " ".join(f"{{{{props.name}}}} w{i}" for i in range(placeholders))
+    return {
+        "schemaVersion": "1.0",
+        "metadata": {"name": "template", "description": "one large template"},
+        "tools": [
+            {
+                "name": "large",
+                "description": f"A template of {placeholders} placeholders.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"],
+                },
+                "execution": {"type": "text", "text": text},
+            }
+        ],
+    }
+
+
 def touch_one_tool(schema: Schema, change: int) -> Schema:
     """The same schema with the description of its middle tool changed (for the
     rebuild row); ``change`` numbers the edit, so successive edits all differ."""

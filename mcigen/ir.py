@@ -19,11 +19,9 @@ from mcigen_runtime.tree import TreeLeaf as TreeLeaf
 from mcigen_runtime.tree import TreeNode as TreeNode
 
 from .diagnostics import Location
+from .library_dir import DEFAULT_LIBRARY_DIR as DEFAULT_LIBRARY_DIR
 
 JSON = Any
-
-DEFAULT_LIBRARY_DIR = "./mci"
-"""Where toolsets and MCP caches are found, relative to the schema, unless it says."""
 
 
 @dataclass(frozen=True)

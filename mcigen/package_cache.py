@@ -39,11 +39,12 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
 from .input_file import read_input
+from .library_dir import DEFAULT_LIBRARY_DIR
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -331,22 +332,27 @@ def _record(package: str, files: dict[str, str] | None, expires: str | None) -> 
 def _library_dir(schema: Path, content: bytes) -> Path:
     """The schema's library directory (the default one when the schema does not
     read: its build says why); a folder's is the folder itself, so that every
-    file of it keys the cache."""
-    import yaml
-
-    from .ir import DEFAULT_LIBRARY_DIR
-
+    file of it keys the cache. A JSON schema is read without loading yaml."""
     if schema.is_dir():
         return schema
     try:
-        if schema.suffix == ".json":
-            document = json.loads(content)
-        else:
-            document = yaml.safe_load(content)
+        document = (
+            json.loads(content) if schema.suffix == ".json" else _yaml_document(content)
+        )
         written = str(document.get("libraryDir", DEFAULT_LIBRARY_DIR))
-    except (ValueError, yaml.YAMLError, AttributeError):
+    except (ValueError, AttributeError):
         written = DEFAULT_LIBRARY_DIR
     return Path(os.path.normpath(schema.parent / written))
+
+
+def _yaml_document(content: bytes) -> Any:
+    """The YAML document ``content`` holds; a ValueError when it holds none."""
+    import yaml
+
+    try:
+        return yaml.safe_load(content)
+    except yaml.YAMLError as error:
+        raise ValueError(str(error)) from None
 
 
 def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -> bytes:

@@ -125,3 +125,40 @@ def test_workers_forked_before_a_large_build_format_as_black_does(
         formatted = formatting.format_modules([source])
     assert workers.pool() is None
     assert formatted == [black.format_str(source, mode=formatting._MODE)]
+
+
+def _template_piece(width: int) -> str:
+    """A function like a text tool's: f-strings of about ``width`` characters and
+    more, in a call, in a tuple, as a value; and one as a statement, where a plain
+    string would be a docstring."""
+    fields = [f"{{value_1}} w{i}" for i in range(max(1, width // 12))]
+    every, half, few = (
+        " ".join(fields[:n]) for n in (len(fields), len(fields) // 2, 3)
+    )
+    return (
+        "def f(value_1):\n"
+        '    f"not a docstring {value_1}"\n'
+        f'    out.append(f"{every}")\n'
+        f'    x = f"{half}"\n'
+        f'    return g("".join((f"{every}", f"{few} it\'s",)), y=f"{{x}}")\n'
+    )
+
+
+@pytest.mark.parametrize("width", [20, 60, 80, 84, 90, 200, 2000])
+def test_f_strings_reach_black_as_plain_strings_and_come_back(
+    width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """black parses an f-string's fields only to leave it as it was: a template of
+    many placeholders cost seconds. Each f-string black would not touch goes to it
+    as a plain string of the same length; the output is black's for the original."""
+    piece = _template_piece(width)
+    sent: list[str] = []
+    original = black.format_str
+    monkeypatch.setattr(
+        black,
+        "format_str",
+        lambda text, mode: sent.append(text) or original(text, mode=mode),
+    )
+    assert formatting._black(piece) == original(piece, mode=formatting._MODE)
+    assert len(sent) == 1
+    assert sent[0].count('f"') == 1  # the statement, in docstring position

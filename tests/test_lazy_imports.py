@@ -173,6 +173,14 @@ def test_list_loads_nothing_that_emits(directory: Path) -> None:
     assert _compiler_loaded(probe, EMITTING, directory) == []
 
 
+def test_a_schema_without_mcp_servers_loads_no_mcp_client(directory: Path) -> None:
+    """The runtime's MCP calls (pydantic, the results: a fifth of a one-tool
+    rebuild's imports) are loaded only to list a server's tools."""
+    probe = _command("list", str(directory / "lazy.mci.json"))
+    watched = ("mcigen_runtime.executors.mcp.calls",)
+    assert _compiler_loaded(probe, watched, directory) == []
+
+
 def test_a_cached_mci_client_loads_no_compiler(directory: Path) -> None:
     probe = "from mcigen import MCIClient\nMCIClient('lazy.mci.json')"
     _compiler_loaded(probe, COMPILING, directory)  # fills the cache

@@ -1,10 +1,10 @@
-"""JSON text -> data (``json.loads``) and positions (``json_source_map``)."""
+"""JSON text -> data (``json.loads``) and positions (one pass over its tokens)."""
 
 from __future__ import annotations
 
 import json
-
-from json_source_map import handle, types
+import re
+from dataclasses import dataclass, field
 
 from .budget import over_budget
 from .long_numbers import is_too_long, too_long_number
@@ -29,44 +29,71 @@ def read_json(text: str, max_chars: int) -> ParsedText:
     return parsed
 
 
-def _map_positions(text: str, parsed: ParsedText) -> None:
-    """Fill in ``parsed`` from json_source_map's entries.
+_TOKEN = re.compile(
+    r"""[ \t\n\r]*(?:
+    (?P<string>"[^"\\]*(?:\\.[^"\\]*)*")
+    |(?P<mark>[][{},:])
+    |(?P<scalar>[^ \t\n\r\][{},:"]+)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+"""One token of JSON text json.loads has read: its strings, marks and scalars
+(numbers, true, false, null), after any whitespace."""
 
-    ``json_source_map.calculate`` returns a dict keyed by pointers built from the raw,
-    unescaped key text, which loses duplicate keys and mangles keys holding ``/``,
-    ``~`` or escapes. Its ``handle.value`` gives the same entries as a list in
-    document order, from which proper pointers are rebuilt: an entry's parent is the
-    nearest earlier entry whose value encloses it.
-    """
-    entries = handle.value(source=text, current_location=types.Location(0, 0, 0))
-    # (end of the value, raw pointer, real pointer, start of the value)
-    enclosing: list[tuple[int, str, str, int]] = []
-    keys_seen: dict[int, set[str]] = {}
-    for raw_pointer, entry in entries:
-        start = entry.value_start.position
-        while enclosing and enclosing[-1][0] <= start:
-            enclosing.pop()
-        pointer = ""
-        key_index = None
-        if enclosing:
-            _, parent_raw, parent, parent_start = enclosing[-1]
-            if entry.key_start is None:
-                segment: str = raw_pointer[len(parent_raw) + 1 :]
+
+@dataclass
+class _Container:
+    pointer: str
+    is_object: bool
+    items: int = 0
+    """Elements so far, of an array."""
+    key: tuple[str, int] | None = None
+    """The member's name and where its key starts, once read, of an object."""
+    expects_key: bool = True
+    names: set[str] = field(default_factory=set)
+
+
+def _map_positions(text: str, parsed: ParsedText) -> None:
+    """Fill in ``parsed``: where each value (and member key) starts, where each
+    string ends, and every duplicate key, from one pass over ``text``'s tokens
+    (``text`` is JSON that json.loads has read, so well formed)."""
+    stack: list[_Container] = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        assert kind is not None  # every token is one of the three groups
+        start = match.start(kind)
+        mark = match["mark"]
+        if mark is not None and mark in "]},:":
+            if mark in "]}":
+                stack.pop()
+            elif mark == ",":
+                stack[-1].expects_key = stack[-1].is_object
             else:
-                key_index = entry.key_start.position
-                assert entry.key_end is not None
-                segment = json.loads(text[key_index : entry.key_end.position])
-                seen = keys_seen.setdefault(parent_start, set())
-                if segment in seen:
-                    duplicate = child_pointer(parent, segment)
-                    parsed.duplicate_keys.append(
-                        DuplicateKey(segment, duplicate, key_index)
-                    )
-                seen.add(segment)
-            pointer = child_pointer(parent, segment)
+                stack[-1].expects_key = False
+            continue
+        parent = stack[-1] if stack else None
+        if parent is not None and parent.is_object and parent.expects_key:
+            raw = match["string"]
+            name = json.loads(raw) if "\\" in raw else raw[1:-1]
+            if name in parent.names:
+                parsed.duplicate_keys.append(
+                    DuplicateKey(name, child_pointer(parent.pointer, name), start)
+                )
+            parent.names.add(name)
+            parent.key = (name, start)
+            continue
+        key_index = None
+        if parent is None:
+            pointer = ""
+        elif parent.is_object:
+            assert parent.key is not None
+            name, key_index = parent.key
+            pointer = child_pointer(parent.pointer, name)
+        else:
+            pointer = child_pointer(parent.pointer, str(parent.items))
+            parent.items += 1
         parsed.nodes[pointer] = NodeSpan(start, key_index)
-        if text[start] == '"':
-            parsed.strings[pointer] = StringSpan(
-                StringStyle.JSON, start, entry.value_end.position
-            )
-        enclosing.append((entry.value_end.position, raw_pointer, pointer, start))
+        if kind == "string":
+            parsed.strings[pointer] = StringSpan(StringStyle.JSON, start, match.end())
+        elif mark is not None:
+            stack.append(_Container(pointer, mark == "{"))

@@ -28,13 +28,8 @@ import tempfile
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.executors.mcp.calls import (
-    McpConnectionError,
-    McpServerParams,
-    list_mcp_tools,
-)
 from mcigen_runtime.limits import DEFAULT
 from mcigen_runtime.templating.compiler import compile_renderer
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
@@ -48,6 +43,9 @@ from ..mcp_mode import McpMode
 from ..setting_templates import setting_template
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
+
+if TYPE_CHECKING:
+    from mcigen_runtime.executors.mcp.calls import McpServerParams
 
 DEFAULT_EXPIRY_DAYS = 30
 FINGERPRINT = "mcigenServer"
@@ -238,6 +236,10 @@ class _ServerTools:
     ) -> list[ir.Tool] | None:
         """The tools the server lists now, written to the cache; ``cached`` when it
         cannot be reached."""
+        # late: the runtime's MCP calls load pydantic and the results, which a build
+        # of a schema without MCP servers (or with their tools cached) never needs
+        from mcigen_runtime.executors.mcp.calls import McpConnectionError
+
         name = self.server.name
         self.started = True
         if self.access.announce is not None:
@@ -339,6 +341,8 @@ class _ServerTools:
         return cached
 
     def _fetch(self, schema_version: str) -> dict[str, Any]:
+        from mcigen_runtime.executors.mcp.calls import list_mcp_tools
+
         params = _build_time_params(self.server, self.access.environment)
         listed = list_mcp_tools(params)
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
@@ -397,6 +401,8 @@ def _build_time_params(
 ) -> McpServerParams:
     """The server's settings with ``{{env.X}}`` taken from ``environment``, the
     build's own when None, rendered as the runtime renders a file's contents."""
+    from mcigen_runtime.executors.mcp.calls import McpServerParams
+
     context: dict[str, Any] = {
         "env": dict(os.environ if environment is None else environment)
     }

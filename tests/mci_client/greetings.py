@@ -24,6 +24,7 @@ CLIENT_SCRIPT = textwrap.dedent("""
         "tools": client.list_tools(),
         "seconds": time.perf_counter() - started,
         "compiled": "mcigen.pipeline" in sys.modules,
+        "loaded": [m for m in ("mcigen.ir", "yaml") if m in sys.modules],
     }))
     """)
 

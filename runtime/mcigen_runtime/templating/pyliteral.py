@@ -9,6 +9,7 @@ a literal, on one physical line, encodable as UTF-8, whatever the input was.
 from __future__ import annotations
 
 import math
+import re
 
 
 def literal(value: object) -> str:
@@ -34,9 +35,19 @@ def string_body(text: str, keep: str = "") -> str:
     """``text`` escaped to stand between double quotes; ``keep``: characters left
     as they are (a docstring keeps its newlines and quotes)."""
     special = "".join(c for c in '"\\' if c not in keep)
-    if text.isprintable() and not any(c in text for c in special):
+    if _plain(text, special):
         return text
-    return "".join(_escaped(char, keep) for char in text)
+    # a docstring is not printable only by the newlines it keeps: its lines are
+    # taken whole, and only a line that needs it goes character by character
+    parts = re.split(f"([{re.escape(keep)}])", text) if keep else [text]
+    return "".join(
+        part if _plain(part, special) else "".join(_escaped(c, keep) for c in part)
+        for part in parts
+    )
+
+
+def _plain(text: str, special: str) -> bool:
+    return text.isprintable() and not any(c in text for c in special)
 
 
 def _escaped(char: str, keep: str) -> str:
