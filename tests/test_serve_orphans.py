@@ -187,6 +187,29 @@ def test_a_killed_server_takes_a_running_command_and_its_children_along(
     assert gone_within(10, sleep)
 
 
+def test_a_killed_server_whose_warden_was_killed_takes_its_running_commands_along(
+    stdio: StdioClient, pidfile: Path
+) -> None:
+    """Once its warden is gone, the server starts its commands with the parent-death
+    signal again."""
+    if not _may_make_cgroup():
+        pytest.skip("no cgroup v2 that this user may create here")
+    (warden,) = (
+        pid
+        for pid in _children(stdio.process.pid)
+        if b"cgroup.kill" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    )
+    group = _cgroup(stdio.process.pid)
+    os.kill(warden, signal.SIGKILL)
+    assert gone_within(10, warden)
+    stdio.call(1, "running", pidfile)
+    command = leader(pidfile)
+    stdio.process.send_signal(signal.SIGKILL)
+    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    assert gone_within(10, command)
+    group.rmdir()  # the warden's work
+
+
 def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
     package: ModuleType, pidfile: Path
 ) -> None:
@@ -206,6 +229,15 @@ def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
         assert gone_within(10, command)
     finally:
         stdio.close()
+
+
+def _children(pid: int) -> list[int]:
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [
+        int(child)
+        for task in tasks
+        for child in (task / "children").read_text().split()
+    ]
 
 
 def _parent(pid: int) -> int:

@@ -77,8 +77,10 @@ _at_exit = False
 _own: set[int] = set()
 """The processes this runtime started itself, until they are reaped: every other
 child of this process is an orphan it adopted."""
+_contained = False
 _adopting = False
-_guarded = False
+_warden: int | None = None
+"""The pid of the warden of the cgroup this process is in, while it watches."""
 
 
 def contain() -> None:
@@ -86,15 +88,15 @@ def contain() -> None:
     behind, and make every command die with the server: where a cgroup may be made,
     by moving the server into one that a warden empties once the server is gone,
     else by starting each command with a parent-death signal."""
-    global _adopting, _guarded
-    if _adopting or _guarded:  # contained already
+    global _contained, _adopting, _warden
+    if _contained:
         return
+    _contained = True
     _adopting = orphans.become_subreaper()
     with spawning() as started:
-        guard = warden.guard()
-        if guard is not None:
-            started(guard)  # to live on until this process ends
-    _guarded = guard is not None
+        _warden = warden.guard()
+        if _warden is not None:
+            started(_warden)  # to live on until this process ends
 
 
 def child_setup(
@@ -107,10 +109,19 @@ def child_setup(
     makes CPython ``fork()`` the whole server instead of ``vfork()``, several
     milliseconds a call, while a command born in the warden's cgroup needs
     nothing (and the warden takes along what the command started, which the
-    signal does not)."""
-    if _guarded or not _adopting:
+    signal does not). Should the warden be killed, the signal is set again."""
+    if not _adopting or _guarded():
         return last
     return partial(_in_the_child, os.getpid(), last)
+
+
+def _guarded() -> bool:
+    """Whether a warden watches the cgroup this process is in."""
+    global _warden
+    if _warden is not None and not warden.watching():
+        disown(_warden)
+        _warden = None
+    return _warden is not None
 
 
 def _in_the_child(server: int, last: Callable[[], None] | None) -> None:

@@ -60,12 +60,14 @@ kernels before 5.14, without ``cgroup.kill``, one by one) until it can be remove
 _watched: int | None = None
 """The end of the warden's pipe this process holds until it ends (no child
 inherits it: it is not inheritable)."""
+_warden: subprocess.Popen[bytes] | None = None
+"""The warden, once it watches."""
 
 
 def guard() -> int | None:
     """Create the cgroup, start its warden and move this process into it; the
     warden's pid, None where that cannot be done."""
-    global _watched
+    global _watched, _warden
     group = _new_group()
     if group is None:
         return None
@@ -88,8 +90,14 @@ def guard() -> int | None:
         os.close(write_end)  # the warden removes the group, empty, and ends
         process.wait()
         return None
-    _watched = write_end
+    _watched, _warden = write_end, process
     return process.pid
+
+
+def watching() -> bool:
+    """Whether the warden is still there: it ends only after this process, unless
+    it was killed. Once it has ended, it is reaped here."""
+    return _warden is not None and _warden.poll() is None
 
 
 def _move_in(group: str) -> bool:
