@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -128,11 +128,15 @@ def exited_within(seconds: float, process: subprocess.Popen[bytes]) -> int | Non
 
 
 def in_package_dir(
-    package: ModuleType, *argv: str, **popen: Any
+    package: ModuleType, *argv: str, launcher: Sequence[str] = (), **popen: Any
 ) -> subprocess.Popen[bytes]:
-    """``python ARGV`` beside the built package, without the tests' ``MCIGEN_*``."""
+    """``python ARGV`` beside the built package, without the tests' ``MCIGEN_*``,
+    run by ``launcher`` (a command that ends by exec'ing its arguments) if any."""
     return subprocess.Popen(
-        [sys.executable, *argv], start_new_session=True, **beside(package), **popen
+        [*launcher, sys.executable, *argv],
+        start_new_session=True,
+        **beside(package),
+        **popen,
     )
 
 
@@ -152,8 +156,10 @@ def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[by
 class StdioClient:
     """A raw JSON-RPC client of ``python -m PKG serve`` over its stdin and stdout."""
 
-    def __init__(self, package: ModuleType) -> None:
-        self.process = served(package, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, package: ModuleType, launcher: Sequence[str] = ()) -> None:
+        self.process = served(
+            package, launcher=launcher, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         self.send(
             id=0,
             method="initialize",

@@ -4,15 +4,19 @@
 A cli tool starts a ``sleep 1000`` that leaves the command (``setsid``, a double
 fork, ``nohup … &``, its output sent elsewhere, so the call ends at once) and
 writes that sleep's pid to a file. Ended by SIGTERM, the server takes the sleep
-along. Killed by SIGKILL, it can do nothing: the kernel kills each command still
-running (its own process, PR_SET_PDEATHSIG); a command's children live on, as
-docs/serving.md says.
+along. Killed by SIGKILL, it can do nothing itself: where it may make a cgroup v2
+(root here), it has moved into one of its own, so its commands were born there,
+and a warden empties it once the server is gone, every command and all it started.
+Elsewhere (here: a server that sees the cgroup file system read-only) the kernel
+kills each command still running (its own process, PR_SET_PDEATHSIG); a command's
+children live on, as docs/serving.md says.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -51,6 +55,7 @@ HEADERS = {
 TOOLS = [
     *(sleeper(name, script) for name, script in DETACHED.items()),
     sleeper("running", 'echo $$ > "$0"; exec sleep 1000'),
+    sleeper("parent", 'sleep 1000 & echo $! > "$0"; wait'),
 ]
 
 
@@ -167,6 +172,74 @@ def test_a_killed_server_takes_its_running_commands_along(
     assert gone_within(10, command)
 
 
+def test_a_killed_server_takes_a_running_command_and_its_children_along(
+    stdio: StdioClient, pidfile: Path
+) -> None:
+    """The call is still running (``sh`` waits for its ``sleep``) when the server
+    is killed: nothing of it is left, the ``sleep`` included."""
+    if not _may_make_cgroup():
+        pytest.skip("no cgroup v2 that this user may create here")
+    stdio.call(1, "parent", pidfile)
+    sleep = leader(pidfile)
+    assert _cgroup(sleep).name == f"mcigen-serve-{stdio.process.pid}"
+    stdio.process.send_signal(signal.SIGKILL)
+    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    assert gone_within(10, sleep)
+
+
+def test_a_killed_server_whose_warden_was_killed_takes_its_running_commands_along(
+    stdio: StdioClient, pidfile: Path
+) -> None:
+    """Once its warden is gone, the server starts its commands with the parent-death
+    signal again."""
+    if not _may_make_cgroup():
+        pytest.skip("no cgroup v2 that this user may create here")
+    (warden,) = (
+        pid
+        for pid in _children(stdio.process.pid)
+        if b"cgroup.kill" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    )
+    group = _cgroup(stdio.process.pid)
+    os.kill(warden, signal.SIGKILL)
+    assert gone_within(10, warden)
+    stdio.call(1, "running", pidfile)
+    command = leader(pidfile)
+    stdio.process.send_signal(signal.SIGKILL)
+    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    assert gone_within(10, command)
+    group.rmdir()  # the warden's work
+
+
+def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
+    package: ModuleType, pidfile: Path
+) -> None:
+    """Where no cgroup may be made, the parent-death signal kills the command."""
+    mount = _cgroup_mount()
+    read_only = f'mount -o remount,bind,ro {mount} && exec "$@"'
+    launcher = ("unshare", "--mount", "--", "sh", "-c", read_only, "sh")
+    if mount is None or subprocess.run([*launcher, "true"]).returncode != 0:
+        pytest.skip("no cgroup v2 that this user may hide from a server")
+    stdio = StdioClient(package, launcher)
+    try:
+        stdio.call(1, "running", pidfile)
+        command = leader(pidfile)
+        assert not _cgroup(command).name.startswith("mcigen-serve-")
+        stdio.process.send_signal(signal.SIGKILL)
+        assert exited_within(5, stdio.process) == -signal.SIGKILL
+        assert gone_within(10, command)
+    finally:
+        stdio.close()
+
+
+def _children(pid: int) -> list[int]:
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [
+        int(child)
+        for task in tasks
+        for child in (task / "children").read_text().split()
+    ]
+
+
 def _parent(pid: int) -> int:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         return int(stat.read().rpartition(b")")[2].split()[1])
@@ -176,11 +249,16 @@ def _cgroup(pid: int) -> Path:
     """The directory of ``pid``'s cgroup v2 (of its hierarchy's mount)."""
     groups = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     path = next(line[3:] for line in groups if line.startswith("0::"))
+    return Path(_cgroup_mount() or "/nonexistent", path.lstrip("/"))
+
+
+def _cgroup_mount() -> str | None:
+    """Where the cgroup v2 hierarchy is mounted, if it is."""
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         mount, _, kind = line.partition(" - ")
         if kind.split()[0] == "cgroup2":
-            return Path(mount.split()[4], path.lstrip("/"))
-    return Path("/nonexistent")
+            return mount.split()[4]
+    return None
 
 
 def _may_make_cgroup() -> bool:

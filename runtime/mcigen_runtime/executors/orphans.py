@@ -8,9 +8,10 @@
 - A parent-death signal (``PR_SET_PDEATHSIG``) set in a command before it starts
   kills the command when the thread that started it dies, the server killed by
   SIGKILL included (a server starts commands from its event loops' threads,
-  which live as long as it does). It kills that one process: what the command started is
-  reparented to init and lives on, unless the server's cgroup takes it along
-  (:mod:`mcigen_runtime.executors.warden`).
+  which live as long as it does). It kills that one process: what the command
+  started is reparented to init and lives on. Only a server without a cgroup sets
+  it; a server with one is in it with its commands, and its warden takes them all
+  along (:mod:`mcigen_runtime.executors.warden`).
 
 Children are read from ``/proc/self/task/*/children``; a kernel without it
 (``CONFIG_PROC_CHILDREN``) gets no subreaper, so no orphan is kept unreaped.

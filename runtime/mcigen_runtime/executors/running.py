@@ -22,10 +22,11 @@ A server also takes along what its commands leave behind (:func:`contain`, see
 started and that lost its parent, reaps those that exit as each command ends,
 and as it stops every command it stops them too (SIGTERM to each and its group,
 the grace, SIGKILL), until none is left. The processes the runtime started itself
-(:func:`own`) are never taken for adopted ones. Each command of a server is
-started so that the kernel kills it when the server dies, SIGKILL included, and
-where the system allows, in a cgroup that a warden empties then
-(:func:`child_setup`, :mod:`mcigen_runtime.executors.warden`).
+(:func:`own`) are never taken for adopted ones. A server dies with its commands,
+SIGKILL included: where the system allows, the server and so every command it
+starts is in a cgroup that a warden empties then
+(:mod:`mcigen_runtime.executors.warden`); elsewhere each command is started so
+that the kernel kills it when the server dies (:func:`child_setup`).
 """
 
 from __future__ import annotations
@@ -76,38 +77,55 @@ _at_exit = False
 _own: set[int] = set()
 """The processes this runtime started itself, until they are reaped: every other
 child of this process is an orphan it adopted."""
+_contained = False
 _adopting = False
-_guarded = False
+_warden: int | None = None
+"""The pid of the warden of the cgroup this process is in, while it watches."""
 
 
 def contain() -> None:
     """For a server, where the system allows it (Linux): adopt what commands leave
-    behind, start every command so that it dies with the server, and, where a
-    cgroup may be made, in a cgroup that a warden empties once the server is gone."""
-    global _adopting, _guarded
-    if _adopting or _guarded:  # contained already
+    behind, and make every command die with the server: where a cgroup may be made,
+    by moving the server into one that a warden empties once the server is gone,
+    else by starting each command with a parent-death signal."""
+    global _contained, _adopting, _warden
+    if _contained:
         return
+    _contained = True
     _adopting = orphans.become_subreaper()
     with spawning() as started:
-        guard = warden.guard()
-        if guard is not None:
-            started(guard)  # to live on until this process ends
-    _guarded = guard is not None
+        _warden = warden.guard()
+        if _warden is not None:
+            started(_warden)  # to live on until this process ends
 
 
 def child_setup(
     last: Callable[[], None] | None = None,
 ) -> Callable[[], None] | None:
     """What a command runs before it starts (``preexec_fn``), if anything; ``last``
-    (its confinement) after the rest, which it might forbid."""
-    if not (_adopting or _guarded):
+    (its confinement) after the rest, which it might forbid.
+
+    Only a server without a warden sets a parent-death signal: any ``preexec_fn``
+    makes CPython ``fork()`` the whole server instead of ``vfork()``, several
+    milliseconds a call, while a command born in the warden's cgroup needs
+    nothing (and the warden takes along what the command started, which the
+    signal does not). Should the warden be killed, the signal is set again."""
+    if not _adopting or _guarded():
         return last
     return partial(_in_the_child, os.getpid(), last)
 
 
+def _guarded() -> bool:
+    """Whether a warden watches the cgroup this process is in."""
+    global _warden
+    if _warden is not None and not warden.watching():
+        disown(_warden)
+        _warden = None
+    return _warden is not None
+
+
 def _in_the_child(server: int, last: Callable[[], None] | None) -> None:
     orphans.die_with_parent(server)
-    warden.join()
     if last is not None:
         last()
 

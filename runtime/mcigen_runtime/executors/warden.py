@@ -1,12 +1,17 @@
-"""A cgroup of the server's commands, and a warden that empties it when the server
-dies, however it dies (Linux, where this process may create a cgroup v2 below its
-own: root, or a delegated subtree; elsewhere nothing here does anything).
+"""A cgroup of the server and its commands, and a warden that empties it when the
+server dies, however it dies (Linux, where this process may create a cgroup v2 below
+its own: root, or a delegated subtree; elsewhere nothing here does anything).
 
-Every command of the server joins the cgroup before it starts, and all it starts
-stays there: no fork, ``setsid`` or double fork leaves a cgroup. The warden is a
-small process of its own session, outside the cgroup, that reads a pipe only the
-server holds open. When the server is gone, SIGKILL included, the pipe ends, and
-the warden kills everything in the cgroup (``cgroup.kill``) and removes it.
+The server moves itself into the cgroup once, so every command it starts is born
+there, and all a command starts stays there: no fork, ``setsid`` or double fork
+leaves a cgroup. (A command moving in by itself before it starts would need a
+``preexec_fn``, which makes CPython ``fork()`` the whole server rather than
+``vfork()`` it, and a move per command, which waits on the kernel's cgroup lock:
+together ~10× the cost of starting ``echo`` from a server.) The warden is a small
+process of its own session, started before the move so that it stays outside the
+cgroup, that reads a pipe only the server holds open. When the server is gone,
+SIGKILL included, the pipe ends, and the warden kills everything in the cgroup
+(``cgroup.kill``) and removes it.
 """
 
 from __future__ import annotations
@@ -52,17 +57,17 @@ for _ in range(100):
 """The warden: once the pipe on its stdin ends, kill the cgroup's processes (on
 kernels before 5.14, without ``cgroup.kill``, one by one) until it can be removed."""
 
-_procs: str | None = None
-"""The ``cgroup.procs`` of the commands' cgroup, once the warden watches it."""
 _watched: int | None = None
 """The end of the warden's pipe this process holds until it ends (no child
 inherits it: it is not inheritable)."""
+_warden: subprocess.Popen[bytes] | None = None
+"""The warden, once it watches."""
 
 
 def guard() -> int | None:
-    """Create the commands' cgroup and start its warden; the warden's pid, None
-    where that cannot be done."""
-    global _procs, _watched
+    """Create the cgroup, start its warden and move this process into it; the
+    warden's pid, None where that cannot be done."""
+    global _watched, _warden
     group = _new_group()
     if group is None:
         return None
@@ -81,27 +86,36 @@ def guard() -> int | None:
         return None
     finally:
         os.close(read_end)
-    _watched, _procs = write_end, f"{group}/cgroup.procs"
+    if not _move_in(group):
+        os.close(write_end)  # the warden removes the group, empty, and ends
+        process.wait()
+        return None
+    _watched, _warden = write_end, process
     return process.pid
 
 
-def join() -> None:
-    """In a command, before it starts: move into the commands' cgroup."""
-    if _procs is None:
-        return
+def watching() -> bool:
+    """Whether the warden is still there: it ends only after this process, unless
+    it was killed. Once it has ended, it is reaped here."""
+    return _warden is not None and _warden.poll() is None
+
+
+def _move_in(group: str) -> bool:
+    """Move this process, every thread of it, into ``group``; whether it moved."""
     try:
-        descriptor = os.open(_procs, os.O_WRONLY)
+        descriptor = os.open(f"{group}/cgroup.procs", os.O_WRONLY)
         try:
             os.write(descriptor, b"0")
         finally:
             os.close(descriptor)
-    except OSError:  # the command runs outside it
-        pass
+    except OSError:
+        return False
+    return True
 
 
 def _new_group() -> str | None:
     """A new cgroup below this process's own in the cgroup v2 hierarchy, which this
-    process may move its children into; None where there is none."""
+    process may move itself into; None where there is none."""
     if sys.platform != "linux":
         return None
     mount, own = _mount(), _own_group()
