@@ -33,8 +33,13 @@ from .support import built_from_tools
 PY = sys.executable
 MIB = 1 << 20
 
-# Each sleeper has a length of its own, so that a test finds its own processes.
-ESCAPED, HELD, CANCELLED, ROW54 = "977", "976", "975", "974"
+# Each sleeper has a length of its own, so that a test finds its own processes,
+# and each xdist worker its own lengths: the workers run this file's tests at once,
+# and one's clean-up must not kill another's sleepers.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+ESCAPED, HELD, CANCELLED, ROW54 = (
+    str(s + 1000 * _WORKER) for s in (977, 976, 975, 974)
+)
 
 TOOLS: list[dict[str, Any]] = [
     {"name": "flood", "execution": {"type": "cli", "command": "yes"}},
@@ -271,7 +276,7 @@ def test_a_nul_byte_in_the_clients_env_is_an_error_result(package: ModuleType) -
 def test_an_escaped_child_cannot_hold_the_call_sync(package: ModuleType) -> None:
     started = time.monotonic()
     result = package.escape()
-    assert time.monotonic() - started < 10  # not the sleeper's 977 s
+    assert time.monotonic() - started < 10  # not the sleeper's 977 s or more
     _assert_killed_escapee(result, ESCAPED)
 
 
@@ -352,7 +357,7 @@ def test_without_a_pidfd_the_bounds_hold(package: ModuleType) -> None:
     assert lines[0] == lines[2] == "False hi"
     for line in lines[1], lines[3]:
         assert line.startswith(
-            "True Command '['sh', '-c', 'setsid sleep 977 & echo started']' timed "
+            f"True Command '['sh', '-c', 'setsid sleep {ESCAPED} & echo started']' timed "
             "out after 0.5 seconds: it exited with code 0, but processes it started "
             "kept its output open; killed 1 process(es)"
         )
