@@ -194,12 +194,11 @@ def test_a_killed_server_whose_warden_was_killed_takes_its_running_commands_alon
     signal again."""
     if not _may_make_cgroup():
         pytest.skip("no cgroup v2 that this user may create here")
-    (warden,) = (
-        pid
-        for pid in _children(stdio.process.pid)
-        if b"cgroup.kill" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    )
-    group = _cgroup(stdio.process.pid)
+    # The server contains its commands as it hands over to the SDK's server, at
+    # the first message it does not answer early.
+    stdio.send(id=0, method="tools/call", params={"name": "none", "arguments": {}})
+    assert stdio.receive()["id"] == 0
+    warden, group = _guarded(stdio.process.pid)
     os.kill(warden, signal.SIGKILL)
     assert gone_within(10, warden)
     stdio.call(1, "running", pidfile)
@@ -229,6 +228,18 @@ def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
         assert gone_within(10, command)
     finally:
         stdio.close()
+
+
+def _guarded(server: int) -> tuple[int, Path]:
+    """The pid of ``server``'s warden and the cgroup the server moved into."""
+    group = _cgroup(server)
+    assert group.name == f"mcigen-serve-{server}"
+    (warden,) = (
+        pid
+        for pid in _children(server)
+        if b"cgroup.kill" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    )
+    return warden, group
 
 
 def _children(pid: int) -> list[int]:
