@@ -26,11 +26,20 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from benchmarks import rpc, schemas, venvs
 from benchmarks.paths import PYTHON, ROOT
 from benchmarks.report import Row
-from benchmarks.timing import Budget, Stats, Timed, Worker, interleave, tree_cpu_seconds
+from benchmarks.timing import (
+    Budget,
+    Stats,
+    Timed,
+    Worker,
+    interleave,
+    tree_cpu_seconds,
+    tree_pids,
+)
 from tests.mcp_servers import free_port, wait_until_listening
 
 SECTION = "serving"
@@ -274,17 +283,26 @@ def stdio_peers(
 
 def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str]:
     """Calls/s of ``clients`` threads calling ``greet`` over HTTP, each on a
-    connection of its own, in four windows of ``seconds``; and where the CPU went
-    (the clients' process and the server's processes, in cores)."""
+    connection of its own (a bare socket: see ``rpc.SocketPeer``), in four windows
+    of ``seconds``; and where the CPU went: the clients' process and the server's
+    processes, in cores and per call, and how the connections were spread over
+    the server's workers.
+
+    The connections open one after another, each answering ``initialize`` before
+    the next opens: uvicorn's workers share one listening socket, and the first
+    to wake accepts every connection waiting (asyncio accepts up to the backlog at
+    a time), so connections opened all at once would all go to one worker."""
     stop = threading.Event()
     ready = threading.Barrier(clients + 1)
     ended: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
+    peers: list[rpc.SocketPeer] = []
+    for _ in range(clients):  # one by one, as clients arrive (see the docstring)
+        peers.append(rpc.SocketPeer(url))
+        peers[-1].initialize()
 
-    def client(index: int) -> None:
-        peer = rpc.HttpPeer(url)
+    def client(index: int, peer: rpc.SocketPeer) -> None:
         try:
-            peer.initialize()
             for _ in range(3):
                 rpc.call(peer, "greet", {"name": "Ann"})
             ready.wait()
@@ -297,9 +315,12 @@ def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str
         finally:
             peer.close()
 
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(n, peer)) for n, peer in enumerate(peers)
+    ]
     for thread in threads:
         thread.start()
+    spread: list[int] = []
     try:
         ready.wait(timeout=120)
         began, ours, theirs = (
@@ -307,9 +328,10 @@ def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str
             time.process_time(),
             tree_cpu_seconds(SERVED[0]),
         )
+        spread = connections_per_worker(SERVED[0], url)
         stop.wait(seconds)  # the measuring window itself
-        cores_client = (time.process_time() - ours) / seconds
-        cores_server = (tree_cpu_seconds(SERVED[0]) - theirs) / seconds
+        cpu_client = time.process_time() - ours
+        cpu_server = tree_cpu_seconds(SERVED[0]) - theirs
     except threading.BrokenBarrierError:
         if not errors:
             raise
@@ -326,8 +348,41 @@ def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str
             slot = int((moment - began) / window)
             if 0 <= slot < 4:
                 counts[slot] += 1
-    cpu = f"CPU: clients {cores_client:.2f} cores, server {cores_server:.2f}"
+    calls = max(sum(counts), 1)
+    cpu = (
+        f"CPU: clients {cpu_client / seconds:.2f} cores, "
+        f"server {cpu_server / seconds:.2f} ({cpu_server / calls * 1e3:.2f} ms/call)"
+    )
+    if len(spread) > 1:
+        cpu += f", connections per worker {'/'.join(map(str, spread))}"
     return [count / window for count in counts], cpu
+
+
+def connections_per_worker(root: int, url: str) -> list[int]:
+    """How many of the connections established to ``url``'s port each worker of
+    the server ``root`` holds, most first: its children under uvicorn's
+    ``--workers``, else itself."""
+    port = f"{urlsplit(url).port:04X}"
+    inodes = set()
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        for line in list(table)[1:]:
+            fields = line.split()
+            if fields[1].endswith(f":{port}") and fields[3] == "01":  # ESTABLISHED
+                inodes.add(f"socket:[{fields[9]}]")
+    held = []
+    for pid in tree_pids(root)[1:] or [root]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"resource_tracker" in cmdline.read():
+                    continue  # multiprocessing's helper, not a worker
+            links = [
+                os.readlink(f"/proc/{pid}/fd/{fd}")
+                for fd in os.listdir(f"/proc/{pid}/fd")
+            ]
+        except OSError:
+            continue
+        held.append(sum(link in inodes for link in links))
+    return sorted(held, reverse=True)
 
 
 def _figures(
