@@ -111,9 +111,13 @@ async def _bare(scope: Any, receive: Any, send: Any) -> None:
         "id": json.loads(body).get("id"),
         "result": {"content": [{"type": "text", "text": "Hello"}], "isError": False},
     }
-    headers = [(b"content-type", b"application/json")]
+    data = json.dumps(answer).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+    ]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+    await send({"type": "http.response.body", "body": data})
 
 
 def _http_app() -> Any:

@@ -22,15 +22,24 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from benchmarks import rpc, schemas, venvs
 from benchmarks.paths import PYTHON, ROOT
 from benchmarks.report import Row
-from benchmarks.timing import Budget, Stats, Timed, Worker, interleave, tree_cpu_seconds
+from benchmarks.timing import (
+    Budget,
+    Stats,
+    Timed,
+    Worker,
+    interleave,
+    tree_cpu_seconds,
+    tree_pids,
+)
 from tests.mcp_servers import free_port, wait_until_listening
 
 SECTION = "serving"
@@ -272,19 +281,29 @@ def stdio_peers(
         yield peers
 
 
-def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str]:
+def throughput(
+    urls: Sequence[str], servers: Sequence[int], clients: int, seconds: float
+) -> tuple[list[float], str]:
     """Calls/s of ``clients`` threads calling ``greet`` over HTTP, each on a
-    connection of its own, in four windows of ``seconds``; and where the CPU went
-    (the clients' process and the server's processes, in cores)."""
+    connection of its own (a bare socket: see ``rpc.SocketPeer``), in four windows
+    of ``seconds``; and where the CPU went: the clients' process and the server's
+    processes, in cores and per call, and how the connections were spread over
+    the server's workers.
+
+    The clients take the servers at ``urls`` (process ids ``servers``) in turn.
+    The connections open one after another, each answering ``initialize`` before
+    the next opens, as clients arriving over time would."""
     stop = threading.Event()
     ready = threading.Barrier(clients + 1)
     ended: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
+    peers: list[rpc.SocketPeer] = []
+    for n in range(clients):  # one by one (see the docstring)
+        peers.append(rpc.SocketPeer(urls[n % len(urls)]))
+        peers[-1].initialize()
 
-    def client(index: int) -> None:
-        peer = rpc.HttpPeer(url)
+    def client(index: int, peer: rpc.SocketPeer) -> None:
         try:
-            peer.initialize()
             for _ in range(3):
                 rpc.call(peer, "greet", {"name": "Ann"})
             ready.wait()
@@ -297,19 +316,24 @@ def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str
         finally:
             peer.close()
 
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(n, peer)) for n, peer in enumerate(peers)
+    ]
     for thread in threads:
         thread.start()
+    spread: list[int] = []
     try:
         ready.wait(timeout=120)
         began, ours, theirs = (
             time.perf_counter(),
             time.process_time(),
-            tree_cpu_seconds(SERVED[0]),
+            sum(map(tree_cpu_seconds, servers)),
         )
+        for server, url in zip(servers, urls, strict=True):
+            spread += connections_per_worker(server, url)
         stop.wait(seconds)  # the measuring window itself
-        cores_client = (time.process_time() - ours) / seconds
-        cores_server = (tree_cpu_seconds(SERVED[0]) - theirs) / seconds
+        cpu_client = time.process_time() - ours
+        cpu_server = sum(map(tree_cpu_seconds, servers)) - theirs
     except threading.BrokenBarrierError:
         if not errors:
             raise
@@ -326,8 +350,42 @@ def throughput(url: str, clients: int, seconds: float) -> tuple[list[float], str
             slot = int((moment - began) / window)
             if 0 <= slot < 4:
                 counts[slot] += 1
-    cpu = f"CPU: clients {cores_client:.2f} cores, server {cores_server:.2f}"
+    calls = max(sum(counts), 1)
+    cpu = (
+        f"CPU: clients {cpu_client / seconds:.2f} cores, "
+        f"server {cpu_server / seconds:.2f} ({cpu_server / calls * 1e3:.2f} ms/call)"
+    )
+    if len(spread) > 1:
+        spread.sort(reverse=True)
+        cpu += f", connections per worker {'/'.join(map(str, spread))}"
     return [count / window for count in counts], cpu
+
+
+def connections_per_worker(root: int, url: str) -> list[int]:
+    """How many of the connections established to ``url``'s port each worker of
+    the server ``root`` holds, most first: its children under uvicorn's
+    ``--workers``, else itself."""
+    port = f"{urlsplit(url).port:04X}"
+    inodes = set()
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        for line in list(table)[1:]:
+            fields = line.split()
+            if fields[1].endswith(f":{port}") and fields[3] == "01":  # ESTABLISHED
+                inodes.add(f"socket:[{fields[9]}]")
+    held = []
+    for pid in tree_pids(root)[1:] or [root]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"resource_tracker" in cmdline.read():
+                    continue  # multiprocessing's helper, not a worker
+            links = [
+                os.readlink(f"/proc/{pid}/fd/{fd}")
+                for fd in os.listdir(f"/proc/{pid}/fd")
+            ]
+        except OSError:
+            continue
+        held.append(sum(link in inodes for link in links))
+    return sorted(held, reverse=True)
 
 
 def _figures(
@@ -492,13 +550,17 @@ class Serving:
                 self.log(f"{SECTION}: HTTP throughput, {name}, {workers} worker(s)")
                 with uvicorn(command[0], self.served.work, command[1]) as url:
                     for clients in plan.clients:
-                        rates, used = throughput(url, clients, plan.seconds)
+                        rates, used = throughput(
+                            [url], [SERVED[0]], clients, plan.seconds
+                        )
                         figures[clients][name] = Stats.of(rates)
                         cpu[clients][name] = used
+            apart = self._servers_apart(plan, workers) if workers > 1 else {}
             for clients in plan.clients:
                 found = figures[clients]
-                if workers == 1 and MCIGEN in found:
-                    single[(MCIGEN, clients)] = found[MCIGEN].median
+                if workers == 1:
+                    for name, stats in found.items():
+                        single[(name, clients)] = stats.median
                 row = self.row(
                     f"HTTP tools/call, {clients} clients, {workers} worker"
                     + ("s" if workers > 1 else ""),
@@ -515,8 +577,42 @@ class Serving:
                     row.extra["scaling"] = scaling
                     row.extra["scales"] = scaling >= 1.8
                     row.note += f" | ×{scaling:.2f} one worker's"
+                for name, rate in apart.get(clients, {}).items():
+                    one = single.get((name, clients))
+                    ratio = f" (×{rate / one:.2f} one worker's)" if one else ""
+                    row.note += (
+                        f" | {name} as {workers} one-worker servers, each its own"
+                        f" session: {rate:.0f}/s{ratio}"
+                    )
                 rows.append(row)
         return rows
+
+    def _servers_apart(self, plan: Plan, count: int) -> dict[int, dict[str, float]]:
+        """Calls/s of mcigen and the floor served by ``count`` single-worker
+        servers, each in a session of its own, the clients taking them in turn:
+        what ``count`` processes get of this machine when the kernel shares the
+        CPU by session (``sched_autogroup``), as it does between uvicorn's
+        workers, which are one session."""
+        found: dict[int, dict[str, float]] = {n: {} for n in plan.clients}
+        servers = http_argvs(self.served, self.floor, 1)
+        for name in (MCIGEN, FLOOR):
+            command = servers[name]
+            if isinstance(command, venvs.Missing):
+                continue
+            self.log(f"{SECTION}: HTTP throughput, {name}, {count} servers")
+            with contextlib.ExitStack() as stack:
+                urls, pids = [], []
+                for _ in range(count):
+                    urls.append(
+                        stack.enter_context(
+                            uvicorn(command[0], self.served.work, command[1])
+                        )
+                    )
+                    pids.append(SERVED[0])
+                for clients in plan.clients:
+                    rates, _ = throughput(urls, pids, clients, plan.seconds)
+                    found[clients][name] = Stats.of(rates).median
+        return found
 
     def broker(self, plan: Plan) -> Row:
         self.log(f"{SECTION}: broker meta_call")

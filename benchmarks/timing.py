@@ -282,11 +282,8 @@ def _children() -> dict[int, list[int]]:
 
 
 def _tree_rss_kib(root: int) -> int:
-    tree = _children()
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        stack.extend(tree.get(pid, ()))
+    total = 0
+    for pid in tree_pids(root):
         try:
             with open(f"/proc/{pid}/statm", "rb") as statm:
                 total += int(statm.read().split()[1]) * (
@@ -297,13 +294,21 @@ def _tree_rss_kib(root: int) -> int:
     return total
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of the live processes of ``root``'s tree so far."""
+def tree_pids(root: int) -> list[int]:
+    """``root`` and its live descendants."""
     tree = _children()
-    ticks, stack = 0, [root]
+    found, stack = [], [root]
     while stack:
         pid = stack.pop()
+        found.append(pid)
         stack.extend(tree.get(pid, ()))
+    return found
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of the live processes of ``root``'s tree so far."""
+    ticks = 0
+    for pid in tree_pids(root):
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()

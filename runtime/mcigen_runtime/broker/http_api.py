@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..edge.body import ClientGone, read_body
-from ..edge.json_text import json_bytes, lone_surrogate
+from ..edge.json_text import json_bytes, lone_surrogate, may_hold_surrogate
 from ..edge.logs import logged_call
 from .meta_tools import Broker, BrokerError, answer_is_error
 
@@ -141,7 +141,7 @@ def _request(endpoint: str, body: bytes) -> dict[str, Any]:
             "invalid_request",
             f"the body must be a JSON object, not {_kind_of(request)}",
         )
-    surrogate = lone_surrogate(request)
+    surrogate = lone_surrogate(request) if may_hold_surrogate(body) else None
     if surrogate is not None:
         raise ApiError(
             "invalid_json",

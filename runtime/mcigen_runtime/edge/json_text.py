@@ -11,6 +11,13 @@ from typing import Any
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def may_hold_surrogate(body: bytes) -> bool:
+    """Whether the JSON value read from ``body`` may hold a lone surrogate: not
+    when the body is ASCII without a ``\\u`` escape (which most requests are),
+    and then :func:`lone_surrogate` need not walk the value."""
+    return not body.isascii() or b"\\u" in body
+
+
 def lone_surrogate(value: object) -> str | None:
     """The first lone surrogate in a key or string of the JSON value ``value``, as
     its escape (``\\ud800``); None when there is none. A surrogate pair was read as

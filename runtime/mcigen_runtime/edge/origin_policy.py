@@ -27,6 +27,7 @@ Only the standard library, and nothing ``python -m PKG list`` would not load any
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -100,6 +101,18 @@ def _split_authority(authority: str) -> tuple[str, str] | None:
     return host, port
 
 
+@functools.lru_cache(maxsize=256)
+def _host_of(host_header: str) -> tuple[str, str, bool] | None:
+    """A ``Host`` header's host, port, and whether the host is an IP address; None
+    when it is no authority. Cached: a server hears the same few headers on every
+    request."""
+    parts = _split_authority(host_header.strip().lower())
+    if parts is None:
+        return None
+    host, port = parts
+    return host, port, _is_ip_address(host)
+
+
 def _is_ip_address(host: str) -> bool:
     try:
         if host.startswith("["):
@@ -131,11 +144,11 @@ class HostOriginPolicy:
         return cls(hosts, origins, check_host=not secret or bool(hosts))
 
     def host_allowed(self, host_header: str) -> bool:
-        parts = _split_authority(host_header.strip().lower())
+        parts = _host_of(host_header)
         if parts is None:
             return False
-        host, port = parts
-        if host == "localhost" or _is_ip_address(host) or host in self.hosts:
+        host, port, by_address = parts
+        if host == "localhost" or by_address or host in self.hosts:
             return True
         return bool(port) and f"{host}:{port}" in self.hosts
 

@@ -56,7 +56,7 @@ from pydantic import ValidationError
 
 from ..edge.answers import send_body, send_json
 from ..edge.body import ClientGone, header, read_body
-from ..edge.json_text import lone_surrogate
+from ..edge.json_text import lone_surrogate, may_hold_surrogate
 from ..edge.logs import FIELDS
 from ..edge.shutdown import SHUTTING_DOWN
 from .initialize import InitializeParamsError, lenient_initialize
@@ -224,7 +224,7 @@ def _normalised(body: bytes) -> tuple[bytes, bool, object, bool]:
         message = json.loads(body)
     except (ValueError, RecursionError):
         raise _Refusal(400, None, PARSE_ERROR, "Parse error") from None
-    surrogate = lone_surrogate(message)
+    surrogate = lone_surrogate(message) if may_hold_surrogate(body) else None
     if surrogate is not None:
         raise _Refusal(
             400,
