@@ -69,7 +69,7 @@ def test_the_runtime_s_version_is_the_one_mcigen_depends_on() -> None:
     assert isinstance(dependencies, list)
     assert f"mcigen-runtime[http,mcp]=={mcigen_runtime.__version__}" in dependencies
     runtime = declared(ROOT / "runtime" / "pyproject.toml")
-    assert runtime["dependencies"] == ["pydantic>=2.7,<3"]
+    assert runtime["dependencies"] == ["pydantic>=2.12.2,<3"]
 
 
 @pytest.fixture
