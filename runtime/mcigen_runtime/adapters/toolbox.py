@@ -64,7 +64,9 @@ class Toolbox:
         ``arguments``. Raises :class:`UnknownToolError` and ``ToolInputError``
         (naming the field)."""
         invoker, _ = self._invokers.get(name) or self._resolve(name)
-        return invoker(self._props(name, arguments), self.env)
+        if type(arguments) is not dict:  # a dict, as models' arguments are, goes as is
+            arguments = self._props(name, arguments)
+        return invoker(arguments, self.env)
 
     async def call_async(self, name: str, arguments: object) -> ToolResult:
         """:meth:`call`, awaiting the tools that do I/O."""

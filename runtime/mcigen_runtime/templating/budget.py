@@ -50,7 +50,8 @@ class OutputBudget:
         turns than are left, or an ``out`` of more than ``limit`` characters, stops
         the render. A long loop counts ``out`` again as it goes."""
         assert isinstance(out, Output)
-        self._count(out)
+        if len(out) != out.counted:
+            self._count(out)
         try:
             turns = len(items)
         except OverflowError:  # a range longer than sys.maxsize
@@ -64,10 +65,12 @@ class OutputBudget:
         return items if turns <= _STRIDE else self._counting(items, out)
 
     def text(self, out: list[str]) -> str:
-        """What ``out`` (an :class:`Output`) holds, joined, once it is counted."""
-        assert isinstance(out, Output)
-        self._count(out)
-        return "".join(out)
+        """What ``out`` holds, joined, if it is within ``limit`` characters (the
+        loops kept what was not counted yet to a few dozen pieces)."""
+        text = "".join(out)
+        if len(text) > self.limit:
+            raise self._too_long()
+        return text
 
     def _counting(self, items: Sequence[_Item], out: Output) -> Iterator[_Item]:
         for item in items:
@@ -77,12 +80,13 @@ class OutputBudget:
 
     def _count(self, out: Output) -> None:
         """Count what ``out`` gained since it was last counted."""
-        if len(out) == out.counted:
-            return
         out.chars += sum(map(len, out[out.counted :]))
         out.counted = len(out)
         if out.chars > self.limit:
-            raise OutputLimitError(
-                f"Template output exceeds the limit of {self.limit} characters "
-                "(text_output): the output is not returned"
-            )
+            raise self._too_long()
+
+    def _too_long(self) -> OutputLimitError:
+        return OutputLimitError(
+            f"Template output exceeds the limit of {self.limit} characters "
+            "(text_output): the output is not returned"
+        )

@@ -201,13 +201,17 @@ def truthy(context: Mapping[str, Any], parts: tuple[str, ...]) -> bool:
     return value is not _NOTHING and bool(value)
 
 
+_NUMBERS = (int, float)
+"""What ordering compares (a tuple: ``isinstance`` checks one faster than a union)."""
+
+
 def compare(left: Any, operator: str, right: Any) -> bool:
     """``left operator right`` as mci-py evaluates it; ordering needs two numbers."""
     if operator == "==":
         return bool(left == right)
     if operator == "!=":
         return bool(left != right)
-    if not (isinstance(left, int | float) and isinstance(right, int | float)):
+    if not (isinstance(left, _NUMBERS) and isinstance(right, _NUMBERS)):
         raise TemplateRuntimeError(
             f"Cannot compare types '{type(left).__name__}' and "
             f"'{type(right).__name__}' with '{operator}'"
