@@ -41,6 +41,16 @@ def _checked(answer: dict[str, Any], method: str) -> dict[str, Any]:
     return result
 
 
+def _request(
+    request_id: int, method: str, params: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The JSON-RPC request ``method`` with ``params`` (if any)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
 class Peer(Protocol):
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any: ...
 
@@ -87,9 +97,7 @@ class StdioPeer:
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
         """The result of ``method``; raises :class:`RpcError` for an error."""
         self._ids += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._ids, "method": method}
-        if params is not None:
-            message["params"] = params
+        message = _request(self._ids, method, params)
         self.send(message)
         deadline = time.monotonic() + TIMEOUT
         while True:
@@ -140,9 +148,7 @@ class HttpPeer:
 
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
         self._ids += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._ids, "method": method}
-        if params is not None:
-            message["params"] = params
+        message = _request(self._ids, method, params)
         response = self.client.post(
             self.url, content=json.dumps(message), headers=self.headers
         )
@@ -201,9 +207,7 @@ class SocketPeer:
 
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
         self._ids += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._ids, "method": method}
-        if params is not None:
-            message["params"] = params
+        message = _request(self._ids, method, params)
         status, headers, body = self._exchange(json.dumps(message).encode())
         if status != 200:
             raise RpcError(f"{method}: HTTP {status} {body[:200]!r}")

@@ -18,7 +18,7 @@ import json
 import logging
 import re
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, Self, TextIO, cast
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -45,7 +45,26 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class LenientReadStream:
+class _ClosedOnExit:
+    """An SDK stream as an async context manager: closed as the block ends."""
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class LenientReadStream(_ClosedOnExit):
     """The read side of a stdio connection (a ``ReadStream``), answering what it
     cannot pass on through ``replies``."""
 
@@ -101,18 +120,6 @@ class LenientReadStream:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> LenientReadStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def _unreadable(error: ValidationError) -> tuple[int, str]:
@@ -200,7 +207,7 @@ def answers(out: IO[bytes]) -> anyio.AsyncFile[str]:
     return cast("anyio.AsyncFile[str]", Answers(out))
 
 
-class AnsweredOnce:
+class AnsweredOnce(_ClosedOnExit):
     """The write side of a stdio connection (a ``WriteStream``) whose
     ``initialize`` was answered before the SDK was loaded (see ``stdio_start``):
     the SDK's own answer to it, when it reads it again, is not sent. One that is
@@ -232,15 +239,3 @@ class AnsweredOnce:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> AnsweredOnce:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
