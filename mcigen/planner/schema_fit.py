@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from jsonschema.exceptions import best_match
-from jsonschema.validators import validator_for
+from jsonschema.validators import Draft202012Validator, validator_for
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry
 from referencing.exceptions import Unresolvable
@@ -22,7 +22,10 @@ jsonschema's validators start from, which given as it is costs them nothing."""
 
 def misfit(value: Any, schema: dict[str, Any]) -> str | None:
     """What is wrong with ``value`` for ``schema`` (None: it fits)."""
-    validator = validator_for(schema)(schema, registry=_META_SCHEMAS)
+    # An unknown dialect is checked as 2020-12 (the build has warned of it already);
+    # named here, as jsonschema will stop choosing it by itself.
+    draft = validator_for(schema, default=Draft202012Validator)
+    validator = draft(schema, registry=_META_SCHEMAS)
     try:
         problem = best_match(validator.iter_errors(value))
     except Unresolvable as error:
