@@ -156,8 +156,7 @@ def test_a_killed_server_takes_what_its_commands_left_along_in_its_cgroup(
     sleep = detach(stdio, tool, pidfile)
     group = _cgroup(sleep)
     assert group.name == f"mcigen-serve-{stdio.process.pid}"
-    stdio.process.send_signal(signal.SIGKILL)
-    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    _killed(stdio)
     assert gone_within(10, sleep)
     assert _removed_within(2, group)
 
@@ -167,8 +166,7 @@ def test_a_killed_server_takes_its_running_commands_along(
 ) -> None:
     stdio.call(1, "running", pidfile)
     command = leader(pidfile)
-    stdio.process.send_signal(signal.SIGKILL)
-    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    _killed(stdio)
     assert gone_within(10, command)
 
 
@@ -182,8 +180,7 @@ def test_a_killed_server_takes_a_running_command_and_its_children_along(
     stdio.call(1, "parent", pidfile)
     sleep = leader(pidfile)
     assert _cgroup(sleep).name == f"mcigen-serve-{stdio.process.pid}"
-    stdio.process.send_signal(signal.SIGKILL)
-    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    _killed(stdio)
     assert gone_within(10, sleep)
 
 
@@ -203,8 +200,7 @@ def test_a_killed_server_whose_warden_was_killed_takes_its_running_commands_alon
     assert gone_within(10, warden)
     stdio.call(1, "running", pidfile)
     command = leader(pidfile)
-    stdio.process.send_signal(signal.SIGKILL)
-    assert exited_within(5, stdio.process) == -signal.SIGKILL
+    _killed(stdio)
     assert gone_within(10, command)
     group.rmdir()  # the warden's work
 
@@ -223,11 +219,16 @@ def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
         stdio.call(1, "running", pidfile)
         command = leader(pidfile)
         assert not _cgroup(command).name.startswith("mcigen-serve-")
-        stdio.process.send_signal(signal.SIGKILL)
-        assert exited_within(5, stdio.process) == -signal.SIGKILL
+        _killed(stdio)
         assert gone_within(10, command)
     finally:
         stdio.close()
+
+
+def _killed(stdio: StdioClient) -> None:
+    """SIGKILL the server, which nothing can catch, and see it end by it."""
+    stdio.process.send_signal(signal.SIGKILL)
+    assert exited_within(5, stdio.process) == -signal.SIGKILL
 
 
 def _guarded(server: int) -> tuple[int, Path]:
