@@ -12,9 +12,7 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - of the pieces not in the cache, black formats one of every shape
   (``shapes.py``: the same code but for names and words, as the functions of
   similar tools are) and its output is carried over to the others;
-- what black still has to format is spread over every core, its f-strings given
-  to it as plain strings (``fstring_masks.py``: black parses an f-string's fields
-  only to leave it as it was).
+- what black still has to format is spread over every core.
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ import black
 from black.mode import TargetVersion
 
 from .. import build_cache
-from . import fstring_masks, shapes, workers
+from . import shapes, workers
 
 _MODE = black.Mode(
     target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH
@@ -125,13 +123,6 @@ def _black_all(pieces: list[str]) -> dict[str, str]:
 
 
 def _black(piece: str) -> str:
-    sent, originals = fstring_masks.masked(piece)
-    if originals:
-        came = fstring_masks.unmasked(
-            black.format_str(sent, mode=_MODE), sent, originals
-        )
-        if came is not None:
-            return came
     return black.format_str(piece, mode=_MODE)
 
 
