@@ -53,7 +53,7 @@ const session = createTaskSessionFromClient(client, {
 try {
   const report = { era: client.getProtocolEra(), extensions: client.getServerCapabilities().extensions ?? null };
 
-  const done = await session.callTool("slow", { pidfile: `${config.pidfile}.done`, seconds: "0.2" });
+  const done = await session.callTool("slow", { pidfile: `${config.pidfile}.done`, seconds: "0" });
   report.doneKind = done.kind;
   const { outcome } = await done.settle();
   report.doneStatus = outcome.status;

@@ -198,14 +198,17 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
     pkg_dir: Path, tmp_path: Path
 ) -> None:
     """At 2026-07-28 the official Tasks client (ext-tasks, over the TypeScript
-    SDK 2.x) declares the extension: a background call answers a task, which it
-    polls to its result, and cancels, stopping the command. A client that does
-    not declare the extension (the Python SDK's) gets the call's result as
-    before."""
+    SDK 2.x) declares the extension: a background call that ends within the
+    window answers its result at once, as it would without the extension; one
+    still running then answers a task, which the client cancels, stopping the
+    command. A client that does not declare the extension (the Python SDK's) gets
+    the call's result as before, and a raw call's answer is the same bytes with
+    the extension and without."""
     port = free_port()
     argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
     pidfile = tmp_path / "pid"
-    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER=WINDOW) as url:
+    # A window that a call of ``sleep 0`` ends within even on a loaded machine.
+    with http_server(pkg_dir, argv, port, MCIGEN_BACKGROUND_AFTER="2") as url:
         config = {
             "modules": str(ext_tasks_modules()),
             "url": url,
@@ -214,11 +217,34 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
         report = node_client(EXT_TASKS_CLIENT, config)
         assert report["era"] == "modern"
         assert report["extensions"] == {"io.modelcontextprotocol/tasks": {}}
-        assert report["doneKind"] == report["runningKind"] == "task"
+        assert (report["doneKind"], report["runningKind"]) == ("immediate", "task")
         assert (report["doneStatus"], report["doneText"]) == ("completed", "slept\n")
         assert report["cancelledStatus"] == "cancelled"
         assert gone_within(5, report["pid"])
         assert anyio.run(call_without_the_extension, url) == "quick\n"
+        declared, undeclared = (raw_modern_call(url, "quick", ext) for ext in (1, 0))
+        assert '"resultType":"complete"' in declared and "quick\\n" in declared
+        assert declared == undeclared
+
+
+def raw_modern_call(url: str, tool: str, extension: bool) -> str:
+    """The JSON-RPC answer's text to a 2026-07-28 ``tools/call`` of ``tool``,
+    whose client declares the Tasks extension or not."""
+    extensions = {"io.modelcontextprotocol/tasks": {}} if extension else {}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": extensions},
+    }
+    params = {"name": tool, "arguments": {}, "_meta": meta}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": tool,
+    }
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    return httpx.post(url, json=request, headers=headers, timeout=30).text
 
 
 async def call_without_the_extension(url: str) -> str:

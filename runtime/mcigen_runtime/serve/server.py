@@ -808,6 +808,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
             start_task,
             mcp_result,
             surface.goes_on_in_background,
+            surface.background_after,
         )
         tasks.install(server)
     return server

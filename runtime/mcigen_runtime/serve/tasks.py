@@ -31,8 +31,11 @@ At 2026-07-28 (no handshake, no session):
 
 - ``server/discover`` lists the extension under ``capabilities.extensions``.
 - A ``tools/call`` that goes on in the background, from a client whose
-  per-request capabilities declare the extension, answers a task
-  (``resultType: "task"``) at once; without the extension it answers as before.
+  per-request capabilities declare the extension, is waited for as any such call
+  is (:data:`~.operation_tools.BACKGROUND_AFTER_S`, Ahma's window): ended by
+  then, it answers the tool's result, as it would without the extension;
+  still running, a task (``resultType: "task"``). Without the extension it
+  answers as before.
 - ``tasks/get`` answers the task with the tool's result inline once it has ended
   (an ``isError`` result is a ``completed`` task: ``failed`` is for JSON-RPC
   errors); ``tasks/cancel`` stops the call and acknowledges with an empty result.
@@ -193,16 +196,21 @@ class Tasks:
         start: Start,
         answer: Answer,
         goes_on: GoesOn,
+        window: float,
     ) -> None:
         """``start`` starts a ``tools/call`` as an operation (raising the SDK's
         ``MCPError`` for a call that cannot be one); ``answer`` makes a tool's
         result the ``CallToolResult`` MCP sends; ``goes_on`` says whether a call
-        of a tool (by name) with these arguments goes on in the background."""
+        of a tool (by name) with these arguments goes on in the background; a call of
+        a client declaring the 2026-07-28 extension becomes a task only if it is
+        still running after ``window`` seconds, as any call that goes on in the
+        background does."""
         self.operations = operations
         self.caller_of = caller_of
         self.start = start
         self.answer = answer
         self.goes_on = goes_on
+        self.window = window
         self._server_info: Callable[[], dict[str, Any]] = dict
 
     def install(self, server: Server[Any]) -> None:
@@ -256,15 +264,38 @@ class Tasks:
             and _declares_extension(params)
             and self.goes_on(str(params.get("name")), params.get("arguments") or {})
         ):
-            from mcp_types import SERVER_INFO_META_KEY
-
             operation = await self._started(ctx, params)
+            try:
+                finished = await operation.finished_within(self.window)
+            except BaseException:
+                operation.cancel("the call was cancelled")
+                raise
+            if finished:
+                return self._completed(operation, ctx.protocol_version)
             return {
                 "resultType": "task",
                 **task(operation, modern=True, created=True),
-                "_meta": {SERVER_INFO_META_KEY: self._server_info()},
+                "_meta": self._meta({}),
             }
         return await call_next(ctx)
+
+    def _meta(self, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """A modern answer's ``_meta``: ``meta`` and the server's identity."""
+        from mcp_types import SERVER_INFO_META_KEY
+
+        return {**meta, SERVER_INFO_META_KEY: self._server_info()}
+
+    def _completed(self, operation: Running, version: str) -> dict[str, Any]:
+        """The answer of a call that ended within the window, shaped for
+        ``version`` as the SDK shapes a call that is not a task."""
+        from mcp_types.methods import serialize_server_result
+
+        ended = operation.result()
+        assert ended is not None
+        answer = {**self._result(ended), "resultType": "complete"}
+        shaped = serialize_server_result("tools/call", version, answer)
+        shaped["_meta"] = self._meta(shaped.get("_meta") or {})
+        return shaped
 
     async def _started(
         self, ctx: ServerRequestContext[Any], params: Mapping[str, Any]
