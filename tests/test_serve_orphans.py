@@ -52,10 +52,20 @@ HEADERS = {
     "Accept": "application/json, text/event-stream",
     "MCP-Protocol-Version": "2025-06-18",
 }
+NESTED = (
+    "import os, sys, time\n"
+    "from mcigen_runtime.executors import warden\n"
+    "assert warden.guard() is not None\n"
+    'open(sys.argv[1], "w").write(str(os.getpid()))\n'
+    "time.sleep(1000)\n"
+)
+"""What the ``nested`` tool runs: a server's containment (a cgroup of its own
+below the outer server's, with its warden), as a server served by a server has."""
 TOOLS = [
     *(sleeper(name, script) for name, script in DETACHED.items()),
     sleeper("running", 'echo $$ > "$0"; exec sleep 1000'),
     sleeper("parent", 'sleep 1000 & echo $! > "$0"; wait'),
+    sleeper("nested", f"exec {sys.executable} -c '{NESTED}' \"$0\""),
 ]
 
 
@@ -223,6 +233,24 @@ def test_a_killed_server_without_a_cgroup_takes_its_running_commands_along(
         assert gone_within(10, command)
     finally:
         stdio.close()
+
+
+def test_a_killed_server_removes_the_cgroup_of_a_server_it_served(
+    stdio: StdioClient, pidfile: Path
+) -> None:
+    """A command that contains itself as a server does (its cgroup inside the
+    outer server's, its warden in the outer one): the outer server killed, the
+    outer warden kills both and removes both cgroups, innermost first."""
+    if not _may_make_cgroup():
+        pytest.skip("no cgroup v2 that this user may create here")
+    stdio.call(1, "nested", pidfile)
+    inner = leader(pidfile)
+    group = _cgroup(inner)
+    assert group.name == f"mcigen-serve-{inner}"
+    assert group.parent.name == f"mcigen-serve-{stdio.process.pid}"
+    _killed(stdio)
+    assert gone_within(10, inner)
+    assert _removed_within(5, group) and _removed_within(5, group.parent)
 
 
 def _killed(stdio: StdioClient) -> None:

@@ -44,18 +44,27 @@ def kill_all():
             pass
 
 
+def remove():
+    for path, _, _ in os.walk(group, topdown=False):
+        os.rmdir(path)
+
+
 while os.read(0, 512):
     pass
 for _ in range(100):
     kill_all()
     try:
-        os.rmdir(group)
+        remove()
         break
     except OSError:
         time.sleep(0.05)
 """
 """The warden: once the pipe on its stdin ends, kill the cgroup's processes (on
-kernels before 5.14, without ``cgroup.kill``, one by one) until it can be removed."""
+kernels before 5.14, without ``cgroup.kill``, one by one) until it can be removed,
+with the cgroups below it, innermost first: those of servers served by this one,
+whose wardens were in this cgroup and died with it. (On kernels without
+``cgroup.kill`` only this cgroup's own processes are killed: those of the cgroups
+below live on, and the removal gives up after 5 s.)"""
 
 _watched: int | None = None
 """The end of the warden's pipe this process holds until it ends (no child
