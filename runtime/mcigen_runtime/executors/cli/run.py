@@ -31,6 +31,7 @@ from ..child_env import child_env
 from ..started import command_starting
 from .args import Operand, refusal
 from .argv import remove_files
+from .interrupts import held_back
 from .process import Running, spawn
 
 if TYPE_CHECKING:
@@ -140,11 +141,13 @@ def _shown(word: str) -> str:
 
 
 def _run(call: CliCall) -> ToolResult:
-    started = _start(call)
-    if isinstance(started, ToolResult):
-        return started
-    run = started
+    run = None
     try:
+        with held_back():
+            started = _start(call)
+            if isinstance(started, ToolResult):
+                return started
+            run = started
         poller = select.poll()
         for fd in run.waiting:
             poller.register(fd, select.POLLIN)
@@ -157,7 +160,8 @@ def _run(call: CliCall) -> ToolResult:
             while not run.over_limit and run.exit_code() is None and run.left() > 0:
                 time.sleep(_EXIT_POLL_S)
     except BaseException:
-        run.stop()
+        if run is not None:
+            run.stop()
         raise
     code = run.exit_code()
     return _outcome(call, run, code, None if _finished(run, code) else run.stop())

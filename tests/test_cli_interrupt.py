@@ -1,0 +1,85 @@
+"""A sync call interrupted by Ctrl-C at any moment leaves no process of its
+command running: also when SIGINT lands while the command starts, between the
+kernel creating it and the call holding it (COMPATIBILITY row 67 is the whole
+program's side of this).
+
+Real SIGINTs, sent to this process by a timer thread at a spread of moments over
+the start of a real ``sleep``; after each, no child of this process is alive.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from .conftest import built_package, schema_of, write_schema
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux", reason="reads a process's children from /proc"
+)
+
+NAP = {
+    "name": "nap",
+    "execution": {"type": "cli", "command": "sleep", "args": ["30"]},
+}
+ROUNDS = 100
+SPREAD_S = 0.006
+"""The moments of the SIGINTs: from the call's beginning to this much later (a
+start takes 1-3 ms here)."""
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    directory = tmp_path_factory.mktemp("interrupt")
+    schema = write_schema(directory, schema_of(NAP), "interrupt.mci.json")
+    with built_package(schema, directory / "interruptpkg") as built:
+        yield built
+
+
+def _live_children() -> list[int]:
+    """This process's children that have not exited (zombies are not counted)."""
+    children = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                stat = Path(f"/proc/{child}/stat").read_bytes()
+            except OSError:
+                continue
+            if stat.rpartition(b")")[2].split()[0] not in (b"Z", b"X"):
+                children.append(int(child))
+    return children
+
+
+def _interrupted(package: ModuleType, after: float) -> None:
+    """Call ``nap``, which only ends by the SIGINT sent ``after`` seconds on."""
+    timer = threading.Timer(after, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        package.nap()
+    except KeyboardInterrupt:
+        pass
+    timer.join()
+
+
+def test_ctrl_c_at_any_moment_of_the_start_leaves_no_command(
+    package: ModuleType,
+) -> None:
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert _live_children() == []
+    _interrupted(package, 1.0)  # what a first call builds once is built
+    left = []
+    for round_ in range(ROUNDS):
+        _interrupted(package, SPREAD_S * round_ / ROUNDS)
+        found = _live_children()
+        left += found
+        for pid in found:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert left == []
