@@ -152,8 +152,9 @@ async def http_session(url: str, secret: str | None) -> AsyncIterator[ClientSess
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {secret}"} if secret else None
+    # httpx's 5 s are not enough for a first answer on a loaded machine.
     async with (
-        httpx2.AsyncClient(headers=headers) as client,
+        httpx2.AsyncClient(headers=headers, timeout=60) as client,
         streamable_http_client(url, http_client=client) as (read, write),
         ClientSession(read, write) as session,
     ):

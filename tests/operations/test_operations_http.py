@@ -123,7 +123,7 @@ def test_progress_reaches_a_client_of_the_2026_protocol_over_http(
 
         async def scenario() -> str:
             async with (
-                httpx2.AsyncClient() as http,
+                httpx2.AsyncClient(timeout=60) as http,
                 streamable_http_client(url, http_client=http) as (read, write),
                 ClientSession(read, write) as client,
             ):

@@ -256,7 +256,7 @@ async def call_without_the_extension(url: str) -> str:
     from mcp.client.streamable_http import streamable_http_client
 
     async with (
-        httpx2.AsyncClient() as http,
+        httpx2.AsyncClient(timeout=60) as http,
         streamable_http_client(url, http_client=http) as (read, write),
         ClientSession(read, write) as plain,
     ):
