@@ -77,10 +77,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(str(figure))
 
 
-IN_PROCESS_COMMANDS = frozenset({"build", "check", "list"})
+IN_PROCESS_COMMANDS = frozenset({"build", "check", "list", "migrate"})
 """Commands that ``run_mcigen`` runs through the command's own ``main`` in the
 test's process: they start no server and install no signal handler, and a
-process of their own costs a second of imports per build."""
+process of their own costs a second of imports per build (migrate's libcst
+another half)."""
 
 
 def run_mcigen(

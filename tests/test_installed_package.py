@@ -109,6 +109,10 @@ def write_input(directory: Path) -> Path:
     return write_schema(directory, SCHEMA)
 
 
+DISTRIBUTIONS = """
+import importlib.metadata, json
+print(json.dumps([d.metadata["Name"].lower() for d in importlib.metadata.distributions()]))
+"""
 CALLS = """
 import json, sys
 import installed_tools
@@ -159,11 +163,19 @@ def _built(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
 def _venv(
     tmp_path_factory: pytest.TempPathFactory, *install: str, pip: bool = True
 ) -> Path:
-    """A fresh venv where ``pip install INSTALL`` (or uv's) ran; its python."""
+    """A fresh venv where ``pip install INSTALL`` (or uv's) ran; its python. The
+    venv gets no pip of its own (ensurepip costs ~6 s of CPU): this environment's
+    pip installs into it (``pip --python``)."""
     venv = tmp_path_factory.mktemp("installed") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True
+    )
     python = venv / "bin" / "python"
-    command = [str(python), *PIP, "install"] if pip else installer(python)
+    command = (
+        [sys.executable, *PIP, "--python", str(python), "install"]
+        if pip
+        else installer(python)
+    )
     subprocess.run([*command, *install], check=True, cwd=venv)
     return python
 
@@ -217,9 +229,9 @@ def _run(python: Path, *args: str, **env: str) -> subprocess.CompletedProcess[st
 
 
 def _distributions(python: Path) -> set[str]:
-    listed = _run(python, "-m", "pip", "list", "--format", "json")
+    listed = _run(python, "-c", DISTRIBUTIONS)
     assert listed.returncode == 0, listed.stderr
-    return {entry["name"].lower() for entry in json.loads(listed.stdout)}
+    return set(json.loads(listed.stdout))
 
 
 def _calls_work(python: Path) -> None:

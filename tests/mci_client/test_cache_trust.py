@@ -10,6 +10,7 @@ import json
 import logging
 import marshal
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,11 +33,33 @@ def _marker_code(marker: Path) -> str:
     return f"\nopen({str(marker)!r}, 'w').close()\n"
 
 
-def _filled_cache(tmp_path: Path, cache: Path) -> tuple[Path, Path]:
-    """The greetings schema, compiled into ``cache``; and its package's directory."""
-    schema = greetings(tmp_path)
-    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
-    return schema, _package_dir(cache)
+HELLO = "Hello Bob, from Ada"
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The greetings schema, at one path for the module's tests: a cache's entry
+    is keyed by it, so that a copy of a filled cache is a filled cache."""
+    return greetings(tmp_path_factory.mktemp("greetings"))
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory, schema: Path) -> Path:
+    """A cache the client of ``schema`` filled, for tests to copy (a build costs
+    a second or two of CPU): a copy keeps its files' modes and times (its
+    bytecode's header among them) and is taken from, not built again."""
+    cache = tmp_path_factory.mktemp("filled") / "cache"
+    assert run_client(schema, cache)["text"] == HELLO
+    probe = tmp_path_factory.mktemp("probe") / "cache"
+    shutil.copytree(cache, probe, symlinks=True)
+    assert not run_client(schema, probe)["compiled"]
+    return cache
+
+
+def _filled_cache(filled: Path, cache: Path) -> Path:
+    """A copy of the filled cache at ``cache``; its package's directory."""
+    shutil.copytree(filled, cache, symlinks=True)
+    return _package_dir(cache)
 
 
 def _plant(package: Path, marker: Path) -> None:
@@ -61,13 +84,17 @@ def _sha256(path: Path) -> str:
 
 
 def test_a_cache_directory_others_may_write_is_not_used_and_the_user_is_told(
-    tmp_path: Path, package_cache: Path, caplog: pytest.LogCaptureFixture
+    schema: Path,
+    filled: Path,
+    tmp_path: Path,
+    package_cache: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     marker = tmp_path / "planted-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     _plant(package, marker)
     package_cache.chmod(0o777)
-    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, package_cache)["text"] == HELLO
     assert not marker.exists()
     with caplog.at_level(logging.WARNING, logger="mcigen"):
         client = MCIClient(str(schema), env_vars={"WHO": "Ada"})
@@ -81,22 +108,22 @@ def test_a_cache_directory_others_may_write_is_not_used_and_the_user_is_told(
 
 @pytest.mark.parametrize("mode", [0o775, 0o757])
 def test_a_group_or_other_writable_entry_inside_the_cache_is_not_used(
-    tmp_path: Path, package_cache: Path, mode: int
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path, mode: int
 ) -> None:
     marker = tmp_path / "planted-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     _plant(package, marker)
     (package / "tools").chmod(mode)
-    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, package_cache)["text"] == HELLO
     assert not marker.exists()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file away")
 def test_a_cache_owned_by_another_user_is_not_used(
-    tmp_path: Path, package_cache: Path
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path
 ) -> None:
     marker = tmp_path / "planted-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     _plant(package, marker)
     for path in [package_cache, *package_cache.rglob("*")]:
         os.lchown(path, NOBODY, NOBODY)
@@ -107,31 +134,33 @@ def test_a_cache_owned_by_another_user_is_not_used(
         text=True,
         check=True,
     )
-    assert json.loads(answer.stdout)["text"] == "Hello Bob, from Ada"
+    assert json.loads(answer.stdout)["text"] == HELLO
     assert not marker.exists()
     assert f"{package_cache} is owned by uid {NOBODY}" in answer.stderr
 
 
 def test_a_directory_above_the_cache_others_may_write_makes_it_untrusted(
+    schema: Path,
+    filled: Path,
     tmp_path: Path,
 ) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     cache = shared / "cache"
     marker = tmp_path / "planted-code-ran"
-    schema, package = _filled_cache(tmp_path, cache)
+    package = _filled_cache(filled, cache)
     _plant(package, marker)
     shared.chmod(0o777)  # anyone may rename the cache aside and put theirs there
-    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, cache)["text"] == HELLO
     assert not marker.exists()
     shared.chmod(0o1777)  # sticky, as /tmp: no one may rename what is not theirs
-    assert run_client(schema, cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, cache)["text"] == HELLO
     assert marker.exists()  # the cache is trusted again: its entry (ours) is used
 
 
-def test_a_new_cache_is_private(tmp_path: Path) -> None:
+def test_a_new_cache_is_private(tmp_path: Path, schema: Path) -> None:
     cache = tmp_path / "new" / "cache"
-    _filled_cache(tmp_path, cache)
+    assert run_client(schema, cache)["text"] == HELLO
     for directory in [
         cache.parent,
         cache,
@@ -143,37 +172,37 @@ def test_a_new_cache_is_private(tmp_path: Path) -> None:
 
 
 def test_a_changed_byte_in_a_cached_module_is_built_again_not_run(
-    tmp_path: Path, package_cache: Path
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path
 ) -> None:
     marker = tmp_path / "tampered-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     module = package / "tools" / "main.py"
     module.write_text(module.read_text() + _marker_code(marker))
-    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, package_cache)["text"] == HELLO
     assert not marker.exists()
     assert _marker_code(marker) not in module.read_text()  # rebuilt in place
 
 
 def test_tampered_bytecode_beside_an_intact_module_is_not_run(
-    tmp_path: Path, package_cache: Path
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path
 ) -> None:
     marker = tmp_path / "tampered-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     module = package / "tools" / "main.py"
     source = module.read_text()
     bytecode = Path(importlib.util.cache_from_source(str(module)))
     header = bytecode.read_bytes()[:16]  # source mtime and size: still valid
     code = compile(source + _marker_code(marker), str(module), "exec")
     bytecode.write_bytes(header + marshal.dumps(code))
-    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, package_cache)["text"] == HELLO
     assert not marker.exists()
 
 
 def test_a_module_added_to_a_cached_package_is_built_again_away(
-    tmp_path: Path, package_cache: Path
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path
 ) -> None:
     marker = tmp_path / "added-code-ran"
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     shadow = package / "tools" / "main"  # a package wins over tools/main.py
     shadow.mkdir()
     (shadow / "__init__.py").write_text(_marker_code(marker))
@@ -184,14 +213,14 @@ def test_a_module_added_to_a_cached_package_is_built_again_away(
         text=True,
     )
     assert not marker.exists()
-    assert json.loads(answer.stdout)["text"] == "Hello Bob, from Ada", answer.stderr
+    assert json.loads(answer.stdout)["text"] == HELLO, answer.stderr
     assert not shadow.exists()
 
 
 def test_a_cached_package_missing_a_module_is_built_again(
-    tmp_path: Path, package_cache: Path
+    schema: Path, filled: Path, tmp_path: Path, package_cache: Path
 ) -> None:
-    schema, package = _filled_cache(tmp_path, package_cache)
+    package = _filled_cache(filled, package_cache)
     (package / "tools" / "main.py").unlink()
-    assert run_client(schema, package_cache)["text"] == "Hello Bob, from Ada"
+    assert run_client(schema, package_cache)["text"] == HELLO
     assert (package / "tools" / "main.py").is_file()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import run_mcigen, schema_of, text_tool
-from .support import PAYLOADS, build, package_command, ran_injected_code
+from .support import PAYLOADS, build, package_main, ran_injected_code
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -37,7 +37,7 @@ def test_a_toolset_name_is_never_code(tmp_path: Path, payload: str) -> None:
     assert not ran_injected_code(tmp_path)
     listed = json.loads((tmp_path / "pkg" / "manifest.json").read_text("utf-8"))
     assert [t["toolset"] for t in listed["tools"]] == [None, name]
-    called = package_command(tmp_path, "call", "from_set")
+    called = package_main(tmp_path, "call", "from_set")
     assert called.stdout == "hello\n"
 
 
@@ -92,7 +92,7 @@ def test_descriptions_and_metadata_are_never_code(tmp_path: Path, payload: str) 
     result = build(tmp_path, document)
     assert result.returncode == 0, result.stderr
     assert not ran_injected_code(tmp_path)
-    called = package_command(tmp_path, "call", "a", "--raw")
+    called = package_main(tmp_path, "call", "a", "--raw")
     assert json.loads(called.stdout)["content"][0]["text"] == payload
 
 
@@ -128,13 +128,11 @@ def test_tools_named_like_builtins_leave_the_builtins_alone(tmp_path: Path) -> N
     manifest = json.loads((tmp_path / "pkg" / "manifest.json").read_text("utf-8"))
     python_names = [tool["python_name"] for tool in manifest["tools"]]
     assert python_names == [f"{name}_" for name in names] + ["checked"]
-    assert (
-        package_command(tmp_path, "call", "checked", "--arg", "n=a").stdout == "n=a\n"
-    )
-    refused = package_command(tmp_path, "call", "checked", "--arg", "n=c")
+    assert package_main(tmp_path, "call", "checked", "--arg", "n=a").stdout == "n=a\n"
+    refused = package_main(tmp_path, "call", "checked", "--arg", "n=c")
     assert refused.returncode == 2 and "n" in refused.stderr
     for name in names:
-        assert package_command(tmp_path, "call", name).stdout == f"{name}\n"
+        assert package_main(tmp_path, "call", name).stdout == f"{name}\n"
 
 
 @pytest.mark.parametrize(
@@ -161,7 +159,7 @@ def test_control_and_separator_characters_build_and_round_trip(
     document["metadata"] = {"description": text}
     result = build(tmp_path, document)
     assert result.returncode == 0, result.stderr
-    called = package_command(tmp_path, "call", "t", "--raw")
+    called = package_main(tmp_path, "call", "t", "--raw")
     assert json.loads(called.stdout)["content"][0]["text"] == f"{text} {text}"
     manifest = json.loads((tmp_path / "pkg" / "manifest.json").read_text("utf-8"))
     assert manifest["tools"][0]["description"] == text
@@ -185,7 +183,7 @@ def test_property_names_that_are_not_identifiers_become_parameters(
     result = build(tmp_path, document)
     assert result.returncode == 0, result.stderr
     raw = json.dumps({name: "v", "other": "o"})
-    called = package_command(tmp_path, "call", "t", "--json", raw)
+    called = package_main(tmp_path, "call", "t", "--json", raw)
     assert called.stdout == "got o\n", called.stderr
 
 
@@ -245,7 +243,7 @@ def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -
     assert not (
         tmp_path / "pkg" / "_runtime" / "executors" / "http" / "transport.py"
     ).exists()
-    assert package_command(tmp_path, "call", "a").stdout == "x\n"
+    assert package_main(tmp_path, "call", "a").stdout == "x\n"
 
 
 def test_definition_names_and_non_ascii_tool_names_give_working_models(
@@ -265,9 +263,9 @@ def test_definition_names_and_non_ascii_tool_names_give_working_models(
     result = build(tmp_path, document)
     assert result.returncode == 0, result.stderr
     for name in names:
-        good = package_command(tmp_path, "call", name, "--json", '{"a": {"level": 1}}')
+        good = package_main(tmp_path, "call", name, "--json", '{"a": {"level": 1}}')
         assert good.stdout == "ok\n", good.stderr
-        bad = package_command(tmp_path, "call", name, "--json", '{"b": {"level": "x"}}')
+        bad = package_main(tmp_path, "call", name, "--json", '{"b": {"level": "x"}}')
         assert bad.returncode == 2 and "b.level" in bad.stderr, bad.stderr
 
 
@@ -286,8 +284,8 @@ def test_a_property_named_like_an_import_of_the_models(
     )
     result = build(tmp_path, document)
     assert result.returncode == 0, result.stderr
-    assert package_command(tmp_path, "call", "plain", "--arg", "s=x").stdout == "s=x\n"
-    called = package_command(tmp_path, "call", "shadow", "--json", f'{{"{name}": "y"}}')
+    assert package_main(tmp_path, "call", "plain", "--arg", "s=x").stdout == "s=x\n"
+    called = package_main(tmp_path, "call", "shadow", "--json", f'{{"{name}": "y"}}')
     assert called.stdout == "v=y\n", called.stderr
-    refused = package_command(tmp_path, "call", "shadow", "--json", '{"n": "z"}')
+    refused = package_main(tmp_path, "call", "shadow", "--json", '{"n": "z"}')
     assert refused.returncode == 2 and "n" in refused.stderr
