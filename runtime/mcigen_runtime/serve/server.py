@@ -129,6 +129,7 @@ if TYPE_CHECKING:
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
     from .shared_operations import SharedOperations
+    from .stdio_lines import WireLines
     from .stdio_start import EarlyAnswers, Handoff
 
 require_extra("mcp")
@@ -222,6 +223,13 @@ def _error_result(message: str) -> mcp_types.CallToolResult:
 
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _failed(name: str, error: Exception) -> str:
+    return (
+        f"tool '{name}' failed unexpectedly ({type(error).__name__}); "
+        "see the server's log"
     )
 
 
@@ -423,6 +431,35 @@ class ToolSurface:
         finally:
             CALL_SANDBOX.reset(token)
 
+    def runs_inline(self, name: str) -> ToolEntry | None:
+        """The tool a ``tools/call`` of ``name`` runs, when that call is the
+        tool's synchronous function and nothing else (a text tool: no I/O, no
+        operation, no broker or disclosure around it); else None."""
+        if self.broker is not None or name in self._operation_tools:
+            return None
+        if self.disclosure is not None and name == ACTIVATE_TOOLS:
+            return None
+        entry = self._by_name.get(name)
+        if entry is None or self.registry.async_invoker(entry) is not None:
+            return None
+        if self.operations is not None and entry.background != "never":
+            return None
+        return entry
+
+    def call_inline(self, entry: ToolEntry, arguments: Mapping[str, Any]) -> ToolResult:
+        """The result of calling ``entry`` (see :meth:`runs_inline`), as
+        :meth:`call` gives it: input it refuses, or an error it raises, as an
+        error result."""
+        from ..results import error_result
+
+        try:
+            return self.registry.invoker(entry)(arguments, self.env)
+        except ToolInputError as error:
+            return error_result(str(error))
+        except Exception as error:
+            logger.exception("tool %r raised", entry.name)
+            return error_result(_failed(entry.name, error))
+
     async def call(
         self,
         name: str,
@@ -485,10 +522,7 @@ class ToolSurface:
             return _error_result(str(error))
         except Exception as error:
             logger.exception("tool %r raised", entry.name)
-            return _error_result(
-                f"tool '{entry.name}' failed unexpectedly "
-                f"({type(error).__name__}); see the server's log"
-            )
+            return _error_result(_failed(entry.name, error))
         return mcp_result(result)
 
     async def _activate_tools(
@@ -994,14 +1028,16 @@ def serve(package: str, args: argparse.Namespace) -> int:
 
 
 EARLY = f"{ENV_PREFIX}STDIO_EARLY"
-"""``MCIGEN_STDIO_EARLY=0`` keeps a stdio server from answering before the SDK is
-loaded (see :func:`early_answers`)."""
+"""``MCIGEN_STDIO_EARLY=0`` keeps a stdio server from answering without the SDK:
+before it is loaded (see :func:`early_answers`), and the calls of text tools
+after (see ``stdio_calls``)."""
 
 
 def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
     """What the stdio server answers while the SDK loads (see ``stdio_start``);
-    None when it waits for the SDK: with OpenTelemetry about (the SDK traces every
-    request), or when :data:`EARLY` says so."""
+    None when it waits for the SDK, and leaves every call to it: with
+    OpenTelemetry about (the SDK traces every request), or when :data:`EARLY`
+    says so."""
     from .stdio_start import EarlyAnswers
 
     if os.environ.get(EARLY, "").strip().lower() in ("0", "false", "no", "off"):
@@ -1034,7 +1070,7 @@ def _serve_stdio(surface: ToolSurface) -> None:
             server = building.server()
             if handoff.ended:
                 return
-        anyio.run(_serve_sdk, surface, server, wire, out, handoff)
+        anyio.run(_serve_sdk, surface, server, wire, out, handoff, early is not None)
 
 
 def settled() -> None:
@@ -1079,23 +1115,31 @@ class _Building:
 async def _serve_sdk(
     surface: ToolSurface,
     server: Server[Any] | None,
-    wire: TextIO,
+    wire: TextIO | WireLines,
     out: IO[bytes],
     handoff: Handoff,
+    answering: bool,
 ) -> None:
+    """The SDK's server on stdio, from the lines ``handoff`` holds; ``answering``:
+    whether the calls of text tools are answered without it (``stdio_calls``)."""
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import AnsweredOnce, LenientReadStream, answers, checked_lines
-    from .stdio_start import Replayed
+    from .stdio import AnsweredOnce, Answers, LenientReadStream, as_file, client_lines
+    from .stdio_calls import InlineCalls
 
     exit_on_signals()
     if server is None:
         server = build_server(surface)
+    inline = None
+    if answering and "tools/call" not in server.cache_hints:
+        inline = InlineCalls(surface, mcp_result)
+        server.middleware.insert(0, inline.observe)
     settled()
-    lines = checked_lines(Replayed(handoff.lines, wire))
-    async with stdio_server(lines, answers(out)) as (read_stream, write_stream):
+    answers = Answers(out)
+    lines = client_lines(handoff.lines, wire, inline, answers)
+    async with stdio_server(lines, as_file(answers)) as (read_stream, write_stream):
         await server.run(
             LenientReadStream(read_stream, write_stream),
             AnsweredOnce(write_stream, handoff),
