@@ -115,6 +115,50 @@ def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -
     assert any(b"Hello, last!" in answer for answer in inline)
 
 
+def meta(number: int, name: str, **arguments: Any) -> Any:
+    return call(number, name, arguments)
+
+
+META_CALLS = [
+    meta(2, "meta_call", path="/greet", args={"name": "Ann"}),  # the SDK's
+    meta(3, "meta_call", path="/greet", args={"name": LONG}),
+    meta(4, "meta_call", path="greet", args={"name": 5}),  # refused input
+    meta(5, "meta_call", path="/listing", args={"items": ["a"], "loud": True}),
+    meta(6, "meta_call", path="/greet", args=[]),
+    meta(7, "meta_call", path="/nowhere"),
+    meta(8, "meta_call", path="/home"),  # the template raises: a JSON-RPC error
+    meta(9, "meta_call", path="/echo", args={"name": "cli"}),  # the SDK's
+    meta(10, "meta_tree"),
+    meta(11, "meta_tree", path="/nowhere"),
+    meta(12, "meta_desc", path="/greet"),
+    meta(13, "meta_desc"),
+    meta(14, "meta_call"),
+    call(15, "greet", {"name": "not a meta-tool"}),
+    meta(16, "meta_call", path="/greet", args={"name": "last"}),
+]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25"])
+def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
+    built: Path, version: str
+) -> None:
+    initialize = request(
+        1,
+        "initialize",
+        {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "client", "version": "1.0"},
+        },
+    )
+    lines = [initialize, INITIALIZED, *META_CALLS]
+    count = len(META_CALLS) + 1
+    inline = answers(built, "calls", lines, count, "--broker")
+    sdk = answers(built, "calls", lines, count, "--broker", MCIGEN_STDIO_EARLY="0")
+    assert sorted(inline) == sorted(sdk)
+    assert any(b"Hello, last!" in answer for answer in inline)
+
+
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,

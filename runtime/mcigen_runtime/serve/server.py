@@ -129,6 +129,7 @@ if TYPE_CHECKING:
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
     from .shared_operations import SharedOperations
+    from .stdio_calls import Inline
     from .stdio_lines import WireLines
     from .stdio_start import EarlyAnswers, Handoff
 
@@ -431,34 +432,58 @@ class ToolSurface:
         finally:
             CALL_SANDBOX.reset(token)
 
-    def runs_inline(self, name: str) -> ToolEntry | None:
-        """The tool a ``tools/call`` of ``name`` runs, when that call is the
-        tool's synchronous function and nothing else (a text tool: no I/O, no
-        operation, no broker or disclosure around it); else None."""
-        if self.broker is not None or name in self._operation_tools:
-            return None
+    def runs_inline(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a ``tools/call`` of ``name`` with ``arguments`` is a synchronous
+        function's call and nothing else (a text tool's, the broker's meta-tools
+        of one: no I/O, no operation)."""
+        if self.broker is not None:
+            return name in self._meta_names and not self.broker.awaits(name, arguments)
+        if name in self._operation_tools:
+            return False
         if self.disclosure is not None and name == ACTIVATE_TOOLS:
-            return None
+            return False
         entry = self._by_name.get(name)
         if entry is None or self.registry.async_invoker(entry) is not None:
-            return None
-        if self.operations is not None and entry.background != "never":
-            return None
-        return entry
+            return False
+        return self.operations is None or entry.background == "never"
 
-    def call_inline(self, entry: ToolEntry, arguments: Mapping[str, Any]) -> ToolResult:
-        """The result of calling ``entry`` (see :meth:`runs_inline`), as
-        :meth:`call` gives it: input it refuses, or an error it raises, as an
-        error result."""
+    def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline:
+        """The answer to a call :meth:`runs_inline` allows, as :meth:`call` gives
+        it, in the shape ``stdio_calls`` writes."""
         from ..results import error_result
+        from .stdio_calls import Inline
 
+        if self.broker is not None:
+            return self._meta_inline(self.broker, name, arguments)
+        entry = self._by_name[name]
         try:
-            return self.registry.invoker(entry)(arguments, self.env)
+            result = self.registry.invoker(entry)(arguments, self.env)
         except ToolInputError as error:
-            return error_result(str(error))
+            result = error_result(str(error))
         except Exception as error:
             logger.exception("tool %r raised", entry.name)
-            return error_result(_failed(entry.name, error))
+            result = error_result(_failed(entry.name, error))
+        return Inline.of(result, mcp_result)
+
+    def _meta_inline(
+        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+    ) -> Inline:
+        from ..broker.meta_tools import BrokerError, answer_is_error
+        from .stdio_calls import Inline
+
+        media: list[dict[str, Any]] = []
+        try:
+            answer = broker.call_meta(name, arguments, media=media)
+        except BrokerError as error:
+            message = str(error)
+            return Inline([message], True, None, lambda: _error_result(message))
+        text = json.dumps(answer, ensure_ascii=False)
+        return Inline(
+            None if media else [text],
+            answer_is_error(answer),
+            answer,
+            lambda: _meta_result(answer, media),
+        )
 
     async def call(
         self,
@@ -583,9 +608,7 @@ class ToolSurface:
         arguments: Mapping[str, Any],
         progress: Progress,
     ) -> mcp_types.CallToolResult:
-        import mcp_types as types
-
-        from ..broker.meta_tools import BrokerError, answer_is_error
+        from ..broker.meta_tools import BrokerError
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
@@ -595,20 +618,30 @@ class ToolSurface:
             answer = await progress.relayed(call)
         except BrokerError as error:
             return _error_result(str(error))
-        blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
-            "image": types.ImageContent,
-            "audio": types.AudioContent,
-        }
-        return types.CallToolResult(
-            content=[
-                types.TextContent(
-                    type="text", text=json.dumps(answer, ensure_ascii=False)
-                ),
-                *(blocks[item["type"]].model_validate(item) for item in media),
-            ],
-            structured_content=answer,
-            is_error=answer_is_error(answer),
-        )
+        return _meta_result(answer, media)
+
+
+def _meta_result(
+    answer: dict[str, Any], media: list[dict[str, Any]]
+) -> mcp_types.CallToolResult:
+    """A meta-tool's answer as MCP sends it: its JSON as text, and as structured
+    content; the media it set apart as content blocks of their own."""
+    import mcp_types as types
+
+    from ..broker.meta_tools import answer_is_error
+
+    blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
+        "image": types.ImageContent,
+        "audio": types.AudioContent,
+    }
+    return types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False)),
+            *(blocks[item["type"]].model_validate(item) for item in media),
+        ],
+        structured_content=answer,
+        is_error=answer_is_error(answer),
+    )
 
 
 class Progress:
@@ -1134,7 +1167,7 @@ async def _serve_sdk(
         server = build_server(surface)
     inline = None
     if answering and "tools/call" not in server.cache_hints:
-        inline = InlineCalls(surface, mcp_result)
+        inline = InlineCalls(surface)
         server.middleware.insert(0, inline.observe)
     settled()
     answers = Answers(out)

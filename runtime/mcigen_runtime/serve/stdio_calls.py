@@ -13,23 +13,29 @@ A line is answered here only when the SDK would answer it the same, byte for byt
 - the line is a plain JSON-RPC request (see ``stdio_start.plain_message``) of
   ``tools/call`` with ``name`` and ``arguments`` alone (no ``_meta``, so no
   progress token; no task), arguments that ``json`` and the SDK read alike
-  (``wire.writes_alike``), naming a tool that runs inline
-  (``ToolSurface.runs_inline``), in a sandbox no ``roots/list`` decides.
+  (``wire.writes_alike``), of a call that runs inline (``ToolSurface.runs_inline``:
+  a text tool, or the broker's meta-tools but a ``meta_call`` of a tool that does
+  I/O), on a server that would not ask the client for its roots for it (the
+  SDK's handler asks with ``roots/list`` at an MTDF server's first call; such a
+  call touches no file and starts no command, so it needs no sandbox).
 
 The call is logged as the SDK's handler logs it. A result other than text
-content (none of the generated text tools gives one) is dumped by the SDK's own
-models. Such a call is over before the next line is read, so a cancellation of it
+content (none of the generated text tools gives one; a meta-tool's image or
+audio) is dumped by the SDK's own models; an exception a meta-tool raises is the
+SDK's error answer to it (code 0, its text). Such a call is over before the next line is read, so a cancellation of it
 comes too late, as it would for the SDK's handler of the same call. Calls of
 other tools, and every other line, go to the SDK in order.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..edge.logs import client_of, logged_call
-from ..path_policy import CALL_SANDBOX
 from .stdio_start import plain_message, response
 from .wire import HANDSHAKE_VERSIONS, sdk_json, writes_alike
 
@@ -39,11 +45,66 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..edge.settings import ServeOptions
-    from ..manifest import ToolEntry
     from ..results import ToolResult
     from .sandbox import SandboxPolicy
 
+logger = logging.getLogger(__name__)
+
 _CALL_KEYS = frozenset({"name", "arguments"})
+
+
+@dataclass(frozen=True)
+class Inline:
+    """The answer to a call made inline, as ``tools/call`` sends it."""
+
+    texts: list[str] | None
+    """The text of each content item; None when not all are plain text."""
+    is_error: bool
+    structured: dict[str, Any] | None
+    model: Callable[[], BaseModel]
+    """The ``CallToolResult`` the SDK's handler returns for the call."""
+
+    @classmethod
+    def of(
+        cls, result: ToolResult, as_mcp: Callable[[ToolResult], BaseModel]
+    ) -> Inline:
+        """A tool's ``result``; ``as_mcp`` gives it as the SDK's handler does."""
+        from ..results import TextContent
+
+        texts = [item for item in result.content if type(item) is TextContent]
+        plain = (
+            result.metadata is None
+            and len(texts) == len(result.content)
+            and all(item.annotations is None and item.meta is None for item in texts)
+        )
+        return cls(
+            [item.text for item in texts] if plain else None,
+            bool(result.isError),
+            None,
+            lambda: as_mcp(result),
+        )
+
+    def json(self, version: str) -> str:
+        """The result as the SDK writes it at ``version``: made here for text
+        content (written by pydantic-core, as the SDK's models write it), else
+        by the SDK's own steps."""
+        from pydantic_core import PydanticSerializationError, to_json
+
+        if self.texts is not None:
+            result: dict[str, Any] = {
+                "content": [{"text": text, "type": "text"} for text in self.texts],
+                "isError": self.is_error,
+            }
+            if self.structured is not None:
+                result["structuredContent"] = self.structured
+            try:
+                return to_json(result).decode()
+            except PydanticSerializationError:  # no Unicode text: the SDK's steps
+                pass
+        from mcp_types.methods import serialize_server_result
+
+        dumped = self.model().model_dump(by_alias=True, mode="json", exclude_none=True)
+        return to_json(serialize_server_result("tools/call", version, dumped)).decode()
 
 
 class Surface(Protocol):
@@ -52,22 +113,16 @@ class Surface(Protocol):
     options: ServeOptions
     sandbox: SandboxPolicy
 
-    def runs_inline(self, name: str) -> ToolEntry | None: ...
+    def runs_inline(self, name: str, arguments: Mapping[str, Any]) -> bool: ...
 
-    def call_inline(
-        self, entry: ToolEntry, arguments: Mapping[str, Any]
-    ) -> ToolResult: ...
+    def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline: ...
 
 
 class InlineCalls:
     """The calls the reader answers itself, for one stdio connection."""
 
-    def __init__(
-        self, surface: Surface, as_mcp: Callable[[ToolResult], BaseModel]
-    ) -> None:
-        """``as_mcp``: a result as the SDK's handler returns it (``mcp_result``)."""
+    def __init__(self, surface: Surface) -> None:
         self._surface = surface
-        self._as_mcp = as_mcp
         self._session: ServerSession | None = None
         policy = surface.sandbox
         self._asks_roots = policy.enabled and not policy.fixed and policy.asks_roots
@@ -104,51 +159,31 @@ class InlineCalls:
             or (isinstance(arguments, dict) and writes_alike(arguments))
         ):
             return None
-        entry = self._surface.runs_inline(name)
-        if entry is None:
-            return None
         given: Mapping[str, Any] = arguments or {}
-        options = self._surface.options
+        if not self._surface.runs_inline(name, given):
+            return None
+        surface = self._surface
+        request_id = message["id"]
         with logged_call(
-            name, client_of(None), given, options.log_arguments
+            name, client_of(None), given, surface.options.log_arguments
         ) as outcome:
-            token = CALL_SANDBOX.set(self._surface.sandbox.without_client())
             try:
-                result = self._surface.call_inline(entry, given)
-            finally:
-                CALL_SANDBOX.reset(token)
-            outcome.answered(bool(result.isError))
-        version = session.protocol_version
-        return response(message["id"], self._result_json(result, version))
-
-    def _result_json(self, result: ToolResult, version: str) -> str:
-        """The ``tools/call`` result as the SDK writes it at ``version``: made
-        here for text content, else by the SDK's own steps."""
-        from mcp_types.methods import serialize_server_result
-        from pydantic_core import to_json
-
-        written = _text_result_json(result)
-        if written is not None:
-            return written
-        mcp = self._as_mcp(result)
-        dumped = mcp.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return to_json(serialize_server_result("tools/call", version, dumped)).decode()
+                inline = surface.call_inline(name, given)
+            except Exception as error:  # as the SDK's dispatcher answers it
+                logger.exception("handler for 'tools/call' raised")
+                return _error(request_id, str(error))
+            outcome.answered(inline.is_error)
+        return response(request_id, inline.json(session.protocol_version))
 
 
-def _text_result_json(result: ToolResult) -> str | None:
-    """The result's JSON as the SDK writes it, when it is text content alone."""
-    from ..results import TextContent
+def _error(request_id: int | str, message: str) -> str:
+    """The SDK's answer to a request whose handler raised: code 0, its text."""
+    from mcp_types import ErrorData, JSONRPCError
 
-    texts = [item for item in result.content if type(item) is TextContent]
-    if (
-        result.metadata is not None
-        or len(texts) != len(result.content)
-        or any(item.annotations is not None or item.meta is not None for item in texts)
-    ):
-        return None
-    return sdk_json(
-        {
-            "content": [{"text": item.text, "type": "text"} for item in texts],
-            "isError": bool(result.isError),
-        }
-    )
+    error = sdk_json({"code": 0, "message": message})
+    if error is None:
+        answer = JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=ErrorData(code=0, message=message)
+        )
+        return answer.model_dump_json(by_alias=True, exclude_unset=True)
+    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"error":{error}}}'
