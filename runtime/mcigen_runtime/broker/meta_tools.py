@@ -311,6 +311,8 @@ class Broker:
         raise self._unknown(path)
 
     def _find_tool(self, given: object) -> tuple[str, _Leaf]:
+        if isinstance(given, str) and given in self._tools:
+            return given, self._tools[given]  # as the tree spells it: normal already
         path = _normalize(given)
         leaf = self._tools.get(path)
         if leaf is not None:
