@@ -242,6 +242,8 @@ class Broker:
                 )
         self._nodes: dict[str, _Node] = {}
         self._tools: dict[str, _Leaf] = {}
+        self._awaits: dict[str, bool] = {}
+        """By a tool's path, whether calling it awaits I/O (see :meth:`awaits`)."""
         self._layout(visible, pruned=tools is not None)
 
     # -- the tree ---------------------------------------------------------------
@@ -309,6 +311,8 @@ class Broker:
         raise self._unknown(path)
 
     def _find_tool(self, given: object) -> tuple[str, _Leaf]:
+        if isinstance(given, str) and given in self._tools:
+            return given, self._tools[given]  # as the tree spells it: normal already
         path = _normalize(given)
         leaf = self._tools.get(path)
         if leaf is not None:
@@ -477,15 +481,37 @@ class Broker:
             raise BrokerError(f"{name} needs a 'path'")
         return name, arguments.get("path", "/"), arguments.get("args")
 
-    def call_meta(self, name: str, arguments: object = None) -> dict[str, Any]:
+    def call_meta(
+        self,
+        name: str,
+        arguments: object = None,
+        *,
+        media: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """Answer the meta-tool ``name`` (one of :data:`META_TOOLS`) with ``arguments``
-        as an MCP client sends them."""
+        as an MCP client sends them (``media``: see :meth:`call`)."""
         name, path, args = self._request(name, arguments)
         if name == "meta_tree":
             return self.tree(path)
         if name == "meta_desc":
             return self.desc(path)
-        return self.call(path, args)
+        return self.call(path, args, media=media)
+
+    def awaits(self, name: str, arguments: object = None) -> bool:
+        """Whether :meth:`call_meta_async` of ``arguments`` awaits anything: a
+        ``meta_call`` of a tool that does I/O. A call it refuses awaits nothing."""
+        try:
+            name, path, _ = self._request(name, arguments)
+            if name != "meta_call":
+                return False
+            path, leaf = self._find_tool(path)
+        except BrokerError:
+            return False
+        awaits = self._awaits.get(path)
+        if awaits is None:
+            awaits = self.registry.async_invoker(leaf.entry) is not None
+            self._awaits[path] = awaits
+        return awaits
 
     async def call_meta_async(
         self,

@@ -129,6 +129,8 @@ if TYPE_CHECKING:
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
     from .shared_operations import SharedOperations
+    from .stdio_calls import Inline
+    from .stdio_lines import WireLines
     from .stdio_start import EarlyAnswers, Handoff
 
 require_extra("mcp")
@@ -222,6 +224,13 @@ def _error_result(message: str) -> mcp_types.CallToolResult:
 
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _failed(name: str, error: Exception) -> str:
+    return (
+        f"tool '{name}' failed unexpectedly ({type(error).__name__}); "
+        "see the server's log"
     )
 
 
@@ -423,6 +432,59 @@ class ToolSurface:
         finally:
             CALL_SANDBOX.reset(token)
 
+    def runs_inline(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a ``tools/call`` of ``name`` with ``arguments`` is a synchronous
+        function's call and nothing else (a text tool's, the broker's meta-tools
+        of one: no I/O, no operation)."""
+        if self.broker is not None:
+            return name in self._meta_names and not self.broker.awaits(name, arguments)
+        if name in self._operation_tools:
+            return False
+        if self.disclosure is not None and name == ACTIVATE_TOOLS:
+            return False
+        entry = self._by_name.get(name)
+        if entry is None or self.registry.async_invoker(entry) is not None:
+            return False
+        return self.operations is None or entry.background == "never"
+
+    def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline:
+        """The answer to a call :meth:`runs_inline` allows, as :meth:`call` gives
+        it, in the shape ``stdio_calls`` writes."""
+        from ..results import error_result
+        from .stdio_calls import Inline
+
+        if self.broker is not None:
+            return self._meta_inline(self.broker, name, arguments)
+        entry = self._by_name[name]
+        try:
+            result = self.registry.invoker(entry)(arguments, self.env)
+        except ToolInputError as error:
+            result = error_result(str(error))
+        except Exception as error:
+            logger.exception("tool %r raised", entry.name)
+            result = error_result(_failed(entry.name, error))
+        return Inline.of(result, mcp_result)
+
+    def _meta_inline(
+        self, broker: Broker, name: str, arguments: Mapping[str, Any]
+    ) -> Inline:
+        from ..broker.meta_tools import BrokerError, answer_is_error
+        from .stdio_calls import Inline
+
+        media: list[dict[str, Any]] = []
+        try:
+            answer = broker.call_meta(name, arguments, media=media)
+        except BrokerError as error:
+            message = str(error)
+            return Inline([message], True, None, lambda: _error_result(message))
+        text = json.dumps(answer, ensure_ascii=False)
+        return Inline(
+            None if media else [text],
+            answer_is_error(answer),
+            answer,
+            lambda: _meta_result(answer, media),
+        )
+
     async def call(
         self,
         name: str,
@@ -485,10 +547,7 @@ class ToolSurface:
             return _error_result(str(error))
         except Exception as error:
             logger.exception("tool %r raised", entry.name)
-            return _error_result(
-                f"tool '{entry.name}' failed unexpectedly "
-                f"({type(error).__name__}); see the server's log"
-            )
+            return _error_result(_failed(entry.name, error))
         return mcp_result(result)
 
     async def _activate_tools(
@@ -549,9 +608,7 @@ class ToolSurface:
         arguments: Mapping[str, Any],
         progress: Progress,
     ) -> mcp_types.CallToolResult:
-        import mcp_types as types
-
-        from ..broker.meta_tools import BrokerError, answer_is_error
+        from ..broker.meta_tools import BrokerError
 
         if name not in self._meta_names:
             raise _unknown_tool(name)
@@ -561,20 +618,30 @@ class ToolSurface:
             answer = await progress.relayed(call)
         except BrokerError as error:
             return _error_result(str(error))
-        blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
-            "image": types.ImageContent,
-            "audio": types.AudioContent,
-        }
-        return types.CallToolResult(
-            content=[
-                types.TextContent(
-                    type="text", text=json.dumps(answer, ensure_ascii=False)
-                ),
-                *(blocks[item["type"]].model_validate(item) for item in media),
-            ],
-            structured_content=answer,
-            is_error=answer_is_error(answer),
-        )
+        return _meta_result(answer, media)
+
+
+def _meta_result(
+    answer: dict[str, Any], media: list[dict[str, Any]]
+) -> mcp_types.CallToolResult:
+    """A meta-tool's answer as MCP sends it: its JSON as text, and as structured
+    content; the media it set apart as content blocks of their own."""
+    import mcp_types as types
+
+    from ..broker.meta_tools import answer_is_error
+
+    blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
+        "image": types.ImageContent,
+        "audio": types.AudioContent,
+    }
+    return types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False)),
+            *(blocks[item["type"]].model_validate(item) for item in media),
+        ],
+        structured_content=answer,
+        is_error=answer_is_error(answer),
+    )
 
 
 class Progress:
@@ -995,14 +1062,16 @@ def serve(package: str, args: argparse.Namespace) -> int:
 
 
 EARLY = f"{ENV_PREFIX}STDIO_EARLY"
-"""``MCIGEN_STDIO_EARLY=0`` keeps a stdio server from answering before the SDK is
-loaded (see :func:`early_answers`)."""
+"""``MCIGEN_STDIO_EARLY=0`` keeps a stdio server from answering without the SDK:
+before it is loaded (see :func:`early_answers`), and the calls of text tools
+after (see ``stdio_calls``)."""
 
 
 def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
     """What the stdio server answers while the SDK loads (see ``stdio_start``);
-    None when it waits for the SDK: with OpenTelemetry about (the SDK traces every
-    request), or when :data:`EARLY` says so."""
+    None when it waits for the SDK, and leaves every call to it: with
+    OpenTelemetry about (the SDK traces every request), or when :data:`EARLY`
+    says so."""
     from .stdio_start import EarlyAnswers
 
     if os.environ.get(EARLY, "").strip().lower() in ("0", "false", "no", "off"):
@@ -1035,7 +1104,7 @@ def _serve_stdio(surface: ToolSurface) -> None:
             server = building.server()
             if handoff.ended:
                 return
-        anyio.run(_serve_sdk, surface, server, wire, out, handoff)
+        anyio.run(_serve_sdk, surface, server, wire, out, handoff, early is not None)
 
 
 def settled() -> None:
@@ -1080,23 +1149,31 @@ class _Building:
 async def _serve_sdk(
     surface: ToolSurface,
     server: Server[Any] | None,
-    wire: TextIO,
+    wire: TextIO | WireLines,
     out: IO[bytes],
     handoff: Handoff,
+    answering: bool,
 ) -> None:
+    """The SDK's server on stdio, from the lines ``handoff`` holds; ``answering``:
+    whether the calls of text tools are answered without it (``stdio_calls``)."""
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     from ..edge.shutdown import exit_on_signals
-    from .stdio import AnsweredOnce, LenientReadStream, answers, checked_lines
-    from .stdio_start import Replayed
+    from .stdio import AnsweredOnce, Answers, LenientReadStream, as_file, client_lines
+    from .stdio_calls import InlineCalls
 
     exit_on_signals()
     if server is None:
         server = build_server(surface)
+    inline = None
+    if answering and "tools/call" not in server.cache_hints:
+        inline = InlineCalls(surface)
+        server.middleware.insert(0, inline.observe)
     settled()
-    lines = checked_lines(Replayed(handoff.lines, wire))
-    async with stdio_server(lines, answers(out)) as (read_stream, write_stream):
+    answers = Answers(out)
+    lines = client_lines(handoff.lines, wire, inline, answers)
+    async with stdio_server(lines, as_file(answers)) as (read_stream, write_stream):
         await server.run(
             LenientReadStream(read_stream, write_stream),
             AnsweredOnce(write_stream, handoff),

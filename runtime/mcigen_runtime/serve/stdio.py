@@ -7,7 +7,7 @@ SDK would drop it silently, or take it for a notification, and leave the client
 waiting.
 
 A line with a bad id is told from a notification before the SDK reads it
-(:func:`checked_lines`). When the server answered ``initialize`` before the SDK
+(:func:`client_lines`). When the server answered ``initialize`` before the SDK
 was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
 it again.
 """
@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import select
+import stat
+from collections import deque
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Protocol, Self, TextIO, cast
 
@@ -36,10 +40,13 @@ from pydantic import ValidationError
 
 from .initialize import InitializeParamsError, lenient_initialize
 from .message_id import BAD_ID, has_bad_id
+from .stdio_lines import WireLines
+from .stdio_start import Replayed
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
+    from .stdio_calls import InlineCalls
     from .stdio_start import Handoff
 
 logger = logging.getLogger(__name__)
@@ -153,58 +160,131 @@ class Lines(Protocol):
     def readline(self) -> str: ...
 
 
+def _checked(line: str) -> str:
+    """``line``, or :data:`_BAD_ID_LINE` for a line with a bad id (see
+    ``message_id``)."""
+    if not _SUSPECT.search(line):
+        return line
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    return _BAD_ID_LINE if isinstance(message, dict) and has_bad_id(message) else line
+
+
 class _CheckedLines:
-    """The client's lines, a line with a bad id (see ``message_id``) replaced by
-    :data:`_BAD_ID_LINE`."""
+    """The client's lines, each :func:`_checked`, read in a worker thread."""
 
     def __init__(self, lines: Lines) -> None:
         self._lines = lines
 
     def readline(self) -> str:
-        line = self._lines.readline()
-        if not _SUSPECT.search(line):
-            return line
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            return line
-        return (
-            _BAD_ID_LINE if isinstance(message, dict) and has_bad_id(message) else line
-        )
+        return _checked(self._lines.readline())
 
     def close(self) -> None:
         """Nothing: the wire is not this reader's to close (a worker thread may
         still be reading it)."""
 
 
-def checked_lines(lines: Lines) -> anyio.AsyncFile[str]:
-    """``lines`` as the SDK's stdio transport reads them, checked."""
+class _LoopLines:
+    """The lines handed over, then the wire's, read from the event loop, each
+    :func:`_checked` (the SDK's transport iterates them); a call ``inline``
+    answers is answered here, through ``out``, and not passed on."""
+
+    def __init__(
+        self,
+        first: list[str],
+        wire: WireLines,
+        inline: InlineCalls | None,
+        out: Answers,
+    ) -> None:
+        self._first = deque(first)
+        self._wire = wire
+        self._inline = inline
+        self._out = out
+
+    def __aiter__(self) -> _LoopLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            if self._first:
+                line = self._first.popleft()
+            else:
+                line = await self._wire.areadline()
+            if not line:
+                raise StopAsyncIteration
+            answer = None if self._inline is None else self._inline.answer(line)
+            if answer is None:
+                return _checked(line)
+            await self._out.write(answer + "\n")
+
+
+def client_lines(
+    first: list[str],
+    wire: TextIO | WireLines,
+    inline: InlineCalls | None,
+    out: Answers,
+) -> anyio.AsyncFile[str]:
+    """The lines ``first``, then those of ``wire``, as the SDK's stdio transport
+    reads them, checked, less those ``inline`` answers (see ``stdio_calls``: only
+    when the lines are read from the event loop)."""
+    if isinstance(wire, WireLines):
+        return cast("anyio.AsyncFile[str]", _LoopLines(first, wire, inline, out))
     # The SDK reads the file only with readline (through anyio), and closes it.
-    return anyio.wrap_file(cast(TextIO, _CheckedLines(lines)))
+    return anyio.wrap_file(cast(TextIO, _CheckedLines(Replayed(first, wire))))
 
 
 class Answers:
-    """Where the SDK's stdio transport writes its answers (an ``AsyncFile``): each
-    written and flushed in one call in a worker thread, where the SDK's own file
-    takes two, each a thread to wake on a busy machine."""
+    """Where the SDK's stdio transport writes its answers (an ``AsyncFile``), and
+    the answers of ``stdio_calls``, one at a time. An answer the wire takes at
+    once (a pipe with room for it, the answer no longer than ``PIPE_BUF``, which a
+    pipe takes whole) is written from the event loop; any other in a worker
+    thread, written and flushed in one call, where the SDK's own file takes two
+    threads, each a thread to wake."""
 
     def __init__(self, out: IO[bytes]) -> None:
         self._out = out
+        self._fd: int | None = None
+        self._turn = anyio.Lock()
+        try:
+            fd = out.fileno()
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                self._fd = fd
+        except (OSError, ValueError):  # no descriptor: always the thread
+            pass
 
     async def write(self, text: str) -> None:
-        await anyio.to_thread.run_sync(self._send, text.encode())
+        data = text.encode()
+        async with self._turn:
+            if not self._takes_at_once(data):
+                await anyio.to_thread.run_sync(self._send, data)
 
     async def flush(self) -> None:
         """Nothing: :meth:`write` flushed."""
+
+    def _takes_at_once(self, data: bytes) -> bool:
+        """Whether ``data`` was written now, without waiting for the reader. Only
+        this writer writes to the wire, so the room polled is there to write."""
+        if self._fd is None or len(data) > select.PIPE_BUF:
+            return False
+        poller = select.poll()
+        poller.register(self._fd, select.POLLOUT)
+        if not poller.poll(0):
+            return False
+        written = os.write(self._fd, data)
+        if written < len(data):  # never, for a pipe: what is left goes on the wire
+            self._send(data[written:])
+        return True
 
     def _send(self, data: bytes) -> None:
         self._out.write(data)
         self._out.flush()
 
 
-def answers(out: IO[bytes]) -> anyio.AsyncFile[str]:
-    """``out`` as the SDK's stdio transport writes to it (see :class:`Answers`)."""
-    return cast("anyio.AsyncFile[str]", Answers(out))
+def as_file(answers: Answers) -> anyio.AsyncFile[str]:
+    """``answers`` as the SDK's stdio transport writes to it."""
+    return cast("anyio.AsyncFile[str]", answers)
 
 
 class AnsweredOnce(_ClosedOnExit):

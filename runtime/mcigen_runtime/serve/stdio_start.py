@@ -27,10 +27,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from io import TextIOWrapper
 from typing import IO, Any, TextIO
 
 from .initialize import InitializeParamsError, filled_initialize
+from .stdio_lines import WireLines
 from .wire import Listing, initialize_result, sdk_json
 
 KEPT_NOTIFICATIONS = 16
@@ -76,7 +76,9 @@ class Handoff:
     """Whether stdin ended first (there is nothing to hand over)."""
 
 
-def answer_early(early: EarlyAnswers, wire: TextIO, out: IO[bytes]) -> Handoff:
+def answer_early(
+    early: EarlyAnswers, wire: TextIO | WireLines, out: IO[bytes]
+) -> Handoff:
     """Answer what :class:`EarlyAnswers` can from ``wire``, each answer written to
     ``out``, until a line only the SDK can answer, or the end of ``wire``."""
     handoff = Handoff()
@@ -97,7 +99,7 @@ def answer_early(early: EarlyAnswers, wire: TextIO, out: IO[bytes]) -> Handoff:
 def _answer(early: EarlyAnswers, handoff: Handoff, line: str) -> str | None:
     """The answer to ``line`` ("" for a notification kept for the SDK); None when
     only the SDK can answer it."""
-    message = _message(line)
+    message = plain_message(line)
     if message is None:
         return None
     method, params = message["method"], message.get("params")
@@ -119,14 +121,14 @@ def _answer(early: EarlyAnswers, handoff: Handoff, line: str) -> str | None:
         if result is None:
             return None
         handoff.answered_id = request_id
-        handoff.answered = _response(request_id, result)
+        handoff.answered = response(request_id, result)
         handoff.lines.append(line)
         return handoff.answered
     if method == "ping" and params in (None, {}):
-        return _response(request_id, "{}")
+        return response(request_id, "{}")
     if method == "tools/list":
         page = early.listing.json_for(params)
-        return None if page is None else _response(request_id, page)
+        return None if page is None else response(request_id, page)
     return None
 
 
@@ -194,11 +196,11 @@ def _plain_client(client: object) -> bool:
     )
 
 
-def _response(request_id: int | str, result: str) -> str:
+def response(request_id: int | str, result: str) -> str:
     return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{result}}}'
 
 
-def _message(line: str) -> dict[str, Any] | None:
+def plain_message(line: str) -> dict[str, Any] | None:
     """``line`` as a JSON-RPC request or notification the SDK reads exactly as
     ``json`` does (no duplicate key, no ``NaN``, a plain id); None otherwise."""
     try:
@@ -246,21 +248,18 @@ def _unicode(text: str) -> bool:
 
 
 @contextmanager
-def claimed_stdio() -> Iterator[tuple[TextIO, IO[bytes]]]:
+def claimed_stdio() -> Iterator[tuple[TextIO | WireLines, IO[bytes]]]:
     """The client's lines and where the answers go: duplicates of stdin and
     stdout, while fd 0 reads ``/dev/null`` and fd 1 writes to stderr (see the
     module docs; stray output of a command misses the wire), until the block
-    ends."""
+    ends. The lines are read from the duplicate (see ``stdio_lines``), else, when
+    stdin cannot be claimed, from ``sys.stdin``."""
     with (
         _claimed(0, "rb", lambda: os.open(os.devnull, os.O_RDONLY)) as lines,
         _claimed(1, "wb", lambda: os.dup(2)) as out,
     ):
         yield (
-            (
-                sys.stdin
-                if lines is None
-                else TextIOWrapper(lines, encoding="utf-8", errors="replace")
-            ),  # as the SDK
+            sys.stdin if lines is None else WireLines(lines.fileno()),
             sys.stdout.buffer if out is None else out,
         )
 
@@ -289,7 +288,7 @@ def _claimed(
 class Replayed:
     """``lines``, then what ``rest`` reads: the lines of a :class:`Handoff`."""
 
-    def __init__(self, lines: list[str], rest: TextIO) -> None:
+    def __init__(self, lines: list[str], rest: TextIO | WireLines) -> None:
         self._lines = list(lines)
         self._rest = rest
 

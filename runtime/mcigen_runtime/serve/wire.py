@@ -269,7 +269,7 @@ def sdk_json(value: Any) -> str | None:
     """``value`` (JSON data) as the SDK's pydantic writes it; None when this module
     cannot tell it would (a float written with an exponent, a string that is no
     Unicode text, nesting deeper than :data:`_DEEPEST`)."""
-    if not _writes_alike(value, 0):
+    if not writes_alike(value, 0):
         return None
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -277,7 +277,9 @@ def sdk_json(value: Any) -> str | None:
 _DEEPEST = 100
 
 
-def _writes_alike(value: object, depth: int) -> bool:
+def writes_alike(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` (JSON data) is written, and read, by ``json`` as by the
+    SDK's pydantic (see :func:`sdk_json`)."""
     if depth > _DEEPEST:
         return False
     if isinstance(value, str):
@@ -289,11 +291,11 @@ def _writes_alike(value: object, depth: int) -> bool:
         return "e" not in text and "n" not in text  # inf, nan
     if isinstance(value, dict):
         return all(
-            isinstance(key, str) and _unicode(key) and _writes_alike(item, depth + 1)
+            isinstance(key, str) and _unicode(key) and writes_alike(item, depth + 1)
             for key, item in value.items()
         )
     if isinstance(value, list):
-        return all(_writes_alike(item, depth + 1) for item in value)
+        return all(writes_alike(item, depth + 1) for item in value)
     return False
 
 

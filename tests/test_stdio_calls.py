@@ -1,0 +1,249 @@
+"""``tools/call`` of text tools answered by the stdio server's reader
+(``serve/stdio_calls.py``): every answer byte for byte the SDK's, for the calls it
+answers and those it leaves to the SDK, compared with a server that leaves them
+all to it (``MCIGEN_STDIO_EARLY=0``); real processes, a real SDK client."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import TextContent
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from .conftest import package_env, run_mcigen, text_tool, write_schema
+from .test_serve_edge import read_lines
+from .test_stdio_start import INITIALIZED, answers, request
+
+LONG = 'é\u2028\x1f"\\/' * 900
+"""An answer longer than a pipe takes at once (``PIPE_BUF``)."""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Package ``calls``: text tools (one with a loop and a condition, one that
+    needs an environment variable) and a cli tool."""
+    directory = tmp_path_factory.mktemp("calls")
+    name = {"type": "object", "properties": {"name": {"type": "string"}}}
+    tools = [
+        text_tool(
+            "greet",
+            "Hello, {{props.name}}!",
+            inputSchema={**name, "required": ["name"]},
+        ),
+        text_tool(
+            "listing",
+            "@foreach(item in props.items){{item}};@endforeach"
+            "@if(props.loud)!@endif",
+            inputSchema={
+                "type": "object",
+                "properties": {
+                    "items": {"type": "array", "items": {"type": "string"}},
+                    "loud": {"type": "boolean"},
+                },
+            },
+        ),
+        text_tool("home", "{{env.CALLS_HOME}}"),
+        {
+            "name": "echo",
+            "inputSchema": {**name, "required": ["name"]},
+            "execution": {"type": "cli", "command": "echo", "args": ["{{props.name}}"]},
+        },
+    ]
+    schema = write_schema(directory, {"schemaVersion": "1.0", "tools": tools})
+    assert run_mcigen("build", schema, "-o", directory / "calls").returncode == 0
+    return directory
+
+
+def call(number: int | str, name: str, arguments: Any = None, **more: Any) -> Any:
+    params: dict[str, Any] = {"name": name, **more}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return request(number, "tools/call", params)  # type: ignore[arg-type]
+
+
+CALLS = [
+    call(2, "greet", {"name": "Ann"}),  # the SDK's: the first after initialize
+    call(3, "greet", {"name": "Bo"}),
+    call("four", "greet", {"name": LONG}),
+    call(5, "greet", {"name": 5}),  # input the tool refuses
+    call(6, "greet", {}),
+    call(7, "greet"),
+    request(8, "tools/call", {"name": "greet", "arguments": None}),
+    call(9, "listing", {"items": ["a", "b"], "loud": True}),
+    call(10, "listing", {"items": ["x"] * 3, "loud": False, "extra": [1.5, None]}),
+    call(11, "home"),  # CALLS_HOME unset: the template fails
+    call(2**52, "greet", {"name": "big id"}),
+    call(12, "nope", {}),  # the SDK's: an unknown tool
+    call(13, "echo", {"name": "cli"}),  # the SDK's: it starts a command
+    call(14, "greet", {"name": "p"}, _meta={"progressToken": 1}),  # the SDK's
+    call(15, "greet", {"name": "t"}, task={"ttl": 1000}),  # the SDK's
+    call(16, "greet", {"name": 1e300}),  # a float json and the SDK write apart
+    call(17, "greet", {"name": "\ud800"}),  # no Unicode text
+    '{"jsonrpc": "2.0", "id": 18, "method": "tools/call", "params": '
+    '{"name": "greet", "name": "x", "arguments": {}}}',  # a key twice
+    request(19, "tools/call", {"name": 3}),
+    request(20, "tools/call", []),
+    request(21, "ping"),
+    request(22, "tools/list"),
+    call(23, "greet", {"name": "last"}),
+]
+ANSWERED = sum(1 for line in CALLS if isinstance(line, str) or "id" in line) + 1
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -> None:
+    initialize = request(
+        1,
+        "initialize",
+        {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "client", "version": "1.0"},
+        },
+    )
+    lines = [initialize, INITIALIZED, *CALLS]
+    inline = answers(built, "calls", lines, ANSWERED)
+    sdk = answers(built, "calls", lines, ANSWERED, MCIGEN_STDIO_EARLY="0")
+    assert sorted(inline) == sorted(sdk)
+    assert any(b"Hello, last!" in answer for answer in inline)
+
+
+def meta(number: int, name: str, **arguments: Any) -> Any:
+    return call(number, name, arguments)
+
+
+META_CALLS = [
+    meta(2, "meta_call", path="/greet", args={"name": "Ann"}),  # the SDK's
+    meta(3, "meta_call", path="/greet", args={"name": LONG}),
+    meta(4, "meta_call", path="greet", args={"name": 5}),  # refused input
+    meta(5, "meta_call", path="/listing", args={"items": ["a"], "loud": True}),
+    meta(6, "meta_call", path="/greet", args=[]),
+    meta(7, "meta_call", path="/nowhere"),
+    meta(8, "meta_call", path="/home"),  # the template raises: a JSON-RPC error
+    meta(9, "meta_call", path="/echo", args={"name": "cli"}),  # the SDK's
+    meta(10, "meta_tree"),
+    meta(11, "meta_tree", path="/nowhere"),
+    meta(12, "meta_desc", path="/greet"),
+    meta(13, "meta_desc"),
+    meta(14, "meta_call"),
+    call(15, "greet", {"name": "not a meta-tool"}),
+    meta(16, "meta_call", path="/greet", args={"name": "last"}),
+]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25"])
+def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
+    built: Path, version: str
+) -> None:
+    initialize = request(
+        1,
+        "initialize",
+        {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "client", "version": "1.0"},
+        },
+    )
+    lines = [initialize, INITIALIZED, *META_CALLS]
+    count = len(META_CALLS) + 1
+    inline = answers(built, "calls", lines, count, "--broker")
+    sdk = answers(built, "calls", lines, count, "--broker", MCIGEN_STDIO_EARLY="0")
+    assert sorted(inline) == sorted(sdk)
+    assert any(b"Hello, last!" in answer for answer in inline)
+
+
+def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "calls", "serve"],
+        cwd=str(built),
+        env=package_env(built, PYTHONDONTWRITEBYTECODE="1", CALLS_HOME="/home"),
+    )
+    said: dict[str, str] = {}
+
+    async def scenario() -> None:
+        async def one(session: ClientSession, tool: str, name: str) -> None:
+            result = await session.call_tool(tool, {"name": name})
+            assert isinstance(result.content[0], TextContent)
+            said[f"{tool} {name}"] = result.content[0].text
+
+        with anyio.fail_after(120):
+            async with (
+                stdio_client(params) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await one(session, "greet", "first")
+                async with anyio.create_task_group() as group:
+                    for number in range(40):
+                        tool = "echo" if number % 8 == 0 else "greet"
+                        group.start_soon(one, session, tool, str(number))
+                    group.start_soon(one, session, "greet", LONG)
+                home = await session.call_tool("home", {})
+                assert home.content[0] == TextContent(type="text", text="/home")
+
+    anyio.run(scenario)
+    assert said[f"greet {LONG}"] == f"Hello, {LONG}!"
+    for number in range(40):
+        if number % 8 == 0:
+            assert said[f"echo {number}"] == f"{number}\n"
+        else:
+            assert said[f"greet {number}"] == f"Hello, {number}!"
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_text_call_costs_the_server_a_fraction_of_the_sdks_cpu(built: Path) -> None:
+    """What the change is for: the same calls, each server's CPU time taken in
+    turns (the machine may be busy: CPU time, not wall time, and the least of
+    three rounds)."""
+    servers = {}
+    for mode in ("1", "0"):
+        servers[mode] = subprocess.Popen(
+            [sys.executable, "-m", "calls", "serve"],
+            cwd=built,
+            env=package_env(built, MCIGEN_STDIO_EARLY=mode),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    greet = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call",'
+        b'"params":{"name":"greet","arguments":{"name":"Ann"}}}\n'
+    )
+    opening = [
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+    ]
+    spent: dict[str, list[float]] = {mode: [] for mode in servers}
+    try:
+        for process in servers.values():
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(b"".join(opening) + greet * 20)
+            process.stdin.flush()
+            read_lines(process.stdout, 21, timeout=120)
+        for _ in range(3):
+            for mode, process in servers.items():
+                assert process.stdin is not None and process.stdout is not None
+                before = _cpu_seconds(process.pid)
+                for _ in range(300):  # one at a time, as a client waiting for each
+                    process.stdin.write(greet)
+                    process.stdin.flush()
+                    read_lines(process.stdout, 1, timeout=60)
+                spent[mode].append(_cpu_seconds(process.pid) - before)
+    finally:
+        for process in servers.values():
+            process.kill()
+            process.wait()
+    assert min(spent["1"]) < 0.6 * min(spent["0"]), spent
