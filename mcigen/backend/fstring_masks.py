@@ -56,6 +56,8 @@ class _String:
 def formatted(piece: str, format_str: Callable[[str], str]) -> str | None:
     """``format_str(piece)``, run on ``piece`` with its maskable f-strings masked;
     None when there is none, or when the result cannot be shown to be right."""
+    if 'f"' not in piece:
+        return None
     try:
         strings = _strings(piece)
     except (tokenize.TokenError, SyntaxError):
