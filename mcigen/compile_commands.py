@@ -95,7 +95,7 @@ def _package_name(args: argparse.Namespace, out_dir: Path | None) -> str | None:
         name = _default_name(out_dir, args.project)
     else:
         return _CHECKED_NAME
-    problem = package_name_problem(name)
+    problem = package_name_problem(name, out_dir)
     if problem is not None:
         print(
             printable(f"mcigen: error: {problem}; pass another --name"), file=sys.stderr

@@ -10,7 +10,7 @@ import black
 import pytest
 
 from mcigen import backend
-from mcigen.backend import formatting, workers
+from mcigen.backend import formatting, fstring_masks, workers
 from mcigen.pipeline import CompileOptions, compile_schema
 from mcigen.planner import McpAccess, McpMode
 
@@ -125,3 +125,26 @@ def test_workers_forked_before_a_large_build_format_as_black_does(
         formatted = formatting.format_modules([source])
     assert workers.pool() is None
     assert formatted == [black.format_str(source, mode=formatting._MODE)]
+
+
+def test_f_strings_are_put_back_only_where_they_provably_were() -> None:
+    """black gets ``f"{a}"`` as ``"{a}_"`` (``fstring_masks``); an output whose
+    masks moved, changed places or changed the code is not used (plain black
+    runs instead), whatever formatted it."""
+    piece = 'x = g(f"{a}", f"{b}", "{a}_")\n'
+    assert fstring_masks.formatted(piece, _whole) == _whole(piece)
+
+    def swapped(text: str) -> str:
+        return _whole(text).replace('"{a}_", "{b}_"', '"{b}_", "{a}_"', 1)
+
+    def moved_into_a_string(text: str) -> str:
+        return _whole(text).replace('"{b}_", "{a}_"', '"{b}_ \\"{a}_\\"", "{a}_"')
+
+    def another_statement(text: str) -> str:
+        return _whole(text) + 'y = "{a}_"\n'
+
+    def another_call(text: str) -> str:  # every string in its place
+        return _whole(text).replace("g(", "h(")
+
+    for formatter in (swapped, moved_into_a_string, another_statement, another_call):
+        assert fstring_masks.formatted(piece, formatter) is None

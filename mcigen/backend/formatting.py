@@ -12,7 +12,10 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - of the pieces not in the cache, black formats one of every shape
   (``shapes.py``: the same code but for names and words, as the functions of
   similar tools are) and its output is carried over to the others;
-- what black still has to format is spread over every core.
+- what black still has to format is spread over every core, its f-strings given
+  to it as plain strings where that is shown to change nothing
+  (``fstring_masks.py``: black parses an f-string's fields only to leave it as
+  it was).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import black
 from black.mode import TargetVersion
 
 from .. import build_cache
-from . import shapes, workers
+from . import fstring_masks, shapes, workers
 
 _MODE = black.Mode(
     target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH
@@ -123,6 +126,11 @@ def _black_all(pieces: list[str]) -> dict[str, str]:
 
 
 def _black(piece: str) -> str:
+    masked = fstring_masks.formatted(piece, _plain_black)
+    return _plain_black(piece) if masked is None else masked
+
+
+def _plain_black(piece: str) -> str:
     return black.format_str(piece, mode=_MODE)
 
 

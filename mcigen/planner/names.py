@@ -10,12 +10,15 @@ between the results are the callers' to report or resolve (``unique``).
 from __future__ import annotations
 
 import builtins
+import importlib.machinery
 import importlib.util
 import keyword
 import re
 import sys
 import unicodedata
 from collections.abc import Callable, Collection
+from importlib.machinery import ModuleSpec
+from pathlib import Path
 
 from .dependency_names import dependency_modules
 
@@ -133,15 +136,17 @@ def module_name(name: str) -> str:
     return identifier(name, prefix="g", convert=snake_case, ascii_only=True)
 
 
-def package_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be the import name of a generated package, or None."""
+def package_name_problem(name: str, built_at: Path | None = None) -> str | None:
+    """Why ``name`` cannot be the import name of a generated package, or None;
+    ``built_at``: the package's directory, where an earlier build of it may be."""
     if not name.isidentifier() or _nfkc(name) != name:
         return f"'{name}' is not a valid package name"
     if keyword.iskeyword(name):
         return f"'{name}' is a Python keyword and cannot be imported"
     if name in sys.stdlib_module_names:
         return f"'{name}' would shadow Python's own '{name}'"
-    distribution = dependency_modules().get(name) if _installed(name) else None
+    installed = _installed(name, built_at)
+    distribution = dependency_modules().get(name) if installed else None
     if distribution is not None:
         return (
             f"'{name}' would shadow '{name}' from {distribution}, which generated "
@@ -150,10 +155,24 @@ def package_name_problem(name: str) -> str | None:
     return None
 
 
-def _installed(name: str) -> bool:
+def _installed(name: str, built_at: Path | None) -> bool:
     """Whether a module ``name`` is installed here (cheaper to ask than what the
-    dependencies' modules are)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
+    dependencies' modules are). The package at ``built_at`` is not: a rebuild finds
+    its earlier self on the path (the current directory), so it is looked for
+    again without that directory (which could hide an installed one)."""
+    if name in sys.modules:  # mcigen's own, and what it runs with
         return True
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or built_at is None or not _within(spec, built_at):
+            return spec is not None
+        beside = built_at.resolve().parent
+        path = [p for p in sys.path if Path(p or ".").resolve() != beside]
+        return importlib.machinery.PathFinder.find_spec(name, path) is not None
+    except (ImportError, ValueError, OSError):
+        return True
+
+
+def _within(spec: ModuleSpec, directory: Path) -> bool:
+    places = [*(spec.submodule_search_locations or ()), spec.origin or ""]
+    return all(Path(p).resolve().is_relative_to(directory.resolve()) for p in places)
