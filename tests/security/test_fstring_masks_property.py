@@ -105,14 +105,26 @@ def test_masked_builds_are_plain_blacks_and_keep_hostile_text(
     schema = workspace / f"{package}.mci.json"
     schema.write_text(json.dumps(document), encoding="utf-8")
     output = workspace / package
-    with mock.patch.dict("os.environ", {"MCIGEN_CACHE_DIR": ""}):
+    formatted: list[tuple[list[str], list[str]]] = []
+
+    def format_modules(sources: list[str], known: object) -> list[str]:
+        result: list[str] = masked(sources, known)
+        formatted.append((sources, result))
+        return result
+
+    masked = backend.format_modules
+    with (
+        mock.patch.dict("os.environ", {"MCIGEN_CACHE_DIR": ""}),
+        mock.patch.object(backend, "format_modules", format_modules),
+    ):
         files, diagnostics = compile_schema(schema, output, package)
-        if files is None:  # braces that make a placeholder of no path
-            assert diagnostics.has_errors
-            reject()
-        with mock.patch.object(backend, "format_modules", _whole_black):
-            plain, _ = compile_schema(schema, output, package)
-    assert files == plain
+    if files is None:  # braces that make a placeholder of no path
+        assert diagnostics.has_errors
+        reject()
+    # The same sources, formatted by plain black: the same bytes.
+    assert formatted and all(
+        result == _whole_black(sources, None) for sources, result in formatted
+    )
     for name, content in files.items():
         if name.endswith(".py"):
             ast.parse(content)
