@@ -386,6 +386,17 @@ class ToolSurface:
             found = self._listings[revealed] = listing(self.listed_to(revealed))
         return found
 
+    async def sandbox_of(
+        self, name: str, session: ServerSession | None
+    ) -> Sandbox | None:
+        """The sandbox of a call of the tool ``name`` in ``session``; None for a
+        tool that starts no command (only cli tools read it), which then costs
+        no look at the base directory nor question to the client."""
+        entry = self._by_name.get(name)
+        if entry is not None and entry.type != "cli":
+            return None
+        return await self.sandbox.for_call(session)
+
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
         return self._by_name.get(name)
@@ -750,7 +761,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def logged(
         ctx: ServerRequestContext[Any],
         params: mcp_types.CallToolRequestParams,
-        run: Callable[[dict[str, Any], Sandbox], Awaitable[_T]],
+        run: Callable[[dict[str, Any], Sandbox | None], Awaitable[_T]],
         is_error: Callable[[_T], bool],
     ) -> _T:
         """``run(arguments, sandbox)`` for the call ``params``, in one log line:
@@ -760,7 +771,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         with logged_call(
             params.name, client, arguments, surface.options.log_arguments
         ) as outcome:
-            sandbox = await surface.sandbox.for_call(ctx.session)
+            sandbox = await surface.sandbox_of(params.name, ctx.session)
             try:
                 done = await run(arguments, sandbox)
             except MCPError:
@@ -775,7 +786,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         progress = Progress(ctx.session, (ctx.meta or {}).get("progress_token"))
 
         def call(
-            arguments: dict[str, Any], sandbox: Sandbox
+            arguments: dict[str, Any], sandbox: Sandbox | None
         ) -> Awaitable[mcp_types.CallToolResult]:
             return surface.call(
                 params.name, arguments, progress, caller_of(ctx), sandbox
@@ -786,7 +797,9 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def start_task(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> Running:
-        def start(arguments: dict[str, Any], sandbox: Sandbox) -> Awaitable[Running]:
+        def start(
+            arguments: dict[str, Any], sandbox: Sandbox | None
+        ) -> Awaitable[Running]:
             return surface.start(params.name, arguments, caller_of(ctx), sandbox)
 
         return await logged(ctx, params, start, lambda _: False)
