@@ -966,6 +966,12 @@ def serve(package: str, args: argparse.Namespace) -> int:
         return _usage(package, "--max-output-chars only applies with --broker")
     if args.workers > 1 and address is None:
         return _usage(package, "--workers needs --http (stdio has one client)")
+    if args.workers > 1 and sys.platform != "linux":
+        return _usage(
+            package,
+            "--workers needs Linux (SO_REUSEPORT that spreads connections); "
+            "elsewhere run uvicorn PKG.server:app --workers N",
+        )
     for flag, given in (
         ("--allow-host", args.allow_hosts),
         ("--allow-origin", args.allow_origins),

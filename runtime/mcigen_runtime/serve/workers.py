@@ -13,6 +13,7 @@ the process that started them supervising them.
   of a client, whichever connection it comes on (``http``); background operations
   are shared through Redis or refused (``operation_tools.refused_under_workers``),
   and progressive disclosure lists every tool (a reveal would be one worker's).
+- Linux only (elsewhere ``SO_REUSEPORT`` does not spread connections).
 - The supervisor checks that ADDR is free, starts the workers and waits until each
   serves. SIGTERM, SIGINT (Ctrl-C) and SIGHUP are passed to every worker, which
   shuts down as a one-process server does; the supervisor waits for all of them,
