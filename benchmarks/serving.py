@@ -187,7 +187,8 @@ def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]
             SERVED[0] = server.pid
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):  # it ended by itself
+                os.killpg(server.pid, signal.SIGTERM)
             try:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
