@@ -35,6 +35,14 @@ TOOLS = [
         },
     ),
     sleeper("sleep", SLEEP),
+    {
+        "name": "role",
+        "execution": {
+            "type": "cli",
+            "command": "sh",
+            "args": ["-c", 'echo "${MCIGEN_HTTP_WORKER-none}"'],
+        },
+    },
 ]
 
 PATIENCE = 60
@@ -228,11 +236,14 @@ def test_an_sdk_session_goes_on_across_connections_and_workers(
             ):
                 await mcp.initialize()
                 listed = await mcp.list_tools()
-                assert [tool.name for tool in listed.tools] == ["greet", "sleep"]
+                assert [t.name for t in listed.tools] == ["greet", "sleep", "role"]
                 texts = []
                 for n in range(10):
                     result = await mcp.call_tool("greet", {"name": f"n{n}"})
                     texts.append(result.content[0].text)  # type: ignore[union-attr]
+                # what the worker was told is no command's business
+                role = await mcp.call_tool("role", {})
+                assert role.content[0].text == "none\n"  # type: ignore[union-attr]
                 return texts
 
         assert run(session) == [f"Hello, n{n}!" for n in range(10)]

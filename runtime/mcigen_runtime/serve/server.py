@@ -114,7 +114,7 @@ from .telemetry import (
     may_trace,
 )
 from .wire import HANDSHAKE_VERSIONS, Listing, listing, server_info
-from .workers import WorkerRole, worker_role
+from .workers import WorkerRole, claim_worker_role
 
 if TYPE_CHECKING:
     import mcp_types
@@ -998,7 +998,7 @@ def serve(package: str, args: argparse.Namespace) -> int:
         log_arguments=args.log_arguments,
     )
     configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
-    role = worker_role(os.environ)
+    role = claim_worker_role(os.environ)
     surface = ToolSurface(
         package,
         options,

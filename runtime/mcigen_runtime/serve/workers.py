@@ -32,7 +32,7 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from types import FrameType
 
 from ..executors import orphans
@@ -81,6 +81,14 @@ def worker_role(env: Mapping[str, str]) -> WorkerRole | None:
     except ValueError:
         return None
     return WorkerRole(index, count, ready_fd, supervisor)
+
+
+def claim_worker_role(env: MutableMapping[str, str]) -> WorkerRole | None:
+    """:func:`worker_role`, taken out of ``env`` (``os.environ``): the commands a
+    worker starts, a ``serve`` among them, are no workers."""
+    role = worker_role(env)
+    env.pop(WORKER, None)
+    return role
 
 
 def listening_sockets(host: str, port: int) -> list[socket.socket]:
