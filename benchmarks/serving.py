@@ -38,7 +38,6 @@ from benchmarks.timing import (
     Worker,
     interleave,
     tree_cpu_seconds,
-    tree_pids,
 )
 from tests.mcp_servers import free_port, wait_until_listening
 
@@ -53,6 +52,8 @@ LIST_SIZES = (10, 100, 1000)
 
 MCIGEN, MCIX, FLOOR = "mcigen", "mcix", "floor"
 BARE = "bare uvicorn"
+UVICORN_WORKERS = "mcigen under uvicorn --workers"
+"""A note of the two-worker rows: mcigen's app under uvicorn's own workers."""
 """The HTTP rows' third server: an ASGI app without the SDK (uvicorn alone)."""
 CALLS: tuple[tuple[str, str, dict[str, Any]], ...] = (  # (row, tool, arguments)
     ("text", "greet", {"name": "Ann"}),
@@ -150,13 +151,22 @@ def build(schema: dict[str, Any], work: Path, package: str, log: Any) -> Schema:
     return Schema(path, package)
 
 
+PORT = "{port}"
+"""In a server's command, where its port goes (else uvicorn's options are added)."""
+
+
 @contextlib.contextmanager
 def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]:
-    """``argv`` (a uvicorn command without ``--port``) serving; yields the URL of
-    its ``/mcp``, and its process id through :data:`SERVED`. Its log goes to a
-    file (a pipe nobody reads would fill and stop it)."""
+    """``argv`` serving: a uvicorn command without ``--port``, or a command that
+    holds :data:`PORT` (mcigen's ``serve --http``); yields the URL of its ``/mcp``
+    once every worker listens, and its process id through :data:`SERVED`. Its log
+    goes to a file (a pipe nobody reads would fill and stop it)."""
     port = free_port()
-    argv = [*argv, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    if any(PORT in arg for arg in argv):
+        argv = [arg.replace(PORT, str(port)) for arg in argv]
+    else:
+        argv = [*argv, "--host", "127.0.0.1", "--port", str(port)]
+        argv += ["--log-level", "warning"]
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(
             argv,
@@ -169,6 +179,7 @@ def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]
         try:
             try:
                 wait_until_listening(server, port, timeout=120)
+                _wait_for_listeners(server, port, _listeners(argv))
             except Exception as error:
                 log.seek(0)
                 said = log.read()[-2000:].decode(errors="replace")
@@ -176,7 +187,8 @@ def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]
             SERVED[0] = server.pid
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):  # it ended by itself
+                os.killpg(server.pid, signal.SIGTERM)
             try:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -184,18 +196,49 @@ def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]
                 server.wait()
 
 
+def _listeners(argv: list[str]) -> int:
+    """How many sockets listen at the port of ``argv`` once it serves: one per
+    worker of ``serve --workers N`` (uvicorn's workers share one)."""
+    if "serve" in argv and "--workers" in argv:
+        return int(argv[argv.index("--workers") + 1])
+    return 1
+
+
+def _wait_for_listeners(
+    server: subprocess.Popen[bytes], port: int, count: int, timeout: float = 120
+) -> None:
+    deadline = time.monotonic() + timeout
+    while _listening(port) < count:
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{count} workers did not all listen at {port}")
+        time.sleep(0.05)
+
+
+def _listening(port: int) -> int:
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        return sum(
+            1
+            for line in list(table)[1:]
+            if line.split()[1].endswith(f":{port:04X}") and line.split()[3] == "0A"
+        )
+
+
 SERVED = [0]
 """The process id of the uvicorn server last started (for its CPU time)."""
 
 
 def http_argvs(
-    schema: Schema, floor: Path | venvs.Missing, workers: int
+    schema: Schema, floor: Path | venvs.Missing, workers: int, own: bool = False
 ) -> dict[str, tuple[list[str], dict[str, str]] | venvs.Missing]:
-    """The uvicorn command and environment of each HTTP server: mcigen's app, the
-    floor's, and a bare ASGI app (no SDK) that shows what uvicorn alone costs."""
+    """The command and environment of each HTTP server: mcigen's app under uvicorn
+    (``own``: under its own ``serve --http --workers N``), the floor's, and a bare
+    ASGI app (no SDK) that shows what uvicorn alone costs."""
     tail = ["--workers", str(workers)]
     env = _env(schema)
     ours = [str(PYTHON), "-m", "uvicorn", f"{schema.package}.server:app", *tail]
+    if own:
+        ours = [str(PYTHON), "-m", schema.package, "serve"]
+        ours += ["--http", f"127.0.0.1:{PORT}", *tail]
     argvs: dict[str, tuple[list[str], dict[str, str]] | venvs.Missing] = {
         MCIGEN: (ours, env)
     }
@@ -363,8 +406,8 @@ def throughput(
 
 def connections_per_worker(root: int, url: str) -> list[int]:
     """How many of the connections established to ``url``'s port each worker of
-    the server ``root`` holds, most first: its children under uvicorn's
-    ``--workers``, else itself."""
+    the server ``root`` holds, most first: its children under uvicorn's or
+    ``serve``'s ``--workers``, else itself."""
     port = f"{urlsplit(url).port:04X}"
     inodes = set()
     with open("/proc/net/tcp", encoding="ascii") as table:
@@ -373,11 +416,8 @@ def connections_per_worker(root: int, url: str) -> list[int]:
             if fields[1].endswith(f":{port}") and fields[3] == "01":  # ESTABLISHED
                 inodes.add(f"socket:[{fields[9]}]")
     held = []
-    for pid in tree_pids(root)[1:] or [root]:
+    for pid in _workers(root):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if b"resource_tracker" in cmdline.read():
-                    continue  # multiprocessing's helper, not a worker
             links = [
                 os.readlink(f"/proc/{pid}/fd/{fd}")
                 for fd in os.listdir(f"/proc/{pid}/fd")
@@ -386,6 +426,34 @@ def connections_per_worker(root: int, url: str) -> list[int]:
             continue
         held.append(sum(link in inodes for link in links))
     return sorted(held, reverse=True)
+
+
+def _workers(root: int) -> list[int]:
+    """The server ``root``'s workers: its children that serve (not
+    multiprocessing's helper, nor a warden), else itself."""
+    found = []
+    for pid in _children(root):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                said = cmdline.read()
+        except OSError:
+            continue
+        if b"resource_tracker" not in said and b"cgroup.kill" not in said:
+            found.append(pid)
+    return found or [root]
+
+
+def _children(pid: int) -> list[int]:
+    """``pid``'s children (of every thread)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        found: list[int] = []
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listed:
+                found += map(int, listed.read().split())
+    except OSError:
+        return []
+    return found
 
 
 def _figures(
@@ -538,12 +606,19 @@ class Serving:
         return rows
 
     def throughput(self, plan: Plan) -> list[Row]:
+        """mcigen served by ``serve --http --workers N``; with several workers, in
+        the notes, mcigen under ``uvicorn --workers N`` and the floor as N
+        one-worker servers, each in a session of its own."""
         rows = []
         single: dict[tuple[str, int], float] = {}
         for workers in plan.workers:
-            servers = http_argvs(self.served, self.floor, workers)
+            servers = http_argvs(self.served, self.floor, workers, own=True)
             figures: dict[int, dict[str, Stats]] = {n: {} for n in plan.clients}
             cpu: dict[int, dict[str, str]] = {n: {} for n in plan.clients}
+            if workers > 1:
+                servers[UVICORN_WORKERS] = http_argvs(self.served, self.floor, workers)[
+                    MCIGEN
+                ]
             for name, command in servers.items():
                 if isinstance(command, venvs.Missing):
                     continue
@@ -577,6 +652,11 @@ class Serving:
                     row.extra["scaling"] = scaling
                     row.extra["scales"] = scaling >= 1.8
                     row.note += f" | ×{scaling:.2f} one worker's"
+                if workers > 1 and one and UVICORN_WORKERS in found:
+                    rate = found[UVICORN_WORKERS].median
+                    row.note += (
+                        f" | {UVICORN_WORKERS}: {rate:.0f}/s (×{rate / one:.2f})"
+                    )
                 for name, rate in apart.get(clients, {}).items():
                     one = single.get((name, clients))
                     ratio = f" (×{rate / one:.2f} one worker's)" if one else ""
@@ -588,30 +668,28 @@ class Serving:
         return rows
 
     def _servers_apart(self, plan: Plan, count: int) -> dict[int, dict[str, float]]:
-        """Calls/s of mcigen and the floor served by ``count`` single-worker
-        servers, each in a session of its own, the clients taking them in turn:
-        what ``count`` processes get of this machine when the kernel shares the
-        CPU by session (``sched_autogroup``), as it does between uvicorn's
-        workers, which are one session."""
+        """Calls/s of the floor served by ``count`` single-worker servers, each in
+        a session of its own, the clients taking them in turn: what ``count``
+        processes get of this machine when the kernel shares the CPU by session
+        (``sched_autogroup``), as ``serve --workers`` has them (uvicorn's workers
+        are one session)."""
         found: dict[int, dict[str, float]] = {n: {} for n in plan.clients}
-        servers = http_argvs(self.served, self.floor, 1)
-        for name in (MCIGEN, FLOOR):
-            command = servers[name]
-            if isinstance(command, venvs.Missing):
-                continue
-            self.log(f"{SECTION}: HTTP throughput, {name}, {count} servers")
-            with contextlib.ExitStack() as stack:
-                urls, pids = [], []
-                for _ in range(count):
-                    urls.append(
-                        stack.enter_context(
-                            uvicorn(command[0], self.served.work, command[1])
-                        )
+        command = http_argvs(self.served, self.floor, 1)[FLOOR]
+        if isinstance(command, venvs.Missing):
+            return found
+        self.log(f"{SECTION}: HTTP throughput, {FLOOR}, {count} servers")
+        with contextlib.ExitStack() as stack:
+            urls, pids = [], []
+            for _ in range(count):
+                urls.append(
+                    stack.enter_context(
+                        uvicorn(command[0], self.served.work, command[1])
                     )
-                    pids.append(SERVED[0])
-                for clients in plan.clients:
-                    rates, _ = throughput(urls, pids, clients, plan.seconds)
-                    found[clients][name] = Stats.of(rates).median
+                )
+                pids.append(SERVED[0])
+            for clients in plan.clients:
+                rates, _ = throughput(urls, pids, clients, plan.seconds)
+                found[clients][FLOOR] = Stats.of(rates).median
         return found
 
     def broker(self, plan: Plan) -> Row:

@@ -8,6 +8,7 @@ the MCP server, the broker's meta-tools) goes through one :class:`Registry`.
 from __future__ import annotations
 
 import importlib
+import sys
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -99,7 +100,9 @@ class Registry:
         return self._module(entry.group)
 
     def _module(self, group: str) -> Any:
-        return importlib.import_module(f"{self.package}.tools.{group}")
+        name = f"{self.package}.tools.{group}"
+        # once imported, taken as import_module would (twice a call, it showed)
+        return sys.modules.get(name) or importlib.import_module(name)
 
 
 _loaded: weakref.WeakKeyDictionary[ModuleType, Registry] = weakref.WeakKeyDictionary()

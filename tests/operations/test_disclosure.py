@@ -167,3 +167,29 @@ def test_over_http_each_session_reveals_for_itself(git_pkg: Path) -> None:
                 assert "git_log" not in names(await bob.list_tools())
 
         run(scenario)
+
+
+@pytest.mark.parametrize("server", ["serve", "uvicorn"])
+def test_several_workers_list_every_tool(git_pkg: Path, server: str) -> None:
+    """A reveal would be known to the worker that took it only, and the client's
+    next ``tools/list`` may reach another: several workers list every tool."""
+    port = free_port()
+    if server == "serve":
+        argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+        argv += ["--workers", "2"]
+    else:
+        argv = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--workers", "2"]
+        argv += ["--port", str(port)]
+    with http_server(git_pkg, argv, port) as url:
+
+        async def scenario() -> list[str]:
+            async with http_session(url, None) as client:
+                return names(await client.list_tools())
+
+        assert run(scenario) == [
+            "sandboxed_shell",
+            "git_status",
+            "git_log",
+            "notes",
+            *OPERATION_TOOLS,
+        ]

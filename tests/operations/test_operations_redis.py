@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -65,18 +66,32 @@ def serve(pkg_dir: Path, port: int, redis_url: str, stack: ExitStack) -> str:
     )
 
 
+def uvicorn_workers(port: int) -> list[str]:
+    command = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--workers", "2"]
+    return [*command, "--port", str(port), "--log-level", "warning"]
+
+
+def serve_workers(port: int) -> list[str]:
+    command = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    return [*command, "--workers", "2"]
+
+
+@pytest.mark.parametrize(
+    "several", [uvicorn_workers, serve_workers], ids=["uvicorn", "serve"]
+)
 def test_two_workers_and_two_servers_share_status_await_and_cancel(
-    pkg_dir: Path, tmp_path: Path, redis_url: str
+    pkg_dir: Path,
+    tmp_path: Path,
+    redis_url: str,
+    several: Callable[[int], list[str]],
 ) -> None:
-    uvicorn_port, serve_port = free_port(), free_port()
-    uvicorn = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--workers", "2"]
-    uvicorn += ["--port", str(uvicorn_port), "--log-level", "warning"]
+    workers_port, serve_port = free_port(), free_port()
     with ExitStack() as stack:
         workers = stack.enter_context(
             http_server(
                 pkg_dir,
-                uvicorn,
-                uvicorn_port,
+                several(workers_port),
+                workers_port,
                 MCIGEN_BACKGROUND_AFTER=WINDOW,
                 MCIGEN_OPERATIONS_URL=redis_url,
             )

@@ -6,6 +6,7 @@ different workers); plain calls and synchronous ones still answer."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,22 +20,34 @@ from .test_operations_mcp import slow, text
 REFUSED = "background operations are off: this server runs 2 workers"
 
 
+def uvicorn(port: int, *argv: str) -> list[str]:
+    command = [sys.executable, "-m", "uvicorn", "pkg.server:app", *argv]
+    return [*command, "--port", str(port), "--log-level", "warning"]
+
+
+def serve_workers(port: int, count: str) -> list[str]:
+    command = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    return [*command, "--workers", count]
+
+
 @pytest.mark.parametrize(
     ("argv", "env"),
     [
-        (["--workers", "2"], {}),
-        ([], {"WEB_CONCURRENCY": "2"}),
+        (lambda port: uvicorn(port, "--workers", "2"), {}),
+        (uvicorn, {"WEB_CONCURRENCY": "2"}),
+        (lambda port: serve_workers(port, "2"), {}),
     ],
-    ids=["--workers", "WEB_CONCURRENCY"],
+    ids=["--workers", "WEB_CONCURRENCY", "serve --workers"],
 )
 def test_several_workers_without_a_shared_backend_refuse_background_calls(
-    pkg_dir: Path, tmp_path: Path, argv: list[str], env: dict[str, str]
+    pkg_dir: Path,
+    tmp_path: Path,
+    argv: Callable[[int], list[str]],
+    env: dict[str, str],
 ) -> None:
     port = free_port()
-    uvicorn = [sys.executable, "-m", "uvicorn", "pkg.server:app", *argv]
-    uvicorn += ["--port", str(port), "--log-level", "warning"]
     with http_server(
-        pkg_dir, uvicorn, port, MCIGEN_BACKGROUND_AFTER=WINDOW, **env
+        pkg_dir, argv(port), port, MCIGEN_BACKGROUND_AFTER=WINDOW, **env
     ) as url:
 
         async def scenario() -> None:

@@ -55,6 +55,7 @@ class UsageError(Exception):
 
 def main(package: str, argv: list[str]) -> int:
     args = _parser(package).parse_args(argv)
+    args.command_line = list(argv)  # what serve's workers are started with
     tools = registry(package)
     if getattr(args, "env_files", False):
         load_current_env_files()
@@ -185,12 +186,14 @@ def _config(package: str, tools: Registry, args: argparse.Namespace) -> int:
 
 def _serve(package: str, args: argparse.Namespace) -> int:
     from ..serve.server import serve  # here: the other commands load no MCP server
+    from ..serve.workers import worker_role
 
     try:
         served = select_tools(registry(package).tools, filters_of(args))
     except ValueError:  # filters given twice: serve refuses them, saying so
         served = []
-    warn_unset(package, served, sys.stderr)
+    if worker_role(os.environ) is None:  # a worker's supervisor has said it
+        warn_unset(package, served, sys.stderr)
     return serve(package, args)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -126,9 +127,11 @@ class TextLines(logging.Formatter):
 def _logfmt(value: Any) -> str:
     """A string bare, or in JSON quotes when it holds a space, a quote or ``=``;
     anything else as JSON."""
-    if not isinstance(value, str):
-        return _json(value)
-    return value if _BARE.fullmatch(value) else _json(value)
+    if type(value) is str:
+        return value if _BARE.fullmatch(value) else _json(value)
+    if type(value) is int or (type(value) is float and math.isfinite(value)):
+        return repr(value)  # as JSON writes it, without its encoder
+    return _json(value)
 
 
 def _json(value: Any) -> str:
@@ -187,18 +190,28 @@ class RequestLog:
         try:
             await self.app(scope, receive, noting_status)
         finally:
-            request_logger.info(
+            _info(
+                request_logger,
                 "request",
-                extra={
-                    FIELDS: {
-                        "method": scope["method"],
-                        "path": scope["path"][:200],
-                        "status": status,
-                        "duration_ms": _ms_since(started),
-                        "client": client_of(scope),
-                    }
+                {
+                    "method": scope["method"],
+                    "path": scope["path"][:200],
+                    "status": status,
+                    "duration_ms": _ms_since(started),
+                    "client": client_of(scope),
                 },
             )
+
+
+def _info(logger: logging.Logger, message: str, fields: dict[str, Any]) -> None:
+    """``logger.info(message)`` with ``fields``, in a record that does not look
+    for its caller in the stack (no formatter here writes it): a line per request
+    and per call, the cheaper the better."""
+    if logger.isEnabledFor(logging.INFO):
+        record = logger.makeRecord(
+            logger.name, logging.INFO, "", 0, message, (), None, extra={FIELDS: fields}
+        )
+        logger.handle(record)
 
 
 def _ms_since(started: float) -> float:
@@ -249,4 +262,4 @@ def logged_call(
             fields["arguments"] = (
                 dict(arguments) if with_values else sorted(map(str, arguments))
             )
-        call_logger.info("tool call", extra={FIELDS: fields})
+        _info(call_logger, "tool call", fields)

@@ -376,6 +376,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "(scheme://host[:port]; loopback origins always are); repeatable; adds to "
         f"${ENV_PREFIX}ALLOWED_ORIGINS",
     )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="HTTP only: serve with N worker processes, each binding HOST:PORT "
+        "(SO_REUSEPORT) in a session of its own, supervised by this one",
+    )
     add_sandbox_arguments(parser)
     parser.add_argument(
         "--only", metavar="NAMES", help="expose only these tools (comma-separated)"

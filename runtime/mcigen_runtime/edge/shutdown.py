@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 from ..executors.running import contain, stop_all, stop_all_soon
 
 if TYPE_CHECKING:
+    import socket
+    from collections.abc import Callable
     from types import FrameType
 
     import uvicorn
@@ -71,10 +73,15 @@ def _exit_by(sig: int) -> None:
     os.kill(os.getpid(), sig)
 
 
-def run_uvicorn(config: uvicorn.Config) -> int:
-    """Serve ``config`` with uvicorn until a signal ends it; every command still
-    running is stopped as shutdown starts. The exit status: 130 after SIGINT
-    (uvicorn raises it again once it has shut down), else 0."""
+def run_uvicorn(
+    config: uvicorn.Config,
+    sockets: list[socket.socket] | None = None,
+    serving: Callable[[], None] | None = None,
+) -> int:
+    """Serve ``config`` with uvicorn (on ``sockets`` when given) until a signal ends
+    it, calling ``serving`` once it serves; every command still running is stopped
+    as shutdown starts. The exit status: 130 after SIGINT (uvicorn raises it again
+    once it has shut down), else 0."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -82,11 +89,16 @@ def run_uvicorn(config: uvicorn.Config) -> int:
             stop_all_soon(SHUTTING_DOWN)
             super().handle_exit(sig, frame)
 
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and serving is not None:
+                serving()
+
     contain()
     server = Server(config)
     signal.signal(signal.SIGHUP, server.handle_exit)  # a closed terminal, too
     try:
-        server.run()
+        server.run(sockets)
     except KeyboardInterrupt:
         return 130
     return 0

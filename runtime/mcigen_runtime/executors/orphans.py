@@ -57,6 +57,19 @@ def die_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def signal_at_parent_death(parent: int, sig: int) -> None:
+    """Have the kernel send ``sig`` to this process when ``parent``, its parent,
+    dies (now, if it already has); nothing where that cannot be asked (not Linux)."""
+    if sys.platform != "linux":
+        return
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+    if prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0 and os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+
+
 def children() -> list[int]:
     """This process's children, those of each of its threads."""
     try:

@@ -114,6 +114,7 @@ from .telemetry import (
     may_trace,
 )
 from .wire import HANDSHAKE_VERSIONS, Listing, listing, server_info
+from .workers import WorkerRole, claim_worker_role
 
 if TYPE_CHECKING:
     import mcp_types
@@ -258,11 +259,15 @@ class ToolSurface:
         options: ServeOptions,
         env: Mapping[str, str] | None = None,
         shares_operations: bool = True,
+        workers: int = 1,
     ) -> None:
         """``shares_operations``: whether ``MCIGEN_OPERATIONS_URL`` may share the
-        operations (over HTTP; a stdio server's one client keeps its own)."""
+        operations (over HTTP; a stdio server's one client keeps its own);
+        ``workers``: how many processes serve the same clients (each keeps its
+        own state: see :meth:`_offer_operations` and :meth:`_offer_disclosure`)."""
         self.registry: Registry = registry(package)
         self.options = options
+        self.workers = workers
         self.sandbox = SandboxPolicy(enabled=True)
         """Where the calls may work; :func:`serve` sets the one its options say."""
         self.env: Mapping[str, str] = os.environ if env is None else env
@@ -324,6 +329,10 @@ class ToolSurface:
             )
         else:
             self.operations = Operations(self.registry, self.env)
+            if self.workers > 1:
+                self.background_refused = operation_tools.refused_under_workers(
+                    self.workers
+                )
         self.background_after = operation_tools.background_after(os.environ)
         offered = [
             definition
@@ -335,10 +344,16 @@ class ToolSurface:
 
     def _offer_disclosure(self) -> None:
         """``activate_tools`` (Ahma's progressive disclosure) for a package with
-        tools of Ahma's bundles, unless the environment turns it off."""
+        tools of Ahma's bundles, unless the environment turns it off, or several
+        workers serve (a client's reveal would be known to one of them only, and
+        its ``tools/list`` might reach another: every tool is listed)."""
         from .disclosure import Disclosure, disclosure_off
 
-        if disclosure_off(os.environ) or ACTIVATE_TOOLS in self._by_name:
+        if (
+            disclosure_off(os.environ)
+            or ACTIVATE_TOOLS in self._by_name
+            or self.workers > 1
+        ):
             self._bundle_of = {}
             return
         self.disclosure = Disclosure(self.tools)
@@ -379,6 +394,17 @@ class ToolSurface:
         if found is None:
             found = self._listings[revealed] = listing(self.listed_to(revealed))
         return found
+
+    async def sandbox_of(
+        self, name: str, session: ServerSession | None
+    ) -> Sandbox | None:
+        """The sandbox of a call of the tool ``name`` in ``session``; None for a
+        tool that starts no command (only cli tools read it), which then costs
+        no look at the base directory nor question to the client."""
+        entry = self._by_name.get(name)
+        if entry is not None and entry.type != "cli":
+            return None
+        return await self.sandbox.for_call(session)
 
     def find(self, name: str) -> ToolEntry | None:
         """The tool an MCP client calls ``name``; None when there is none."""
@@ -802,7 +828,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def logged(
         ctx: ServerRequestContext[Any],
         params: mcp_types.CallToolRequestParams,
-        run: Callable[[dict[str, Any], Sandbox], Awaitable[_T]],
+        run: Callable[[dict[str, Any], Sandbox | None], Awaitable[_T]],
         is_error: Callable[[_T], bool],
     ) -> _T:
         """``run(arguments, sandbox)`` for the call ``params``, in one log line:
@@ -812,7 +838,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         with logged_call(
             params.name, client, arguments, surface.options.log_arguments
         ) as outcome:
-            sandbox = await surface.sandbox.for_call(ctx.session)
+            sandbox = await surface.sandbox_of(params.name, ctx.session)
             try:
                 done = await run(arguments, sandbox)
             except MCPError:
@@ -827,7 +853,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         progress = Progress(ctx.session, (ctx.meta or {}).get("progress_token"))
 
         def call(
-            arguments: dict[str, Any], sandbox: Sandbox
+            arguments: dict[str, Any], sandbox: Sandbox | None
         ) -> Awaitable[mcp_types.CallToolResult]:
             return surface.call(
                 params.name, arguments, progress, caller_of(ctx), sandbox
@@ -838,7 +864,9 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def start_task(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> Running:
-        def start(arguments: dict[str, Any], sandbox: Sandbox) -> Awaitable[Running]:
+        def start(
+            arguments: dict[str, Any], sandbox: Sandbox | None
+        ) -> Awaitable[Running]:
             return surface.start(params.name, arguments, caller_of(ctx), sandbox)
 
         return await logged(ctx, params, start, lambda _: False)
@@ -974,14 +1002,11 @@ def app_from_environment(package: str) -> Starlette:
     level, form, log_arguments = log_settings_from_environment(os.environ)
     configure_logging(level, form)
     options = dataclasses.replace(options, log_arguments=log_arguments)
-    surface = ToolSurface(package, options)
+    workers = worker_count(sys.argv, os.environ)
+    surface = ToolSurface(package, options, workers=workers)
     configure_from_environment(os.environ, service_name(surface.registry))
     surface.sandbox = sandbox_policy(surface.registry, False, [], os.environ)
-    workers = worker_count(sys.argv, os.environ)
-    if surface.operations is not None and not surface.shared_operations and workers > 1:
-        from .operation_tools import refused_under_workers
-
-        surface.background_refused = refused_under_workers(workers)
+    if surface.background_refused is not None:
         logger.warning("%s", surface.background_refused)
     for option, name in unknown_names(surface.registry.tools, options):
         logger.warning("%s%s: %s", ENV_PREFIX, option, unknown_said(option, name))
@@ -1007,6 +1032,14 @@ def serve(package: str, args: argparse.Namespace) -> int:
         return _usage(package, str(error))
     if args.max_output_chars is not None and not args.broker:
         return _usage(package, "--max-output-chars only applies with --broker")
+    if args.workers > 1 and address is None:
+        return _usage(package, "--workers needs --http (stdio has one client)")
+    if args.workers > 1 and sys.platform != "linux":
+        return _usage(
+            package,
+            "--workers needs Linux (SO_REUSEPORT that spreads connections); "
+            "elsewhere run uvicorn PKG.server:app --workers N",
+        )
     for flag, given in (
         ("--allow-host", args.allow_hosts),
         ("--allow-origin", args.allow_origins),
@@ -1033,7 +1066,13 @@ def serve(package: str, args: argparse.Namespace) -> int:
         log_arguments=args.log_arguments,
     )
     configure_logging(args.log_level, args.log_format, uvicorn=address is not None)
-    surface = ToolSurface(package, options, shares_operations=address is not None)
+    role = claim_worker_role(os.environ)
+    surface = ToolSurface(
+        package,
+        options,
+        shares_operations=address is not None,
+        workers=role.count if role is not None else args.workers,
+    )
     try:
         configure_from_environment(os.environ, service_name(surface.registry))
     except ValueError as error:
@@ -1044,21 +1083,60 @@ def serve(package: str, args: argparse.Namespace) -> int:
         )
     except (SandboxUnavailable, ValueError) as error:
         return _usage(package, str(error))
-    if confines_commands(surface.registry) or not surface.sandbox.enabled:
-        said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
-        print(said, file=sys.stderr, flush=True)
-    for option, name in unknown_names(surface.registry.tools, options):
-        said = unknown_said(option, name)
-        print(f"warning: --{option.lower()}: {said}", file=sys.stderr)
-    if not surface.tools:
-        print("warning: no tool matches the filters", file=sys.stderr)
+    if role is None:  # a worker's supervisor has said all this
+        _warn(surface, address, secret)
     if address is None:
         try:
             _serve_stdio(surface)
         except KeyboardInterrupt:
             return 130
         return 0
-    return _serve_http(surface, address, secret, args.log_level.lower())
+    if role is None and args.workers > 1:
+        return _supervise(package, args, address)
+    return _serve_http(surface, address, role, args.log_level.lower())
+
+
+def _warn(
+    surface: ToolSurface, address: tuple[str, int] | None, secret: str | None
+) -> None:
+    """What ``serve`` says on stderr before it serves."""
+    if confines_commands(surface.registry) or not surface.sandbox.enabled:
+        said = surface.sandbox.describe(surface.registry, asks_roots=address is None)
+        print(said, file=sys.stderr, flush=True)
+    for option, name in unknown_names(surface.registry.tools, surface.options):
+        said = unknown_said(option, name)
+        print(f"warning: --{option.lower()}: {said}", file=sys.stderr)
+    if not surface.tools:
+        print("warning: no tool matches the filters", file=sys.stderr)
+    if surface.background_refused is not None:
+        print(f"warning: {surface.background_refused}", file=sys.stderr)
+    host = address[0] if address is not None else "127.0.0.1"
+    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"warning: serving {host} without --secret: anyone who can reach it "
+            "can call the tools",
+            file=sys.stderr,
+        )
+
+
+def _supervise(package: str, args: argparse.Namespace, address: tuple[str, int]) -> int:
+    """``serve --http`` as ``args.workers`` workers (see ``workers``)."""
+    from .workers import address_free, supervise
+
+    host, port = address
+    try:
+        address_free(host, port)
+    except OSError as error:
+        print(
+            f"error: cannot listen at {_shown(host)}:{port}: {error}", file=sys.stderr
+        )
+        return 1
+    command = [sys.executable, "-m", package, *args.command_line]
+    return supervise(command, args.workers)
+
+
+def _shown(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 EARLY = f"{ENV_PREFIX}STDIO_EARLY"
@@ -1184,28 +1262,37 @@ async def _serve_sdk(
 
 
 def _serve_http(
-    surface: ToolSurface, address: tuple[str, int], secret: str | None, level: str
+    surface: ToolSurface,
+    address: tuple[str, int],
+    role: WorkerRole | None,
+    level: str,
 ) -> int:
     import uvicorn
 
     from ..edge.connections import GuardedH11Protocol, process_limits
     from ..edge.shutdown import run_uvicorn
+    from .workers import listening_sockets
 
     host, port = address
+    sockets = None
+    if role is not None:
+        role.follow_supervisor()
+        try:
+            sockets = listening_sockets(host, port)
+        except OSError as error:
+            print(
+                f"error: cannot listen at {_shown(host)}:{port}: {error}",
+                file=sys.stderr,
+            )
+            return 1
     app = http_app(surface)
-    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"warning: serving {host} without --secret: anyone who can reach it "
-            "can call the tools",
-            file=sys.stderr,
-        )
-    shown = f"[{host}]" if ":" in host else host
     logger.info(
-        "serving %d tools at http://%s:%d%s",
+        "serving %d tools at http://%s:%d%s%s",
         len(surface.definitions),
-        shown,
+        _shown(host),
         port,
         HTTP_PATH,
+        f" (worker {role.index} of {role.count})" if role is not None else "",
     )
     config = uvicorn.Config(
         app,
@@ -1217,7 +1304,7 @@ def _serve_http(
         http=GuardedH11Protocol,
         backlog=process_limits().backlog,
     )
-    return run_uvicorn(config)
+    return run_uvicorn(config, sockets, role.ready if role is not None else None)
 
 
 def _usage(package: str, message: str) -> int:
