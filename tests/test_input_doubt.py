@@ -28,6 +28,8 @@ SCHEMA: dict[str, Any] = {
         "level": {"type": "integer", "enum": [1, 2, 3]},
         "tags": {"type": "array", "items": {"type": "string"}},
         "sizes": {"type": "array", "items": {"type": "number"}, "default": []},
+        "counts": {"type": "array", "items": {"type": "integer"}},
+        "flags": {"type": "array", "items": {"type": "boolean"}},
         "modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
         "anything": {"type": "array", "description": "any items"},
         "day": {"type": "string", "format": "date"},

@@ -172,3 +172,31 @@ _ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
 def test_member_reads_a_loop_variable_as_the_walk_does(value: Any, key: str) -> None:
     walked = lookup._walk({"item": value}, ("item", key))
     assert lookup.member(value, key) is walked or lookup.member(value, key) == walked
+
+
+@given(
+    value=st.one_of(
+        st.integers(-3, 3),
+        st.floats(-3, 3),
+        st.booleans(),
+        st.text(max_size=2),
+        st.none(),
+        st.lists(st.integers(), max_size=1),
+    ),
+    operator=st.sampled_from(["==", "!=", ">", "<", ">=", "<="]),
+    number=st.sampled_from(["2", "0", "-1", "0.5", "2.0"]),
+)
+def test_a_comparison_with_a_number_in_line_equals_the_interpreter(
+    value: Any, operator: str, number: str
+) -> None:
+    """A property compared with a number literal is compared in line when it is an
+    int (no ``compare`` call), and by ``compare`` otherwise: either way as the
+    interpreter compares it, errors included."""
+    text = f"@if(props.x {operator} {number})yes@else no@endif"
+    template = parse_template(text, directives=True, whitespace="compat")
+    compiled = _function(text, "compat", frozenset({"x"}))
+    props = {"x": value}
+    context = {"props": props, "env": ENV, "input": props}
+    assert _outcome(lambda: compiled(props, ENV)) == _outcome(
+        lambda: render(template, context)
+    )

@@ -35,6 +35,15 @@ _TYPE_DOUBTS: dict[str, Doubt] = {
     "number": lambda v, w: f"type({v}) is not float and type({v}) is not int",
     "boolean": lambda v, w: f"type({v}) is not bool",
 }
+_ITEM_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float, int",
+    "boolean": "bool",
+}
+"""The exact types an array's items may have, by the items' schema type: a set of
+them tests a list's item types in C (``issuperset`` over ``map(type, ...)``), a
+fifth of what a generator over the items costs for three of them."""
 
 
 def input_doubt(schema: dict[str, Any], model_name: str) -> str | None:
@@ -106,6 +115,11 @@ def _array_doubt(
     item_doubt = _property_doubt(items, (*path, "items"), large_enums)
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
+    if "enum" not in items:
+        types = _ITEM_TYPES[items["type"]]
+        return lambda v, w: (
+            f"type({v}) is not list or not {{{types}}}.issuperset(map(type, {w}))"
+        )
     each = item_doubt("item", "item")
     return lambda v, w: f"type({v}) is not list or any({each} for item in {w})"
 

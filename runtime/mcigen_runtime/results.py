@@ -9,6 +9,7 @@ dumps as mci-py's does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -120,35 +121,68 @@ class ToolResult(BaseModel):
 
 _new = object.__new__
 _SLOTS = BaseModel.__dict__
-# A model instance keeps its state in the four slots BaseModel declares. Their
-# descriptors' setters, looked up once, skip what ``object.__setattr__`` does on
-# every call (an argument tuple copied, the type's setattr checked): a third less.
+# A model instance keeps its state in the four slots BaseModel declares. Its
+# descriptor's setter, looked up once, sets ``__dict__`` without what
+# ``object.__setattr__`` does on every call (an argument tuple copied, the type's
+# setattr checked).
 _set_dict = _SLOTS["__dict__"].__set__
-_set_fields = _SLOTS["__pydantic_fields_set__"].__set__
-_set_extra = _SLOTS["__pydantic_extra__"].__set__
-_set_private = _SLOTS["__pydantic_private__"].__set__
-_TEXT_FIELDS = frozenset({"type", "text"})
-_RESULT_FIELDS = frozenset({"content", "isError", "metadata"})
 
 
-def _built(model: type[Any], fields: frozenset[str], values: dict[str, Any]) -> Any:
-    """A model instance from values known to be valid, as ``model_construct`` makes
-    it, without its per-call bookkeeping: a tool's result is built on every call,
-    and this takes a fraction of its time. ``tests/test_results.py`` holds the two
-    to the same instances."""
-    instance = _new(model)
-    _set_dict(instance, values)
-    _set_fields(instance, set(fields))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
+class _SlotDefault:
+    """One of pydantic's per-instance slots, read through a default until set.
+
+    A result is built on every call, and storing the three slots beside
+    ``__dict__`` (the fields set, the extra and private values, all known in
+    advance) was half its cost, with the calls between the builders. The builders below set ``__dict__`` only;
+    the first read of another slot stores and returns its default (a fresh set of
+    the fields a builder gives, or None), as if the builder had stored it. Pydantic
+    reads and writes these slots by name (``getattr``, ``object.__setattr__``),
+    which finds this data descriptor on the class before BaseModel's slot (its own
+    ``RootModel`` shadows two of these slots with class attributes too)."""
+
+    __slots__ = ("_slot", "_default")
+
+    def __init__(self, name: str, default: Callable[[], object]) -> None:
+        self._slot = _SLOTS[name]
+        self._default = default
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        try:
+            return self._slot.__get__(instance, owner)
+        except AttributeError:
+            value = self._default()
+            self._slot.__set__(instance, value)
+            return value
+
+    def __set__(self, instance: object, value: object) -> None:
+        self._slot.__set__(instance, value)
+
+    def __delete__(self, instance: object) -> None:
+        self._slot.__delete__(instance)
+
+
+def _built_by_dict(model: type[BaseModel], fields: tuple[str, ...]) -> None:
+    """Let ``model``'s instances be built by setting their ``__dict__`` alone,
+    ``fields`` being the fields its builder gives (``model_fields_set``)."""
+    defaults: dict[str, Callable[[], object]] = {
+        "__pydantic_fields_set__": lambda: set(fields),
+        "__pydantic_extra__": lambda: None,
+        "__pydantic_private__": lambda: None,
+    }
+    for name, default in defaults.items():
+        setattr(model, name, _SlotDefault(name, default))
+
+
+_built_by_dict(TextContent, ("type", "text"))
+_built_by_dict(ToolResult, ("content", "isError", "metadata"))
 
 
 def text_content(text: str) -> TextContent:
-    content: TextContent = _built(
-        TextContent,
-        _TEXT_FIELDS,
-        {"meta": None, "type": "text", "text": text, "annotations": None},
+    content: TextContent = _new(TextContent)
+    _set_dict(
+        content, {"meta": None, "type": "text", "text": text, "annotations": None}
     )
     return content
 
@@ -156,13 +190,19 @@ def text_content(text: str) -> TextContent:
 def tool_result(
     content: list[Content], is_error: bool, metadata: dict[str, Any] | None
 ) -> ToolResult:
-    values = {"content": content, "isError": is_error, "metadata": metadata}
-    result: ToolResult = _built(ToolResult, _RESULT_FIELDS, values)
+    result: ToolResult = _new(ToolResult)
+    _set_dict(result, {"content": content, "isError": is_error, "metadata": metadata})
     return result
 
 
 def text_result(text: str, metadata: dict[str, Any] | None = None) -> ToolResult:
-    return tool_result([text_content(text)], False, metadata)
+    """A result of one text item: what most calls return, so the two builds
+    above are written out here (a call costs as much as a quarter of a build)."""
+    item = _new(TextContent)
+    _set_dict(item, {"meta": None, "type": "text", "text": text, "annotations": None})
+    result: ToolResult = _new(ToolResult)
+    _set_dict(result, {"content": [item], "isError": False, "metadata": metadata})
+    return result
 
 
 def error_result(message: str, metadata: dict[str, Any] | None = None) -> ToolResult:

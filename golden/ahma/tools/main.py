@@ -225,7 +225,7 @@ def _prepare_archive(
         or "gzip" in raw
         and (type(raw["gzip"]) is not bool)
         or type(raw.get("paths")) is not list
-        or any(type(item) is not str for item in raw["paths"])
+        or not {str}.issuperset(map(type, raw["paths"]))
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
@@ -908,10 +908,10 @@ def _prepare_search(
         or "exclude" in raw
         and (
             type(raw["exclude"]) is not list
-            or any(type(item) is not str for item in raw["exclude"])
+            or not {str}.issuperset(map(type, raw["exclude"]))
         )
         or type(raw.get("paths")) is not list
-        or any(type(item) is not str for item in raw["paths"])
+        or not {str}.issuperset(map(type, raw["paths"]))
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):

@@ -247,7 +247,11 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
             out.append(f"attempt {value_3} ")
         if _compare(props["mode"], "==", "manual"):
             out.append("then wait for a human")
-        elif _compare(props["attempts"], ">", 3):
+        elif (
+            props["attempts"] > 3
+            if type(props["attempts"]) is int
+            else _compare(props["attempts"], ">", 3)
+        ):
             out.append("then give up")
         else:
             value_4 = props["mode"]

@@ -54,7 +54,7 @@ def _invoke_restart_runbook(
             or raw["environment"] not in ("staging", "production")
         )
         or type(raw.get("steps")) is not list
-        or any(type(item) is not str for item in raw["steps"])
+        or not {str}.issuperset(map(type, raw["steps"]))
     ):
         raw = _validate_input(RestartRunbookInput, raw, "restartRunbook")
     props: dict[str, Any] = {

@@ -133,7 +133,7 @@ def _invoke_escalation_note(
         or "labels" in raw
         and (
             type(raw["labels"]) is not list
-            or any(type(item) is not str for item in raw["labels"])
+            or not {str}.issuperset(map(type, raw["labels"]))
         )
     ):
         raw = _validate_input(EscalationNoteInput, raw, "escalationNote")

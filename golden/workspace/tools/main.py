@@ -37,7 +37,7 @@ def _invoke_standup_prompt(
     if (
         type(raw.get("team")) is not str
         or type(raw.get("people")) is not list
-        or any(type(item) is not str for item in raw["people"])
+        or not {str}.issuperset(map(type, raw["people"]))
     ):
         raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}

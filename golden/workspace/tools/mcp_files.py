@@ -408,7 +408,7 @@ def _prepare_search_files(
         or "excludePatterns" in raw
         and (
             type(raw["excludePatterns"]) is not list
-            or any(type(item) is not str for item in raw["excludePatterns"])
+            or not {str}.issuperset(map(type, raw["excludePatterns"]))
         )
     ):
         raw = _validate_input(SearchFilesInput, raw, "search_files")

@@ -69,8 +69,8 @@ async def headline_async(*, text: str) -> ToolResult:
 
 
 def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    if type(raw.get("items")) is not list or any(
-        type(item) is not str for item in raw["items"]
+    if type(raw.get("items")) is not list or not {str}.issuperset(
+        map(type, raw["items"])
     ):
         raw = _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}

@@ -3,11 +3,13 @@
 A template renders by appending pieces to lists (its output, and the pieces of a
 block whose whitespace is stripped); when it has loops, those lists are
 :class:`Output` lists that know how much of them was counted. Every loop, as it
-starts, counts what was appended to the list it writes to since the last count
-and charges its turns: a loop over ``range(0, 10**12)`` stops the render before
-it starts, even when it would render nothing. A long loop counts again every few
-pieces. Between two counts a list grows by at most a few dozen pieces, each
-bounded by the template's text and the values it reads.
+starts, charges its turns: a loop over ``range(0, 10**12)`` stops the render
+before it starts, even when it would render nothing. It also counts what was
+appended to the list it writes to since the last count, when that is more than a
+few dozen pieces, and a long loop counts again every few dozen pieces. Between two
+counts a list grows by at most a few dozen pieces and one short loop's turns, each
+piece bounded by the template's text and the values it reads; the joined text is
+checked at the end.
 """
 
 from __future__ import annotations
@@ -45,12 +47,14 @@ class OutputBudget:
         self._turns_left = limit
 
     def each(self, items: Sequence[_Item], out: list[str]) -> Iterable[_Item]:
-        """``items`` (a list or a range) to loop over, once what ``out`` (an
-        :class:`Output`) holds is counted and the turns are charged: a loop of more
-        turns than are left, or an ``out`` of more than ``limit`` characters, stops
-        the render. A long loop counts ``out`` again as it goes."""
+        """``items`` (a list or a range) to loop over, once the turns are charged
+        and ``out`` (an :class:`Output`) is counted if it gained more than
+        ``_STRIDE`` pieces since its last count: a loop of more turns than are left,
+        or an ``out`` of more than ``limit`` characters, stops the render. A long
+        loop counts ``out`` again as it goes. (Counting a few pieces at every loop's
+        start was a sixth of a short loop template's call.)"""
         assert isinstance(out, Output)
-        if len(out) != out.counted:
+        if len(out) - out.counted > _STRIDE:
             self._count(out)
         try:
             turns = len(items)

@@ -18,6 +18,7 @@ which the tests hold to mci-py's output and this compiler to the same output.
 from __future__ import annotations
 import __future__
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -473,7 +474,13 @@ class _Compiler:
             value, test = read
             return value if test is None else f"({test} and {value})"
         left, right = self._operand(condition.left), self._operand(condition.right)
-        return f"{self._use('compare')}({left}, {literal(condition.op)}, {right})"
+        general = f"{self._use('compare')}({left}, {literal(condition.op)}, {right})"
+        if _plain_read(condition.left, left) and _number(condition.right):
+            # an int against a number compares as Python does: no call for it
+            return (
+                f"({left} {condition.op} {right} if type({left}) is int else {general})"
+            )
+        return general
 
     def _operand(self, operand: Operand) -> str:
         if not isinstance(operand, PathRef):
@@ -551,6 +558,18 @@ class _Body:
     target: str
     wrap: bool
     scope: dict[str, str]
+
+
+_PLAIN_READ = re.compile(r"\w+(\[[^\[\]()]*\])?")
+"""A local or one subscript of it: code a condition may evaluate twice."""
+
+
+def _plain_read(operand: Operand, code: str) -> bool:
+    return isinstance(operand, PathRef) and _PLAIN_READ.fullmatch(code) is not None
+
+
+def _number(operand: Operand) -> bool:
+    return isinstance(operand, NumberLiteral) and type(operand.value) in (int, float)
 
 
 def _has_loop(nodes: tuple[Node, ...]) -> bool:
