@@ -1,7 +1,7 @@
 """A fast check that lets valid input skip pydantic.
 
 For an input schema of plain properties (strings, integers, numbers, booleans, enums
-of those, arrays of those, no constraints) the generated code first evaluates a doubt: an expression
+of those, arrays of those, no constraints but numeric bounds) the generated code first evaluates a doubt: an expression
 over ``raw`` that is false only for input the pydantic model accepts. A call whose
 input raises no doubt skips validation; any other is validated by the model, which
 raises the usual ``ToolInputError``. The doubt may be wider than the model's
@@ -11,6 +11,7 @@ A large enum is tested against its members' name (``enum_data.py``), never spell
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,13 @@ _PROPERTY_KEYS = frozenset(
 _SCHEMA_KEYS = frozenset(
     {"type", "properties", "required", "title", "description", "$schema"}
 )
+_BOUNDS = {
+    "minimum": "<",
+    "maximum": ">",
+    "exclusiveMinimum": "<=",
+    "exclusiveMaximum": ">=",
+}
+"""A number's bounds, each with the comparison that puts a value beyond it."""
 _TYPE_DOUBTS: dict[str, Doubt] = {
     "string": lambda v, w: f"type({v}) is not str",
     "integer": lambda v, w: f"type({v}) is not int",
@@ -78,19 +86,42 @@ def _property_doubt(
     in ``large_enums``."""
     if isinstance(prop, dict) and prop.get("type") == "array":
         return _array_doubt(prop, path, large_enums)
-    if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
+    if not isinstance(prop, dict):
         return None
     kind = prop.get("type")
     if not isinstance(kind, str) or kind not in _TYPE_DOUBTS:
         return None
-    of_type = _TYPE_DOUBTS[kind]
-    enum = prop.get("enum")
-    if enum is None:
-        return of_type
-    if not enum or not all(_fits(value, kind) for value in enum):
+    numeric = kind in ("integer", "number")
+    if not set(prop) <= (
+        _PROPERTY_KEYS | _BOUNDS.keys() if numeric else _PROPERTY_KEYS
+    ):
         return None
-    listed = large_enums[path] if path in large_enums else literal(tuple(enum))
-    return lambda v, w: f"{of_type(v, w)} or {v} not in {listed}"
+    of_type = _TYPE_DOUBTS[kind]
+    beyond = _beyond_bounds(prop)
+    if beyond is None:
+        return None
+    enum = prop.get("enum")
+    if enum is not None:
+        if not enum or not all(_fits(value, kind) for value in enum):
+            return None
+        listed = large_enums[path] if path in large_enums else literal(tuple(enum))
+        beyond.append(f"not in {listed}")
+    return lambda v, w: of_type(v, w) + "".join(f" or {v} {b}" for b in beyond)
+
+
+def _beyond_bounds(prop: dict[str, Any]) -> list[str] | None:
+    """A comparison with each bound of ``prop`` that is true beyond it (``< 0``),
+    or None when a bound is not a finite number (draft 4's boolean
+    ``exclusiveMinimum``, say): the model judges those."""
+    beyond = []
+    for key, comparison in _BOUNDS.items():
+        if key not in prop:
+            continue
+        bound = prop[key]
+        if type(bound) not in (int, float) or not math.isfinite(bound):
+            return None
+        beyond.append(f"{comparison} {literal(bound)}")
+    return beyond
 
 
 def _array_doubt(
