@@ -105,8 +105,10 @@ def _property_doubt(
         if not enum or not all(_fits(value, kind) for value in enum):
             return None
         listed = large_enums[path] if path in large_enums else literal(tuple(enum))
-        beyond.append(f"not in {listed}")
-    return lambda v, w: of_type(v, w) + "".join(f" or {v} {b}" for b in beyond)
+        beyond.insert(0, f"not in {listed}")
+    # ``w``: the key is there once the type is known (a comparison with None would
+    # not type-check)
+    return lambda v, w: of_type(v, w) + "".join(f" or {w} {b}" for b in beyond)
 
 
 def _beyond_bounds(prop: dict[str, Any]) -> list[str] | None:

@@ -244,8 +244,8 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
     if (
         type(raw.get("job")) is not str
         or type(raw.get("attempts")) is not int
-        or raw.get("attempts") < 0
-        or raw.get("attempts") > 5
+        or raw["attempts"] < 0
+        or raw["attempts"] > 5
         or "mode" in raw
         and (
             type(raw["mode"]) is not str

@@ -150,8 +150,8 @@ def _prepare_post_alert(
     if (
         type(raw.get("region")) is not str
         or type(raw.get("severity")) is not int
-        or raw.get("severity") < 1
-        or raw.get("severity") > 5
+        or raw["severity"] < 1
+        or raw["severity"] > 5
         or type(raw.get("message")) is not str
         or "notify" in raw
         and (type(raw["notify"]) is not bool)
