@@ -101,14 +101,19 @@ def _property_doubt(
     if beyond is None:
         return None
     enum = prop.get("enum")
+    listed = None
     if enum is not None:
         if not enum or not all(_fits(value, kind) for value in enum):
             return None
         listed = large_enums[path] if path in large_enums else literal(tuple(enum))
-        beyond.insert(0, f"not in {listed}")
-    # ``w``: the key is there once the type is known (a comparison with None would
-    # not type-check)
-    return lambda v, w: of_type(v, w) + "".join(f" or {w} {b}" for b in beyond)
+
+    def doubt(v: str, w: str) -> str:
+        member = f" or {v} not in {listed}" if listed is not None else ""
+        # ``w``: the key is there once the type is known (and mypy would refuse
+        # to compare None)
+        return of_type(v, w) + member + "".join(f" or {w} {b}" for b in beyond)
+
+    return doubt
 
 
 def _beyond_bounds(prop: dict[str, Any]) -> list[str] | None:
