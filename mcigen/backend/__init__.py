@@ -44,7 +44,7 @@ from .pysource import Code, code, docstring, ident, literal
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
 from .server_entries import server_entries
 from .tool_env import tool_env
-from .tools import ToolView, group_imports, tool_view
+from .tools import ToolView, group_imports, models_module, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
 OPERATIONS_MODULE = "operations"
@@ -255,7 +255,7 @@ def _group_module(
                 import_block(linked_imports(imports, options.vendor_runtime, ".."))
             ),
             "group": ident(group),
-            "models_module": code(f".models.{ident(group)}"),
+            "models_module": models_module(group),
             "model_names": model_names,
             "export_names": _exports(views, model_names, bool(servers)),
             "enum_bindings": enum_bindings,

@@ -5,9 +5,8 @@ order the schema is walked. The group module binds that name to the runtime's
 ``EnumMembers``, which reads the members from the module's JSON data file
 (``tools/<group>.enums.json``) on first use; the input guard tests membership with
 it, and the model's field type ``_<Model>Enum<i>Type`` (in the group's models
-module) validates with it. So the
-values are written once, as JSON, and neither black nor datamodel-code-generator
-ever sees them.
+module) validates with it. So the values are written once, as JSON, and neither
+black nor datamodel-code-generator ever sees them.
 """
 
 from __future__ import annotations

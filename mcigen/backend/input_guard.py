@@ -1,10 +1,11 @@
 """A fast check that lets valid input skip pydantic.
 
 For an input schema of plain properties (strings, integers, numbers, booleans, enums
-of those, arrays of those, no constraints but numeric bounds) the generated code first evaluates a doubt: an expression
-over ``raw`` that is false only for input the pydantic model accepts. A call whose
-input raises no doubt skips validation; any other is validated by the model, which
-raises the usual ``ToolInputError``. The doubt may be wider than the model's
+of those, arrays of those, no constraints but numeric bounds) the generated code
+first evaluates a doubt: an expression over ``raw`` that is false only for input the
+pydantic model accepts. A call whose input raises no doubt skips validation (and
+never imports the model: see ``backend/tools.py``); any other is validated by the
+model, which raises the usual ``ToolInputError``. The doubt may be wider than the model's
 refusals (``None`` for an optional property goes the slow way) but never narrower.
 A large enum is tested against its members' name (``enum_data.py``), never spelled out.
 """
@@ -37,6 +38,7 @@ _BOUNDS = {
     "exclusiveMaximum": ">=",
 }
 """A number's bounds, each with the comparison that puts a value beyond it."""
+_NUMBER_KEYS = _PROPERTY_KEYS | _BOUNDS.keys()
 _TYPE_DOUBTS: dict[str, Doubt] = {
     "string": lambda v, w: f"type({v}) is not str",
     "integer": lambda v, w: f"type({v}) is not int",
@@ -92,9 +94,7 @@ def _property_doubt(
     if not isinstance(kind, str) or kind not in _TYPE_DOUBTS:
         return None
     numeric = kind in ("integer", "number")
-    if not set(prop) <= (
-        _PROPERTY_KEYS | _BOUNDS.keys() if numeric else _PROPERTY_KEYS
-    ):
+    if not set(prop) <= (_NUMBER_KEYS if numeric else _PROPERTY_KEYS):
         return None
     of_type = _TYPE_DOUBTS[kind]
     beyond = _beyond_bounds(prop)

@@ -77,8 +77,8 @@ def tool_view(
     build = Build(planned, whitespace, mcp_servers or {}, tools or {}, confine_cli)
     executor = executor_view(build)
     imports = set(executor.imports)
-    models_module = code(f".models.{ident(planned.group)}")
-    validation = _validation(planned, models_module)
+    models = models_module(planned.group)
+    validation = _validation(planned, models)
     if validation:
         imports.add(("mcigen_runtime.validation", "validate_input as _validate_input"))
     if any("Literal[" in p.annotation for p in parameters or ()):
@@ -132,8 +132,13 @@ def tool_view(
         forwarded=keyword.forwarded if keyword else code(""),
         result_type=result_type,
         output_model=output_model,
-        models_module=models_module,
+        models_module=models,
     )
+
+
+def models_module(group: str) -> Code:
+    """The module of ``group``'s models, as its group module imports it."""
+    return code(f".models.{ident(group)}")
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:
