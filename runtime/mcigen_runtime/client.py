@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from .errors import ToolInputError
 from .limits import check_sizes, limited
@@ -40,14 +40,7 @@ class ClientInputError(MCIClientError, ToolInputError):
     catch it) and a ``ToolInputError`` (naming the field)."""
 
 
-_DEFERRED = ConfigDict(defer_build=True)
-"""Validators built by first use, not by import (see :mod:`.results`): a client
-that only executes never lists its tools."""
-
-
 class Annotations(BaseModel):
-    model_config = _DEFERRED
-
     title: str | None = None
     readOnlyHint: bool | None = None
     destructiveHint: bool | None = None
@@ -59,15 +52,11 @@ class Annotations(BaseModel):
 class Execution(BaseModel):
     """What kind of executor runs the tool; its settings are compiled into the code."""
 
-    model_config = _DEFERRED
-
     type: str
 
 
 class Tool(BaseModel):
     """A tool as ``MCIClient.tools()`` describes it."""
-
-    model_config = _DEFERRED
 
     name: str
     disabled: bool = False
@@ -81,8 +70,6 @@ class Tool(BaseModel):
 
 class ExecutionResult(BaseModel):
     """What ``MCIClient.execute`` returns: the tool's result under ``.result``."""
-
-    model_config = _DEFERRED
 
     result: ToolResult
     jsonrpc: str | None = None
@@ -162,8 +149,7 @@ class BaseClient:
         finally:
             CLIENT_PASS_ENV.reset(passing)
             BASE_DIR_OVERRIDE.reset(token)
-        # the tool's result is a ToolResult already: nothing to validate
-        return ExecutionResult.model_construct(result=result)
+        return ExecutionResult(result=result)
 
     def _entry(self, tool_name: str) -> ToolEntry:
         """The tool by its MCI name only, as mci-py looks tools up."""

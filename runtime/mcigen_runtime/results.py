@@ -13,11 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-_DEFERRED = ConfigDict(defer_build=True)
-"""Each model's validator and serializer are built by its first validation or
-dump, not by this module's import: a tool's result is built without either
-(:func:`_built`), so a call that only reads its result never pays for them."""
-
 
 def _unset(value: object) -> bool:
     return value is None
@@ -31,17 +26,13 @@ def _optional() -> Any:
 class _Item(BaseModel):
     """A content item or a resource's contents: its ``meta`` dumps as ``_meta``."""
 
-    model_config = ConfigDict(
-        populate_by_name=True, serialize_by_alias=True, defer_build=True
-    )
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
     meta: dict[str, Any] | None = Field(default=None, alias="_meta", exclude_if=_unset)
 
 
 class Annotations(BaseModel):
     """Who a content item is meant for, how much it matters and when it changed."""
-
-    model_config = _DEFERRED
 
     audience: list[Literal["user", "assistant"]] | None = _optional()
     priority: float | None = _optional()
@@ -116,8 +107,6 @@ class ToolResult(BaseModel):
     A failure while running (a missing placeholder value, an HTTP error status, a
     non-zero exit code) is a result with ``isError`` set, never an exception.
     """
-
-    model_config = _DEFERRED
 
     content: list[Content]
     isError: bool = False
