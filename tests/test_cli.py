@@ -273,7 +273,7 @@ def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
     assert run_mcigen("build", good, "-o", tmp_path / "refpkg").returncode == 0
     assert (
         "class LocalInputThing(BaseModel):"
-        in (tmp_path / "refpkg/tools/main.py").read_text()
+        in (tmp_path / "refpkg/tools/models/main.py").read_text()
     )
     bad = write_schema(
         tmp_path,

@@ -34,6 +34,10 @@ SCHEMA: dict[str, Any] = {
         "anything": {"type": "array", "description": "any items"},
         "day": {"type": "string", "format": "date"},
         "seq": {"type": "integer", "format": "int32"},
+        "low": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
+        "above": {"type": "number", "exclusiveMinimum": 0.5, "exclusiveMaximum": 2},
+        "tier": {"type": "integer", "enum": [1, 2, 3], "maximum": 2},
+        "scores": {"type": "array", "items": {"type": "number", "minimum": -1.5}},
     },
     "required": ["name", "mode"],
 }
@@ -44,7 +48,7 @@ JSON_VALUES = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(max_size=3)
-    | st.sampled_from(["a", "b", "c", 1, 2, 3, True, 1.0]),
+    | st.sampled_from(["a", "b", "c", 0, 1, 2, 3, 10, 11, -1, True, 1.0, 0.5, -1.5]),
     lambda inner: st.lists(inner, max_size=2)
     | st.dictionaries(st.text(max_size=2), inner, max_size=2),
     max_leaves=4,
@@ -82,6 +86,8 @@ def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
         {"name": "x", "mode": "a", "tags": ["t", ""], "sizes": [1, 2.5], "modes": []},
         {"name": "x", "mode": "a", "anything": [None, {"k": [1]}], "modes": ["b"]},
         {"name": "x", "mode": "a", "day": "not a date", "seq": 2**40},
+        {"name": "x", "mode": "a", "low": 0, "above": 0.75, "tier": 2},
+        {"name": "x", "mode": "a", "low": 10, "above": 1, "scores": [-1.5, 0, 3.25]},
     ],
 )
 def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> None:
@@ -105,6 +111,12 @@ def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> 
         {"name": "x", "mode": "a", "anything": {"k": 1}},
         {"name": "x", "mode": "a", "day": 20240131},
         {"name": "x", "mode": "a", "seq": 1.5},
+        {"name": "x", "mode": "a", "low": -1},
+        {"name": "x", "mode": "a", "low": 11},
+        {"name": "x", "mode": "a", "above": 0.5},
+        {"name": "x", "mode": "a", "above": 2},
+        {"name": "x", "mode": "a", "tier": 3},
+        {"name": "x", "mode": "a", "scores": [0, -2]},
     ],
 )
 def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -> None:
@@ -116,7 +128,13 @@ def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -
 @pytest.mark.parametrize(
     "schema",
     [
-        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+        {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 2}}},
+        {
+            "type": "object",
+            "properties": {"n": {"type": "number", "exclusiveMinimum": True}},
+        },
+        {"type": "object", "properties": {"n": {"type": "integer", "minimum": "0"}}},
+        {"type": "object", "properties": {"s": {"type": "string", "minimum": 0}}},
         {"type": "object", "properties": {"a": {"type": "array", "minItems": 1}}},
         {
             "type": "object",

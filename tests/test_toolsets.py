@@ -366,7 +366,9 @@ def test_toolset_tools_are_generated_in_their_own_group_modules(
     ]
     module = (out / "tools" / "toolset_text_kit.py").read_text()
     assert "Tools: toolset 'text-kit'." in module
-    assert "class ShoutInput" in module and "def shout(" in module
+    assert "def shout(" in module
+    models = (out / "tools" / "models" / "toolset_text_kit.py").read_text()
+    assert "Models of toolset 'text-kit'" in models and "class ShoutInput" in models
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["metadata"] == {}  # a toolset's metadata is never merged
     assert {t["name"]: t["group"] for t in manifest["tools"]} == {

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tools.mcp_files_read import (
+    from .tools.models.mcp_files_read import (
         FilesReadCatInput,
         FilesReadCatOutput,
         FilesReadListAllowedDirectoriesInput,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         FilesReadReadMultipleFilesInput,
         FilesReadReadMultipleFilesOutput,
     )
-    from .tools.mcp_files_write import (
+    from .tools.models.mcp_files_write import (
         FilesWriteEditFileInput,
         FilesWriteEditFileOutput,
         FilesWriteMkdirInput,
@@ -86,6 +86,8 @@ def __getattr__(name: str) -> Any:
     group = _GROUPS.get(name)
     if group is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __package__), name)
+    value = getattr(
+        importlib.import_module(f".tools.models.{group}", __package__), name
+    )
     globals()[name] = value
     return value

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tools.main import (
+    from .tools.models.main import (
         ChangelogEntryInput,
         CommitMessageInput,
     )
@@ -30,6 +30,8 @@ def __getattr__(name: str) -> Any:
     group = _GROUPS.get(name)
     if group is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __package__), name)
+    value = getattr(
+        importlib.import_module(f".tools.models.{group}", __package__), name
+    )
     globals()[name] = value
     return value

@@ -10,10 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tools.main import (
+    from .tools.models.main import (
         StandupPromptInput,
     )
-    from .tools.mcp_files import (
+    from .tools.models.mcp_files import (
         GetFileInfoInput,
         GetFileInfoOutput,
         ListDirectoryInput,
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
         WriteFileInput,
         WriteFileOutput,
     )
-    from .tools.toolset_formatting import (
+    from .tools.models.toolset_formatting import (
         BulletListInput,
         HeadlineInput,
     )
-    from .tools.toolset_notes import (
+    from .tools.models.toolset_notes import (
         DecisionRecordInput,
     )
 
@@ -72,6 +72,8 @@ def __getattr__(name: str) -> Any:
     group = _GROUPS.get(name)
     if group is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".tools.{group}", __package__), name)
+    value = getattr(
+        importlib.import_module(f".tools.models.{group}", __package__), name
+    )
     globals()[name] = value
     return value

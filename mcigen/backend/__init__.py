@@ -30,7 +30,7 @@ from .distribution import runtime_extras, runtime_requirement
 from .executors.mcp_servers import server_functions, server_view
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_pieces
-from .imports import import_block
+from .imports import import_block, name_order
 from .jinja import render
 from .models import (
     GroupModels,
@@ -44,7 +44,7 @@ from .pysource import Code, code, docstring, ident, literal
 from .runtime_link import linked_imports, runtime_package, vendored_runtime
 from .server_entries import server_entries
 from .tool_env import tool_env
-from .tools import ToolView, group_imports, tool_view
+from .tools import ToolView, group_imports, models_module, tool_view
 
 _DEFAULT_LIMITS = dataclasses.asdict(DEFAULT)
 OPERATIONS_MODULE = "operations"
@@ -93,12 +93,21 @@ def _emit(
         ]
         for group, members in sorted(groups.items())
     }
-    no_models = GroupModels(frozenset(), "")
+    no_models = GroupModels(frozenset(), "", ())
     file_env = literal(file_env_names(package, options.policy.file_env))
 
     def group_module(group: str, models: GroupModels) -> str:
         label = _group_label(groups[group][0].tool)
-        return _group_module(label, views[group], models, source, options, file_env)
+        return _group_module(
+            group,
+            label,
+            views[group],
+            models,
+            batch.enums.get(group, {}),
+            source,
+            options,
+            file_env,
+        )
 
     known: dict[str, str] = {}
     if making is not None:  # format the tools' functions while the models are made
@@ -111,6 +120,15 @@ def _emit(
         f"tools/{group}.py": group_module(group, models.get(group, no_models))
         for group in views
     }
+    for group, group_models in sorted(models.items()):
+        label = _group_label(groups[group][0].tool)
+        files[f"tools/models/{group}.py"] = _models_module(
+            label, group_models, source, options
+        )
+    if models:
+        files["tools/models/__init__.py"] = render(
+            "models_init.py.jinja", {"source": source}
+        )
     exports = sorted(
         (ident(export), ident(p.group))
         for p in package.tools
@@ -189,15 +207,26 @@ def _group_label(tool: ir.Tool) -> str:
 
 
 def _group_module(
+    group: str,
     label: str,
     views: list[ToolView],
     models: GroupModels,
+    enums: dict[str, list[Any]],
     source: Code,
     options: ir.BuildOptions,
     file_env: Code,
 ) -> str:
-    """``file_env``: the names of the environment variables file templates see."""
-    imports = group_imports(views) | models.imports
+    """``enums``: the members of the group's large enums, by name (``enum_data``);
+    ``file_env``: the names of the environment variables file templates see."""
+    imports = set(group_imports(views))
+    enum_bindings = None
+    if enums:
+        enum_imports, bindings = enum_data.bindings(enums)
+        imports |= enum_imports
+        enum_bindings = code(bindings)
+    model_names = [ident(name) for name in sorted(models.names, key=name_order)]
+    if model_names:
+        imports.add(("typing", "TYPE_CHECKING"))
     uses_paths = any(view.executor.base_dir for view in views)
     if uses_paths:
         imports |= {
@@ -225,13 +254,48 @@ def _group_module(
             "imports": code(
                 import_block(linked_imports(imports, options.vendor_runtime, ".."))
             ),
-            "models": [code(models.body)] if models.body else [],
+            "group": ident(group),
+            "models_module": models_module(group),
+            "model_names": model_names,
+            "export_names": _exports(views, model_names, bool(servers)),
+            "enum_bindings": enum_bindings,
             "tools": views,
             "servers": [servers[function] for function in sorted(servers)],
             "schema_dir": literal(options.schema_dir) if uses_paths else None,
             "file_env": file_env if reads_files else None,
             "limits": limits,
             "cli_env": literal(options.policy.cli_env),
+        },
+    )
+
+
+def _exports(
+    views: list[ToolView], model_names: list[Code], servers: bool
+) -> list[Code]:
+    """The public names of a group module (``__all__``): its functions, its
+    models (imported on first use), and its tables."""
+    functions = [
+        code(f"{view.python_name}{suffix}")
+        for view in views
+        for suffix in ("", "_async")
+    ]
+    tables = ["INVOKERS", "ASYNC_INVOKERS", *(["SERVERS"] if servers else [])]
+    return sorted([*functions, *model_names, *map(code, tables)], key=name_order)
+
+
+def _models_module(
+    label: str, models: GroupModels, source: Code, options: ir.BuildOptions
+) -> str:
+    imports = {("__future__", "annotations"), *models.imports}
+    return render(
+        "group_models.py.jinja",
+        {
+            "label": docstring(label),
+            "source": source,
+            "imports": code(
+                import_block(linked_imports(imports, options.vendor_runtime, "..."))
+            ),
+            "body": code(models.body),
         },
     )
 

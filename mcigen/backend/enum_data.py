@@ -4,9 +4,9 @@ Each large enum of a tool's input schema gets a name, ``_<Model>Enum<i>`` in the
 order the schema is walked. The group module binds that name to the runtime's
 ``EnumMembers``, which reads the members from the module's JSON data file
 (``tools/<group>.enums.json``) on first use; the input guard tests membership with
-it, and the model's field type ``_<Model>Enum<i>Type`` validates with it. So the
-values are written once, as JSON, and neither black nor datamodel-code-generator
-ever sees them.
+it, and the model's field type ``_<Model>Enum<i>Type`` (in the group's models
+module) validates with it. So the values are written once, as JSON, and neither
+black nor datamodel-code-generator ever sees them.
 """
 
 from __future__ import annotations
@@ -70,23 +70,32 @@ def without_large_enums(
     return (rewritten(schema, ()) if names else schema), members
 
 
-def definitions(members: dict[str, list[Any]]) -> tuple[set[tuple[str, str]], str]:
-    """The imports and the source that bind each name of ``members`` (and its
-    field type) in a group module."""
+def bindings(members: dict[str, list[Any]]) -> tuple[set[tuple[str, str]], str]:
+    """The imports and the source that bind each name of ``members`` in a group
+    module, for its input guard (no pydantic)."""
+    imports = {("mcigen_runtime.enum_members", "EnumMembers as _EnumMembers")}
+    lines = [f"{name} = _EnumMembers(__file__, {literal(name)})" for name in members]
+    return imports, "\n".join(lines) + "\n"
+
+
+def field_types(
+    group: str, members: dict[str, list[Any]]
+) -> tuple[set[tuple[str, str]], str]:
+    """The imports and the source that bind the field type of each name of
+    ``members`` in the models module of ``group``, validating with the group
+    module's binding of the name."""
     imports = {
         ("typing", "Annotated"),
         ("typing", "TypeAlias"),
         ("pydantic", "AfterValidator"),
-        ("mcigen_runtime.enum_members", "EnumMembers as _EnumMembers"),
     }
     lines = []
     for name, values in members.items():
         module, strict = _STRICT_TYPES[large_enum_kind({"enum": values}) or "string"]
-        imports.add((module, strict))
-        lines += [
-            f"{name} = _EnumMembers(__file__, {literal(name)})",
-            f"{name}Type: TypeAlias = Annotated[{strict}, AfterValidator({name})]",
-        ]
+        imports |= {(module, strict), (f"..{group}", name)}
+        lines.append(
+            f"{name}Type: TypeAlias = Annotated[{strict}, AfterValidator({name})]"
+        )
     return imports, "\n".join(lines) + "\n"
 
 

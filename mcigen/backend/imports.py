@@ -8,7 +8,7 @@ from collections.abc import Iterable
 _STDLIB = frozenset(sys.stdlib_module_names)
 
 
-def _name_key(imported: str) -> tuple[int, str]:
+def name_order(imported: str) -> tuple[int, str]:
     # ruff's order-by-type: CONSTANTS, then Classes, then everything else.
     name = imported.split(" as ")[0]
     if name.isupper() and len(name) > 1:
@@ -23,14 +23,16 @@ def import_block(imports: Iterable[tuple[str, str]]) -> str:
         by_module.setdefault(module, set()).add(name)
     sections: list[list[str]] = [[], [], [], []]
     for module in sorted(by_module, key=_module_key):
-        plain = sorted((n for n in by_module[module] if " as " not in n), key=_name_key)
+        plain = sorted(
+            (n for n in by_module[module] if " as " not in n), key=name_order
+        )
         lines = [
             (n, f"from {module} import {n}") for n in by_module[module] if " as " in n
         ]
         if plain:
             lines.append((plain[0], f"from {module} import {', '.join(plain)}"))
         sections[_section(module)].extend(
-            line for _, line in sorted(lines, key=lambda x: _name_key(x[0]))
+            line for _, line in sorted(lines, key=lambda x: name_order(x[0]))
         )
     return "\n\n".join("\n".join(lines) for lines in sections if lines)
 

@@ -1,16 +1,18 @@
 """A fast check that lets valid input skip pydantic.
 
 For an input schema of plain properties (strings, integers, numbers, booleans, enums
-of those, arrays of those, no constraints) the generated code first evaluates a doubt: an expression
-over ``raw`` that is false only for input the pydantic model accepts. A call whose
-input raises no doubt skips validation; any other is validated by the model, which
-raises the usual ``ToolInputError``. The doubt may be wider than the model's
+of those, arrays of those, no constraints but numeric bounds) the generated code
+first evaluates a doubt: an expression over ``raw`` that is false only for input the
+pydantic model accepts. A call whose input raises no doubt skips validation (and
+never imports the model: see ``backend/tools.py``); any other is validated by the
+model, which raises the usual ``ToolInputError``. The doubt may be wider than the model's
 refusals (``None`` for an optional property goes the slow way) but never narrower.
 A large enum is tested against its members' name (``enum_data.py``), never spelled out.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +31,14 @@ _PROPERTY_KEYS = frozenset(
 _SCHEMA_KEYS = frozenset(
     {"type", "properties", "required", "title", "description", "$schema"}
 )
+_BOUNDS = {
+    "minimum": "<",
+    "maximum": ">",
+    "exclusiveMinimum": "<=",
+    "exclusiveMaximum": ">=",
+}
+"""A number's bounds, each with the comparison that puts a value beyond it."""
+_NUMBER_KEYS = _PROPERTY_KEYS | _BOUNDS.keys()
 _TYPE_DOUBTS: dict[str, Doubt] = {
     "string": lambda v, w: f"type({v}) is not str",
     "integer": lambda v, w: f"type({v}) is not int",
@@ -87,19 +97,47 @@ def _property_doubt(
     in ``large_enums``."""
     if isinstance(prop, dict) and prop.get("type") == "array":
         return _array_doubt(prop, path, large_enums)
-    if not isinstance(prop, dict) or not set(prop) <= _PROPERTY_KEYS:
+    if not isinstance(prop, dict):
         return None
     kind = prop.get("type")
     if not isinstance(kind, str) or kind not in _TYPE_DOUBTS:
         return None
-    of_type = _TYPE_DOUBTS[kind]
-    enum = prop.get("enum")
-    if enum is None:
-        return of_type
-    if not enum or not all(_fits(value, kind) for value in enum):
+    numeric = kind in ("integer", "number")
+    if not set(prop) <= (_NUMBER_KEYS if numeric else _PROPERTY_KEYS):
         return None
-    listed = large_enums[path] if path in large_enums else literal(tuple(enum))
-    return lambda v, w: f"{of_type(v, w)} or {v} not in {listed}"
+    of_type = _TYPE_DOUBTS[kind]
+    beyond = _beyond_bounds(prop)
+    if beyond is None:
+        return None
+    enum = prop.get("enum")
+    listed = None
+    if enum is not None:
+        if not enum or not all(_fits(value, kind) for value in enum):
+            return None
+        listed = large_enums[path] if path in large_enums else literal(tuple(enum))
+
+    def doubt(v: str, w: str) -> str:
+        member = f" or {v} not in {listed}" if listed is not None else ""
+        # ``w``: the key is there once the type is known (and mypy would refuse
+        # to compare None)
+        return of_type(v, w) + member + "".join(f" or {w} {b}" for b in beyond)
+
+    return doubt
+
+
+def _beyond_bounds(prop: dict[str, Any]) -> list[str] | None:
+    """A comparison with each bound of ``prop`` that is true beyond it (``< 0``),
+    or None when a bound is not a finite number (draft 4's boolean
+    ``exclusiveMinimum``, say): the model judges those."""
+    beyond = []
+    for key, comparison in _BOUNDS.items():
+        if key not in prop:
+            continue
+        bound = prop[key]
+        if type(bound) not in (int, float) or not math.isfinite(bound):
+            return None
+        beyond.append(f"{comparison} {literal(bound)}")
+    return beyond
 
 
 def _array_doubt(

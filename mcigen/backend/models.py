@@ -33,10 +33,13 @@ _LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 
 @dataclass(frozen=True)
 class GroupModels:
-    """The model code of one group: the (module, name) imports it needs and its classes."""
+    """The models module of one group (``tools/models/<group>.py``): the (module,
+    name) imports it needs, its source, and the classes it defines, which the group
+    module offers by name, importing the models module only when one is asked for."""
 
     imports: frozenset[tuple[str, str]]
     body: str
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,11 @@ def _cache() -> Path | None:
 def _dumped(split: dict[str, GroupModels]) -> str:
     return json.dumps(
         {
-            group: {"imports": sorted(models.imports), "body": models.body}
+            group: {
+                "imports": sorted(models.imports),
+                "body": models.body,
+                "names": list(models.names),
+            }
             for group, models in split.items()
         }
     )
@@ -174,6 +181,7 @@ def _loaded(text: str | None) -> dict[str, GroupModels] | None:
             group: GroupModels(
                 frozenset((module, name) for module, name in entry["imports"]),
                 entry["body"],
+                tuple(entry["names"]),
             )
             for group, entry in json.loads(text).items()
         }
@@ -360,10 +368,10 @@ def _split_by_group(
                 body += "\n" + code
         imports = _import_lines(imported, used_names)
         if group in enums:
-            enum_imports, definitions = enum_data.definitions(enums[group])
+            enum_imports, definitions = enum_data.field_types(group, enums[group])
             imports |= enum_imports
             body = definitions + "\n\n" + body
-        result[group] = GroupModels(imports, body)
+        result[group] = GroupModels(imports, body, tuple(ordered))
     return result
 
 

@@ -52,6 +52,9 @@ class ToolView:
     """What the public functions return."""
     output_model: Code | None
     """The model that types the result's ``structured`` value (an outputSchema's)."""
+    models_module: Code
+    """Where the group's models are (``.models.<group>``), imported when one is
+    needed: the input models when input is in doubt, an output model per call."""
 
     @property
     def awaits(self) -> bool:
@@ -74,7 +77,8 @@ def tool_view(
     build = Build(planned, whitespace, mcp_servers or {}, tools or {}, confine_cli)
     executor = executor_view(build)
     imports = set(executor.imports)
-    validation = _validation(planned)
+    models = models_module(planned.group)
+    validation = _validation(planned, models)
     if validation:
         imports.add(("mcigen_runtime.validation", "validate_input as _validate_input"))
     if any("Literal[" in p.annotation for p in parameters or ()):
@@ -128,29 +132,38 @@ def tool_view(
         forwarded=keyword.forwarded if keyword else code(""),
         result_type=result_type,
         output_model=output_model,
+        models_module=models,
     )
+
+
+def models_module(group: str) -> Code:
+    """The module of ``group``'s models, as its group module imports it."""
+    return code(f".models.{ident(group)}")
 
 
 def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:
     return _ALWAYS.union(*(view.imports for view in views))
 
 
-def _validation(planned: ir.PlannedTool) -> list[str]:
+def _validation(planned: ir.PlannedTool, models_module: Code) -> list[str]:
     """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
     (or the schema accepts any mapping); the model gives back the input the tool
-    gets (whole floats typed integer made ints)."""
+    gets (whole floats typed integer made ints). The model is imported here, so
+    that input no check doubts never loads the models (nor pydantic)."""
     tool = planned.tool
     if not tool.input_schema:
         return []
+    model = ident(planned.model_name)
     validate = (
-        f"raw = _validate_input({ident(planned.model_name)}, raw, {literal(tool.name)})"
+        f"from {models_module} import {model}\n"
+        f"raw = _validate_input({model}, raw, {literal(tool.name)})"
     )
     doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
         return [validate]
     if not doubt:
         return []
-    return [f"if {doubt}:\n    {validate}"]
+    return [f"if {doubt}:\n    " + validate.replace("\n", "\n    ")]
 
 
 def _props(tool: ir.Tool, needs_props: bool) -> list[str]:

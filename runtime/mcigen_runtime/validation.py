@@ -1,14 +1,18 @@
-"""Input validation of a tool call against its generated pydantic model."""
+"""Input validation of a tool call against its generated pydantic model.
+
+Importing it loads no pydantic: a tool module imports it, and input its fast
+check does not doubt never reaches a model (mcigen's ``backend/input_guard.py``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from .errors import ToolInputError
-from .integers import UNION_LABEL, with_whole_ints
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def validate_input(
@@ -16,6 +20,10 @@ def validate_input(
 ) -> Mapping[str, Any]:
     """The input the tool gets: ``raw``, its whole floats typed integer made ints
     (``integers.py``). Raise :class:`ToolInputError` naming every offending field."""
+    from pydantic import ValidationError
+
+    from .integers import with_whole_ints
+
     try:
         validated = model.model_validate(raw)
     except ValidationError as error:
@@ -29,4 +37,6 @@ def validate_input(
 
 def error_location(loc: Sequence[str | int]) -> str:
     """Where a validation error is, as messages spell it: ``tags.1``, ``either.int``."""
+    from .integers import UNION_LABEL
+
     return ".".join("int" if part == UNION_LABEL else str(part) for part in loc)

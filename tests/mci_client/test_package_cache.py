@@ -68,6 +68,23 @@ def test_an_edited_toolset_or_schema_is_compiled_again(
     )
 
 
+@pytest.mark.parametrize("key", ["libraryDir", "library\\u0044ir"])
+def test_an_edited_toolset_of_a_library_dir_named_in_the_schema_is_compiled_again(
+    tmp_path: Path, package_cache: Path, key: str
+) -> None:
+    """However the schema spells the key (JSON lets it escape any letter)."""
+    schema = greetings(tmp_path)
+    (tmp_path / "mci").rename(tmp_path / "shared")
+    text = schema.read_text().replace("{", f'{{"{key}": "./shared", ', 1)
+    schema.write_text(text)
+    assert MCIClient(str(schema)).list_tools() == ["greet", "bye"]
+    toolset = tmp_path / "shared" / "farewells.mci.json"
+    document = json.loads(toolset.read_text())
+    document["tools"].append(text_tool("later", "See you"))
+    toolset.write_text(json.dumps(document))
+    assert MCIClient(str(schema)).list_tools() == ["greet", "bye", "later"]
+
+
 def test_a_refused_edit_leaves_the_cached_package_for_the_schema_it_was_built_from(
     tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

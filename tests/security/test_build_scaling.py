@@ -78,8 +78,11 @@ def test_a_large_enum_is_typed_by_its_base_type_and_kept_out_of_the_code(
     assert signature.parameters["codes"].annotation == "list[int] | None"
     assert signature.parameters["size"].annotation.startswith("Literal['s0', ")
     assert "color: One of 20000 values." in doc
-    source = (_directory(enum_package) / "tools" / "main.py").read_text("utf-8")
+    tools = _directory(enum_package) / "tools"
+    source = (tools / "main.py").read_text("utf-8")
     assert COLORS[1] not in source and "1299" not in source and '"s255"' in source
+    models = (tools / "models" / "main.py").read_text("utf-8")
+    assert COLORS[1] not in models and "1299" not in models
 
 
 def test_a_package_with_a_large_enum_passes_mypy_strict(

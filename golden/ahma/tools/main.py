@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.executors.cli import CliCall as _CliCall
 from mcigen_runtime.executors.cli import TempFiles as _TempFiles
@@ -19,113 +19,70 @@ from mcigen_runtime.executors.cli import timeout_s as _timeout_s
 from mcigen_runtime.executors.cli import word as _word
 from mcigen_runtime.executors.cli import words as _words
 from mcigen_runtime.executors.cli import working_root as _working_root
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        ArchiveInput,
+        RepoCommitInput,
+        RepoLogInput,
+        RepoStashInput,
+        RepoStashListInput,
+        RepoStashPopInput,
+        RepoStatusInput,
+        SandboxedShellInput,
+        SearchInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "ArchiveInput",
+    "RepoCommitInput",
+    "RepoLogInput",
+    "RepoStashInput",
+    "RepoStashListInput",
+    "RepoStashPopInput",
+    "RepoStatusInput",
+    "SandboxedShellInput",
+    "SearchInput",
+    "archive",
+    "archive_async",
+    "repo_commit",
+    "repo_commit_async",
+    "repo_log",
+    "repo_log_async",
+    "repo_stash",
+    "repo_stash_async",
+    "repo_stash_list",
+    "repo_stash_list_async",
+    "repo_stash_pop",
+    "repo_stash_pop_async",
+    "repo_status",
+    "repo_status_async",
+    "sandboxed_shell",
+    "sandboxed_shell_async",
+    "search",
+    "search_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class SandboxedShellInput(BaseModel):
-    command: StrictStr = Field(
-        ...,
-        description="The command line bash runs, shell syntax and all (pipes, redirects, variables)",
-    )
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class ArchiveInput(BaseModel):
-    file: StrictStr = Field(
-        ..., description="The archive to write, inside the working directory."
-    )
-    gzip: StrictBool | None = Field(None, description="Compress the archive with gzip.")
-    paths: list[StrictStr] = Field(..., description="Files and folders to pack.")
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoStatusInput(BaseModel):
-    short: StrictBool | None = Field(None, description="One line per file.")
-    pathspec: StrictStr | None = Field(None, description="Only this file or folder.")
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoCommitInput(BaseModel):
-    message: StrictStr = Field(
-        ...,
-        description="The commit message; passed through a file, so it may span lines.",
-    )
-    all: StrictBool | None = Field(
-        None, description="Stage every modified tracked file first."
-    )
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoLogInput(BaseModel):
-    max_count: StrictInt | None = Field(
-        None, alias="max-count", description="Show at most this many commits."
-    )
-    oneline: StrictBool | None = Field(None, description="One line per commit.")
-    path: StrictStr | None = Field(
-        None, description="Only commits that touch this file or folder."
-    )
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoStashInput(BaseModel):
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoStashListInput(BaseModel):
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class RepoStashPopInput(BaseModel):
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
-
-
-class SearchInput(BaseModel):
-    regexp: StrictStr = Field(..., description="The regular expression to look for.")
-    ignore_case: StrictBool | None = Field(
-        None, alias="ignore-case", description="Match regardless of case."
-    )
-    recursive: StrictBool | None = Field(
-        None, description="Search folders recursively."
-    )
-    max_count: StrictInt | None = Field(
-        None,
-        alias="max-count",
-        description="Stop after this many matching lines per file.",
-    )
-    exclude: list[StrictStr] | None = Field(
-        None, description="Skip files whose name matches one of these globs."
-    )
-    paths: list[StrictStr] = Field(
-        ..., description="Files or folders to search, inside the working directory."
-    )
-    working_directory: StrictStr | None = Field(
-        None, description="Working directory for command execution"
-    )
 
 
 def _prepare_sandboxed_shell(
@@ -136,6 +93,8 @@ def _prepare_sandboxed_shell(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import SandboxedShellInput
+
         raw = _validate_input(SandboxedShellInput, raw, "sandboxed_shell")
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=360.0, tool="sandboxed_shell"
@@ -229,6 +188,8 @@ def _prepare_archive(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import ArchiveInput
+
         raw = _validate_input(ArchiveInput, raw, "archive")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=600.0, tool="archive")
     extra = _extra_args(raw, key="args", tool="archive", allowed=False)
@@ -336,6 +297,8 @@ def _prepare_repo_status(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import RepoStatusInput
+
         raw = _validate_input(RepoStatusInput, raw, "repo_status")
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_status"
@@ -446,6 +409,8 @@ def _prepare_repo_commit(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import RepoCommitInput
+
         raw = _validate_input(RepoCommitInput, raw, "repo_commit")
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_commit"
@@ -552,6 +517,8 @@ def _prepare_repo_log(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import RepoLogInput
+
         raw = _validate_input(RepoLogInput, raw, "repo_log")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=30.0, tool="repo_log")
     extra = _extra_args(raw, key="args", tool="repo_log", allowed=False)
@@ -665,6 +632,8 @@ def _prepare_repo_stash(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        from .models.main import RepoStashInput
+
         raw = _validate_input(RepoStashInput, raw, "repo_stash")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=120.0, tool="repo_stash")
     extra = _extra_args(raw, key="args", tool="repo_stash", allowed=False)
@@ -740,6 +709,8 @@ def _prepare_repo_stash_list(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        from .models.main import RepoStashListInput
+
         raw = _validate_input(RepoStashListInput, raw, "repo_stash_list")
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_list"
@@ -819,6 +790,8 @@ def _prepare_repo_stash_pop(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
+        from .models.main import RepoStashPopInput
+
         raw = _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
     timeout = _timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_pop"
@@ -915,6 +888,8 @@ def _prepare_search(
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
+        from .models.main import SearchInput
+
         raw = _validate_input(SearchInput, raw, "search")
     timeout = _timeout_s(raw, key="timeout_seconds", default_s=60.0, tool="search")
     extra = _extra_args(raw, key="args", tool="search", allowed=False)

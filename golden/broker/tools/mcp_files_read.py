@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcigen_runtime.executors.mcp import McpCall as _McpCall
 from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
@@ -21,7 +21,63 @@ from mcigen_runtime.structured import structured_result as _structured_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
+
+if TYPE_CHECKING:
+    from .models.mcp_files_read import (
+        FilesReadCatInput,
+        FilesReadCatOutput,
+        FilesReadListAllowedDirectoriesInput,
+        FilesReadListAllowedDirectoriesOutput,
+        FilesReadListDirectoryWithSizesInput,
+        FilesReadListDirectoryWithSizesOutput,
+        FilesReadLsInput,
+        FilesReadLsOutput,
+        FilesReadReadFileInput,
+        FilesReadReadFileOutput,
+        FilesReadReadMultipleFilesInput,
+        FilesReadReadMultipleFilesOutput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "SERVERS",
+    "FilesReadCatInput",
+    "FilesReadCatOutput",
+    "FilesReadListAllowedDirectoriesInput",
+    "FilesReadListAllowedDirectoriesOutput",
+    "FilesReadListDirectoryWithSizesInput",
+    "FilesReadListDirectoryWithSizesOutput",
+    "FilesReadLsInput",
+    "FilesReadLsOutput",
+    "FilesReadReadFileInput",
+    "FilesReadReadFileOutput",
+    "FilesReadReadMultipleFilesInput",
+    "FilesReadReadMultipleFilesOutput",
+    "files_read_cat",
+    "files_read_cat_async",
+    "files_read_list_allowed_directories",
+    "files_read_list_allowed_directories_async",
+    "files_read_list_directory_with_sizes",
+    "files_read_list_directory_with_sizes_async",
+    "files_read_ls",
+    "files_read_ls_async",
+    "files_read_read_file",
+    "files_read_read_file_async",
+    "files_read_read_multiple_files",
+    "files_read_read_multiple_files_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import mcp_files_read as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -49,91 +105,6 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 """How to reach each MCP server of this group, by name: env -> its settings."""
 
 
-class FilesReadReadFileInput(BaseModel):
-    path: StrictStr
-    tail: StrictFloat | None = Field(
-        None, description="If provided, returns only the last N lines of the file"
-    )
-    head: StrictFloat | None = Field(
-        None, description="If provided, returns only the first N lines of the file"
-    )
-
-
-class FilesReadReadFileOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesReadCatInput(BaseModel):
-    path: StrictStr
-    tail: StrictFloat | None = Field(
-        None, description="If provided, returns only the last N lines of the file"
-    )
-    head: StrictFloat | None = Field(
-        None, description="If provided, returns only the first N lines of the file"
-    )
-
-
-class FilesReadCatOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesReadReadMultipleFilesInput(BaseModel):
-    paths: list[StrictStr] = Field(
-        ...,
-        description="Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.",
-        min_length=1,
-    )
-
-
-class FilesReadReadMultipleFilesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesReadLsInput(BaseModel):
-    path: StrictStr
-
-
-class FilesReadLsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesReadListDirectoryWithSizesInput(BaseModel):
-    path: StrictStr
-    sortBy: Literal["name", "size"] | None = Field(
-        "name", description="Sort entries by name or size"
-    )
-
-
-class FilesReadListDirectoryWithSizesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesReadListAllowedDirectoriesInput(BaseModel):
-    pass
-
-
-class FilesReadListAllowedDirectoriesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
 def _prepare_files_read_read_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
@@ -144,6 +115,8 @@ def _prepare_files_read_read_file(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
+        from .models.mcp_files_read import FilesReadReadFileInput
+
         raw = _validate_input(FilesReadReadFileInput, raw, "files.read.read_file")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
@@ -214,6 +187,8 @@ def files_read_read_file(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files_read import FilesReadReadFileOutput
+
     return _structured_result(
         FilesReadReadFileOutput, _invoke_files_read_read_file(_raw, _environ, _timeout)
     )
@@ -244,6 +219,8 @@ async def files_read_read_file_async(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files_read import FilesReadReadFileOutput
+
     return _structured_result(
         FilesReadReadFileOutput,
         await _invoke_files_read_read_file_async(_raw, _environ, _timeout),
@@ -260,6 +237,8 @@ def _prepare_files_read_cat(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
+        from .models.mcp_files_read import FilesReadCatInput
+
         raw = _validate_input(FilesReadCatInput, raw, "files.read.cat")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
@@ -330,6 +309,8 @@ def files_read_cat(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files_read import FilesReadCatOutput
+
     return _structured_result(
         FilesReadCatOutput, _invoke_files_read_cat(_raw, _environ, _timeout)
     )
@@ -360,6 +341,8 @@ async def files_read_cat_async(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files_read import FilesReadCatOutput
+
     return _structured_result(
         FilesReadCatOutput, await _invoke_files_read_cat_async(_raw, _environ, _timeout)
     )
@@ -368,6 +351,8 @@ async def files_read_cat_async(
 def _prepare_files_read_read_multiple_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
+    from .models.mcp_files_read import FilesReadReadMultipleFilesInput
+
     raw = _validate_input(
         FilesReadReadMultipleFilesInput, raw, "files.read.read_multiple_files"
     )
@@ -425,6 +410,8 @@ def files_read_read_multiple_files(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"paths": paths}
+    from .models.mcp_files_read import FilesReadReadMultipleFilesOutput
+
     return _structured_result(
         FilesReadReadMultipleFilesOutput,
         _invoke_files_read_read_multiple_files(_raw, _environ, _timeout),
@@ -446,6 +433,8 @@ async def files_read_read_multiple_files_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"paths": paths}
+    from .models.mcp_files_read import FilesReadReadMultipleFilesOutput
+
     return _structured_result(
         FilesReadReadMultipleFilesOutput,
         await _invoke_files_read_read_multiple_files_async(_raw, _environ, _timeout),
@@ -456,6 +445,8 @@ def _prepare_files_read_ls(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
+        from .models.mcp_files_read import FilesReadLsInput
+
         raw = _validate_input(FilesReadLsInput, raw, "files.read.ls")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
@@ -511,6 +502,8 @@ def files_read_ls(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files_read import FilesReadLsOutput
+
     return _structured_result(
         FilesReadLsOutput, _invoke_files_read_ls(_raw, _environ, _timeout)
     )
@@ -531,6 +524,8 @@ async def files_read_ls_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files_read import FilesReadLsOutput
+
     return _structured_result(
         FilesReadLsOutput, await _invoke_files_read_ls_async(_raw, _environ, _timeout)
     )
@@ -544,6 +539,8 @@ def _prepare_files_read_list_directory_with_sizes(
         or "sortBy" in raw
         and (type(raw["sortBy"]) is not str or raw["sortBy"] not in ("name", "size"))
     ):
+        from .models.mcp_files_read import FilesReadListDirectoryWithSizesInput
+
         raw = _validate_input(
             FilesReadListDirectoryWithSizesInput,
             raw,
@@ -607,6 +604,8 @@ def files_read_list_directory_with_sizes(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "sortBy": sortBy}
+    from .models.mcp_files_read import FilesReadListDirectoryWithSizesOutput
+
     return _structured_result(
         FilesReadListDirectoryWithSizesOutput,
         _invoke_files_read_list_directory_with_sizes(_raw, _environ, _timeout),
@@ -632,6 +631,8 @@ async def files_read_list_directory_with_sizes_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "sortBy": sortBy}
+    from .models.mcp_files_read import FilesReadListDirectoryWithSizesOutput
+
     return _structured_result(
         FilesReadListDirectoryWithSizesOutput,
         await _invoke_files_read_list_directory_with_sizes_async(
@@ -695,6 +696,8 @@ def files_read_list_allowed_directories(
         ``structured`` is its structured content as a ``FilesReadListAllowedDirectoriesOutput``
         (None when the server sent none, or content that does not match).
     """
+    from .models.mcp_files_read import FilesReadListAllowedDirectoriesOutput
+
     return _structured_result(
         FilesReadListAllowedDirectoriesOutput,
         _invoke_files_read_list_allowed_directories(props, _environ, _timeout),
@@ -714,6 +717,8 @@ async def files_read_list_allowed_directories_async(
         ``structured`` is its structured content as a ``FilesReadListAllowedDirectoriesOutput``
         (None when the server sent none, or content that does not match).
     """
+    from .models.mcp_files_read import FilesReadListAllowedDirectoriesOutput
+
     return _structured_result(
         FilesReadListAllowedDirectoriesOutput,
         await _invoke_files_read_list_allowed_directories_async(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.executors.mcp import McpCall as _McpCall
 from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
@@ -21,7 +21,53 @@ from mcigen_runtime.structured import structured_result as _structured_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+
+if TYPE_CHECKING:
+    from .models.mcp_files_write import (
+        FilesWriteEditFileInput,
+        FilesWriteEditFileInputEdit,
+        FilesWriteEditFileOutput,
+        FilesWriteMkdirInput,
+        FilesWriteMkdirOutput,
+        FilesWriteMvInput,
+        FilesWriteMvOutput,
+        FilesWriteWriteFileInput,
+        FilesWriteWriteFileOutput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "SERVERS",
+    "FilesWriteEditFileInput",
+    "FilesWriteEditFileInputEdit",
+    "FilesWriteEditFileOutput",
+    "FilesWriteMkdirInput",
+    "FilesWriteMkdirOutput",
+    "FilesWriteMvInput",
+    "FilesWriteMvOutput",
+    "FilesWriteWriteFileInput",
+    "FilesWriteWriteFileOutput",
+    "files_write_edit_file",
+    "files_write_edit_file_async",
+    "files_write_mkdir",
+    "files_write_mkdir_async",
+    "files_write_mv",
+    "files_write_mv_async",
+    "files_write_write_file",
+    "files_write_write_file_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import mcp_files_write as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -49,67 +95,12 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 """How to reach each MCP server of this group, by name: env -> its settings."""
 
 
-class FilesWriteWriteFileInput(BaseModel):
-    path: StrictStr
-    content: StrictStr
-
-
-class FilesWriteWriteFileOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesWriteEditFileInputEdit(BaseModel):
-    oldText: StrictStr = Field(
-        ..., description="Text to search for - must match exactly"
-    )
-    newText: StrictStr = Field(..., description="Text to replace with")
-
-
-class FilesWriteEditFileInput(BaseModel):
-    path: StrictStr
-    edits: list[FilesWriteEditFileInputEdit]
-    dryRun: StrictBool | None = Field(
-        False, description="Preview changes using git-style diff format"
-    )
-
-
-class FilesWriteEditFileOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesWriteMkdirInput(BaseModel):
-    path: StrictStr
-
-
-class FilesWriteMkdirOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class FilesWriteMvInput(BaseModel):
-    source: StrictStr
-    destination: StrictStr
-
-
-class FilesWriteMvOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
 def _prepare_files_write_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
+        from .models.mcp_files_write import FilesWriteWriteFileInput
+
         raw = _validate_input(FilesWriteWriteFileInput, raw, "files.write.write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
@@ -166,6 +157,8 @@ def files_write_write_file(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
+    from .models.mcp_files_write import FilesWriteWriteFileOutput
+
     return _structured_result(
         FilesWriteWriteFileOutput,
         _invoke_files_write_write_file(_raw, _environ, _timeout),
@@ -188,6 +181,8 @@ async def files_write_write_file_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
+    from .models.mcp_files_write import FilesWriteWriteFileOutput
+
     return _structured_result(
         FilesWriteWriteFileOutput,
         await _invoke_files_write_write_file_async(_raw, _environ, _timeout),
@@ -197,6 +192,8 @@ async def files_write_write_file_async(
 def _prepare_files_write_edit_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
+    from .models.mcp_files_write import FilesWriteEditFileInput
+
     raw = _validate_input(FilesWriteEditFileInput, raw, "files.write.edit_file")
     props: dict[str, Any] = {
         "path": raw["path"],
@@ -260,6 +257,8 @@ def files_write_edit_file(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "edits": edits, "dryRun": dryRun}
+    from .models.mcp_files_write import FilesWriteEditFileOutput
+
     return _structured_result(
         FilesWriteEditFileOutput,
         _invoke_files_write_edit_file(_raw, _environ, _timeout),
@@ -287,6 +286,8 @@ async def files_write_edit_file_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "edits": edits, "dryRun": dryRun}
+    from .models.mcp_files_write import FilesWriteEditFileOutput
+
     return _structured_result(
         FilesWriteEditFileOutput,
         await _invoke_files_write_edit_file_async(_raw, _environ, _timeout),
@@ -297,6 +298,8 @@ def _prepare_files_write_mkdir(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
+        from .models.mcp_files_write import FilesWriteMkdirInput
+
         raw = _validate_input(FilesWriteMkdirInput, raw, "files.write.mkdir")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
@@ -352,6 +355,8 @@ def files_write_mkdir(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files_write import FilesWriteMkdirOutput
+
     return _structured_result(
         FilesWriteMkdirOutput, _invoke_files_write_mkdir(_raw, _environ, _timeout)
     )
@@ -372,6 +377,8 @@ async def files_write_mkdir_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files_write import FilesWriteMkdirOutput
+
     return _structured_result(
         FilesWriteMkdirOutput,
         await _invoke_files_write_mkdir_async(_raw, _environ, _timeout),
@@ -382,6 +389,8 @@ def _prepare_files_write_mv(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("source")) is not str or type(raw.get("destination")) is not str:
+        from .models.mcp_files_write import FilesWriteMvInput
+
         raw = _validate_input(FilesWriteMvInput, raw, "files.write.mv")
     props: dict[str, Any] = {"source": raw["source"], "destination": raw["destination"]}
     try:
@@ -436,6 +445,8 @@ def files_write_mv(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"source": source, "destination": destination}
+    from .models.mcp_files_write import FilesWriteMvOutput
+
     return _structured_result(
         FilesWriteMvOutput, _invoke_files_write_mv(_raw, _environ, _timeout)
     )
@@ -457,6 +468,8 @@ async def files_write_mv_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"source": source, "destination": destination}
+    from .models.mcp_files_write import FilesWriteMvOutput
+
     return _structured_result(
         FilesWriteMvOutput, await _invoke_files_write_mv_async(_raw, _environ, _timeout)
     )

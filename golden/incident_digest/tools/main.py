@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
@@ -25,41 +24,50 @@ from mcigen_runtime.templating import first as _first
 from mcigen_runtime.templating import items_of as _items_of
 from mcigen_runtime.templating import member as _member
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        HealthBoardInput,
+        IncidentDigestInput,
+        IncidentDigestInputIncident,
+        RetryPlanInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "HealthBoardInput",
+    "IncidentDigestInput",
+    "IncidentDigestInputIncident",
+    "RetryPlanInput",
+    "health_board",
+    "health_board_async",
+    "incident_digest",
+    "incident_digest_async",
+    "retry_plan",
+    "retry_plan_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-class IncidentDigestInputIncident(BaseModel):
-    id: StrictStr
-    title: StrictStr
-    severity: StrictInt = Field(..., ge=1, le=4)
-    owner: StrictStr | None = None
-
-
-class IncidentDigestInput(BaseModel):
-    team: StrictStr = Field(..., description="Team the digest is for")
-    incidents: list[IncidentDigestInputIncident] = Field(
-        ..., description="Open incidents"
-    )
-    quiet: StrictBool | None = Field(False, description="Leave out the footer")
-
-
-class HealthBoardInput(BaseModel):
-    services: dict[str, Any] = Field(..., description="Status by service name")
-    threshold_ms: StrictFloat | None = 250
-
-
-class RetryPlanInput(BaseModel):
-    job: StrictStr
-    attempts: StrictInt = Field(..., ge=0, le=5)
-    mode: Literal["fast", "slow", "manual"] | None = "fast"
-
-
 def _invoke_incident_digest(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
+    from .models.main import IncidentDigestInput
+
     raw = _validate_input(IncidentDigestInput, raw, "incidentDigest")
     props: dict[str, Any] = {
         "team": raw["team"],
@@ -175,6 +183,8 @@ async def incident_digest_async(
 
 
 def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
+    from .models.main import HealthBoardInput
+
     raw = _validate_input(HealthBoardInput, raw, "healthBoard")
     props: dict[str, Any] = {
         "services": raw["services"],
@@ -231,7 +241,20 @@ async def health_board_async(
 
 
 def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    raw = _validate_input(RetryPlanInput, raw, "retryPlan")
+    if (
+        type(raw.get("job")) is not str
+        or type(raw.get("attempts")) is not int
+        or raw["attempts"] < 0
+        or raw["attempts"] > 5
+        or "mode" in raw
+        and (
+            type(raw["mode"]) is not str
+            or raw["mode"] not in ("fast", "slow", "manual")
+        )
+    ):
+        from .models.main import RetryPlanInput
+
+        raw = _validate_input(RetryPlanInput, raw, "retryPlan")
     props: dict[str, Any] = {
         "job": raw["job"],
         "attempts": raw["attempts"],

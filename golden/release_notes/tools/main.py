@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -17,33 +16,46 @@ from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        ChangelogEntryInput,
+        CommitMessageInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "ChangelogEntryInput",
+    "CommitMessageInput",
+    "announce",
+    "announce_async",
+    "changelog_entry",
+    "changelog_entry_async",
+    "commit_message",
+    "commit_message_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-class CommitMessageInput(BaseModel):
-    type: Literal["feat", "fix", "docs", "refactor", "test", "chore"]
-    scope: StrictStr | None = Field(None, description="Area of the code base")
-    subject: StrictStr = Field(..., max_length=72)
-    breaking: StrictBool | None = False
-
-
-class ChangelogEntryInput(BaseModel):
-    version: StrictStr
-    summary: StrictStr
-    pull_request: StrictInt = Field(
-        ..., alias="pull-request", description="Pull request number"
-    )
-    class_: Literal["Added", "Changed", "Fixed", "Removed"] | None = Field(
-        "Changed", alias="class"
-    )
-
-
 def _invoke_commit_message(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
+    from .models.main import CommitMessageInput
+
     raw = _validate_input(CommitMessageInput, raw, "commit_message")
     props: dict[str, Any] = {}
     props["type"] = raw["type"]
@@ -121,6 +133,8 @@ def _invoke_changelog_entry(
             or raw["class"] not in ("Added", "Changed", "Fixed", "Removed")
         )
     ):
+        from .models.main import ChangelogEntryInput
+
         raw = _validate_input(ChangelogEntryInput, raw, "changelogEntry")
     props: dict[str, Any] = {
         "version": raw["version"],

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.executors.cli import CliCall as _CliCall
 from mcigen_runtime.executors.cli import Operand as _Operand
 from mcigen_runtime.executors.cli import run_cli as _run_cli
 from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.path_policy import checked_path as _checked_path
@@ -23,7 +22,36 @@ from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        CountLinesInput,
+        SearchCodeInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "CountLinesInput",
+    "SearchCodeInput",
+    "count_lines",
+    "count_lines_async",
+    "search_code",
+    "search_code_async",
+    "utc_now",
+    "utc_now_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""
@@ -32,25 +60,21 @@ _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-class SearchCodeInput(BaseModel):
-    pattern: StrictStr = Field(..., description="Basic regular expression")
-    path: StrictStr | None = Field(
-        ".", description="Directory to search, relative to the schema"
-    )
-    ignore_case: StrictBool | None = Field(None, description="Match case-insensitively")
-    max_count: StrictInt | None = Field(
-        None, description="Stop after this many matches per file", ge=1
-    )
-
-
-class CountLinesInput(BaseModel):
-    file: StrictStr = Field(..., description="File, relative to the schema")
-
-
 def _prepare_search_code(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
-    raw = _validate_input(SearchCodeInput, raw, "searchCode")
+    if (
+        type(raw.get("pattern")) is not str
+        or "path" in raw
+        and (type(raw["path"]) is not str)
+        or "ignore_case" in raw
+        and (type(raw["ignore_case"]) is not bool)
+        or "max_count" in raw
+        and (type(raw["max_count"]) is not int or raw["max_count"] < 1)
+    ):
+        from .models.main import SearchCodeInput
+
+        raw = _validate_input(SearchCodeInput, raw, "searchCode")
     props: dict[str, Any] = {}
     props["pattern"] = raw["pattern"]
     props["path"] = raw.get("path", ".")
@@ -150,6 +174,8 @@ def _prepare_count_lines(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _CliCall | ToolResult:
     if type(raw.get("file")) is not str:
+        from .models.main import CountLinesInput
+
         raw = _validate_input(CountLinesInput, raw, "countLines")
     props: dict[str, Any] = {"file": raw["file"]}
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcigen_runtime.executors.file import file_call_async as _file_call_async
 from mcigen_runtime.executors.file import file_contents as _file_contents
@@ -20,7 +20,36 @@ from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        RestartRunbookInput,
+        RunbookInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "RestartRunbookInput",
+    "RunbookInput",
+    "deploy_checklist",
+    "deploy_checklist_async",
+    "restart_runbook",
+    "restart_runbook_async",
+    "runbook",
+    "runbook_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""
@@ -31,16 +60,6 @@ and the ones the build allows (--file-env)."""
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class RestartRunbookInput(BaseModel):
-    service: StrictStr = Field(..., description="Service to restart")
-    environment: Literal["staging", "production"] | None = "staging"
-    steps: list[StrictStr] = Field(..., description="Service-specific steps")
-
-
-class RunbookInput(BaseModel):
-    file: StrictStr = Field(..., description="File name inside runbooks/")
 
 
 def _invoke_restart_runbook(
@@ -56,6 +75,8 @@ def _invoke_restart_runbook(
         or type(raw.get("steps")) is not list
         or not {str}.issuperset(map(type, raw["steps"]))
     ):
+        from .models.main import RestartRunbookInput
+
         raw = _validate_input(RestartRunbookInput, raw, "restartRunbook")
     props: dict[str, Any] = {
         "service": raw["service"],
@@ -184,6 +205,8 @@ async def deploy_checklist_async(**props: Any) -> ToolResult:
 
 def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     if type(raw.get("file")) is not str:
+        from .models.main import RunbookInput
+
         raw = _validate_input(RunbookInput, raw, "runbook")
     props: dict[str, Any] = {"file": raw["file"]}
     context: dict[str, Any] = {"props": props, "env": env, "input": props}

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -17,42 +16,50 @@ from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictFloat, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        AcknowledgeTicketInput,
+        EscalationNoteInput,
+        RefundNoticeInput,
+        RefundNoticeInputOrder,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "AcknowledgeTicketInput",
+    "EscalationNoteInput",
+    "RefundNoticeInput",
+    "RefundNoticeInputOrder",
+    "acknowledge_ticket",
+    "acknowledge_ticket_async",
+    "escalation_note",
+    "escalation_note_async",
+    "refund_notice",
+    "refund_notice_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-class AcknowledgeTicketInput(BaseModel):
-    ticket_id: StrictInt = Field(..., description="Ticket number", ge=1)
-    customer: StrictStr = Field(
-        ..., description="Customer's display name", min_length=1
-    )
-    priority: Literal["low", "normal", "urgent"] | None = "normal"
-    response_hours: StrictFloat | None = Field(24, description="Promised response time")
-
-
-class EscalationNoteInput(BaseModel):
-    ticket_id: StrictInt
-    reason: StrictStr = Field(..., description="Why the ticket is escalated")
-    labels: list[StrictStr] | None = Field(None, description="Labels to add")
-
-
-class RefundNoticeInputOrder(BaseModel):
-    id: StrictStr
-    placed: StrictStr | None = Field(None, description="Order date")
-
-
-class RefundNoticeInput(BaseModel):
-    customer: StrictStr
-    amount: StrictFloat = Field(..., gt=0.0)
-    currency: StrictStr | None = Field("EUR", pattern="^[A-Z]{3}$")
-    order: RefundNoticeInputOrder = Field(..., description="The order being refunded")
-
-
 def _invoke_acknowledge_ticket(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
+    from .models.main import AcknowledgeTicketInput
+
     raw = _validate_input(AcknowledgeTicketInput, raw, "acknowledgeTicket")
     props: dict[str, Any] = {
         "ticket_id": raw["ticket_id"],
@@ -136,6 +143,8 @@ def _invoke_escalation_note(
             or not {str}.issuperset(map(type, raw["labels"]))
         )
     ):
+        from .models.main import EscalationNoteInput
+
         raw = _validate_input(EscalationNoteInput, raw, "escalationNote")
     props: dict[str, Any] = {}
     props["ticket_id"] = raw["ticket_id"]
@@ -194,6 +203,8 @@ async def escalation_note_async(
 
 
 def _invoke_refund_notice(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
+    from .models.main import RefundNoticeInput
+
     raw = _validate_input(RefundNoticeInput, raw, "refund-notice")
     props: dict[str, Any] = {
         "customer": raw["customer"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcigen_runtime.executors.http import ApiKeyAuth as _ApiKeyAuth
 from mcigen_runtime.executors.http import HttpCall as _HttpCall
@@ -16,7 +16,6 @@ from mcigen_runtime.executors.http import Retry as _Retry
 from mcigen_runtime.executors.http import http_call as _http_call
 from mcigen_runtime.executors.http import send as _send
 from mcigen_runtime.executors.http import send_async as _send_async
-from mcigen_runtime.integers import StrictInt
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -25,22 +24,37 @@ from mcigen_runtime.templating import first as _first
 from mcigen_runtime.templating import native as _native
 from mcigen_runtime.templating import value_or_none as _value_or_none
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictBool, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        GetWeatherInput,
+        PostAlertInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "GetWeatherInput",
+    "PostAlertInput",
+    "get_weather",
+    "get_weather_async",
+    "post_alert",
+    "post_alert_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class GetWeatherInput(BaseModel):
-    location: StrictStr = Field(..., description="City name or zip code")
-    units: Literal["metric", "imperial"] | None = "metric"
-
-
-class PostAlertInput(BaseModel):
-    region: StrictStr
-    severity: StrictInt = Field(..., ge=1, le=5)
-    message: StrictStr
-    notify: StrictBool | None = True
 
 
 def _prepare_get_weather(
@@ -53,6 +67,8 @@ def _prepare_get_weather(
             type(raw["units"]) is not str or raw["units"] not in ("metric", "imperial")
         )
     ):
+        from .models.main import GetWeatherInput
+
         raw = _validate_input(GetWeatherInput, raw, "getWeather")
     props: dict[str, Any] = {
         "location": raw["location"],
@@ -131,7 +147,18 @@ async def get_weather_async(
 def _prepare_post_alert(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _HttpCall | ToolResult:
-    raw = _validate_input(PostAlertInput, raw, "postAlert")
+    if (
+        type(raw.get("region")) is not str
+        or type(raw.get("severity")) is not int
+        or raw["severity"] < 1
+        or raw["severity"] > 5
+        or type(raw.get("message")) is not str
+        or "notify" in raw
+        and (type(raw["notify"]) is not bool)
+    ):
+        from .models.main import PostAlertInput
+
+        raw = _validate_input(PostAlertInput, raw, "postAlert")
     props: dict[str, Any] = {
         "region": raw["region"],
         "severity": raw["severity"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.limits import active as _active
@@ -20,15 +20,33 @@ from mcigen_runtime.templating import OutputBudget as _OutputBudget
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import items_of as _items_of
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, Field, StrictStr
+
+if TYPE_CHECKING:
+    from .models.main import (
+        StandupPromptInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "StandupPromptInput",
+    "standup_prompt",
+    "standup_prompt_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class StandupPromptInput(BaseModel):
-    team: StrictStr = Field(..., description="Team name")
-    people: list[StrictStr] = Field(..., description="Who speaks, in order")
 
 
 def _invoke_standup_prompt(
@@ -39,6 +57,8 @@ def _invoke_standup_prompt(
         or type(raw.get("people")) is not list
         or not {str}.issuperset(map(type, raw["people"]))
     ):
+        from .models.main import StandupPromptInput
+
         raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
     try:

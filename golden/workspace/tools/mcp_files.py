@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.executors.mcp import McpCall as _McpCall
 from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
@@ -21,7 +21,57 @@ from mcigen_runtime.structured import structured_result as _structured_result
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr
+
+if TYPE_CHECKING:
+    from .models.mcp_files import (
+        GetFileInfoInput,
+        GetFileInfoOutput,
+        ListDirectoryInput,
+        ListDirectoryOutput,
+        ReadTextFileInput,
+        ReadTextFileOutput,
+        SearchFilesInput,
+        SearchFilesOutput,
+        WriteFileInput,
+        WriteFileOutput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "SERVERS",
+    "GetFileInfoInput",
+    "GetFileInfoOutput",
+    "ListDirectoryInput",
+    "ListDirectoryOutput",
+    "ReadTextFileInput",
+    "ReadTextFileOutput",
+    "SearchFilesInput",
+    "SearchFilesOutput",
+    "WriteFileInput",
+    "WriteFileOutput",
+    "get_file_info",
+    "get_file_info_async",
+    "list_directory",
+    "list_directory_async",
+    "read_text_file",
+    "read_text_file_async",
+    "search_files",
+    "search_files_async",
+    "write_file",
+    "write_file_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import mcp_files as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
@@ -49,70 +99,6 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 """How to reach each MCP server of this group, by name: env -> its settings."""
 
 
-class ReadTextFileInput(BaseModel):
-    path: StrictStr
-    tail: StrictFloat | None = Field(
-        None, description="If provided, returns only the last N lines of the file"
-    )
-    head: StrictFloat | None = Field(
-        None, description="If provided, returns only the first N lines of the file"
-    )
-
-
-class ReadTextFileOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class WriteFileInput(BaseModel):
-    path: StrictStr
-    content: StrictStr
-
-
-class WriteFileOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class ListDirectoryInput(BaseModel):
-    path: StrictStr
-
-
-class ListDirectoryOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class SearchFilesInput(BaseModel):
-    path: StrictStr
-    pattern: StrictStr
-    excludePatterns: list[StrictStr] | None = []
-
-
-class SearchFilesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
-class GetFileInfoInput(BaseModel):
-    path: StrictStr
-
-
-class GetFileInfoOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    content: StrictStr
-
-
 def _prepare_read_text_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
@@ -123,6 +109,8 @@ def _prepare_read_text_file(
         or "head" in raw
         and (type(raw["head"]) is not float and type(raw["head"]) is not int)
     ):
+        from .models.mcp_files import ReadTextFileInput
+
         raw = _validate_input(ReadTextFileInput, raw, "read_text_file")
     props: dict[str, Any] = {}
     props["path"] = raw["path"]
@@ -193,6 +181,8 @@ def read_text_file(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files import ReadTextFileOutput
+
     return _structured_result(
         ReadTextFileOutput, _invoke_read_text_file(_raw, _environ, _timeout)
     )
@@ -223,6 +213,8 @@ async def read_text_file_async(
         _raw["tail"] = tail
     if head is not None:
         _raw["head"] = head
+    from .models.mcp_files import ReadTextFileOutput
+
     return _structured_result(
         ReadTextFileOutput, await _invoke_read_text_file_async(_raw, _environ, _timeout)
     )
@@ -232,6 +224,8 @@ def _prepare_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
+        from .models.mcp_files import WriteFileInput
+
         raw = _validate_input(WriteFileInput, raw, "write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
@@ -288,6 +282,8 @@ def write_file(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
+    from .models.mcp_files import WriteFileOutput
+
     return _structured_result(
         WriteFileOutput, _invoke_write_file(_raw, _environ, _timeout)
     )
@@ -309,6 +305,8 @@ async def write_file_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path, "content": content}
+    from .models.mcp_files import WriteFileOutput
+
     return _structured_result(
         WriteFileOutput, await _invoke_write_file_async(_raw, _environ, _timeout)
     )
@@ -318,6 +316,8 @@ def _prepare_list_directory(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
+        from .models.mcp_files import ListDirectoryInput
+
         raw = _validate_input(ListDirectoryInput, raw, "list_directory")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
@@ -373,6 +373,8 @@ def list_directory(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files import ListDirectoryOutput
+
     return _structured_result(
         ListDirectoryOutput, _invoke_list_directory(_raw, _environ, _timeout)
     )
@@ -393,6 +395,8 @@ async def list_directory_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files import ListDirectoryOutput
+
     return _structured_result(
         ListDirectoryOutput,
         await _invoke_list_directory_async(_raw, _environ, _timeout),
@@ -411,6 +415,8 @@ def _prepare_search_files(
             or not {str}.issuperset(map(type, raw["excludePatterns"]))
         )
     ):
+        from .models.mcp_files import SearchFilesInput
+
         raw = _validate_input(SearchFilesInput, raw, "search_files")
     props: dict[str, Any] = {
         "path": raw["path"],
@@ -478,6 +484,8 @@ def search_files(
     _raw: dict[str, Any] = {"path": path, "pattern": pattern}
     if excludePatterns is not None:
         _raw["excludePatterns"] = excludePatterns
+    from .models.mcp_files import SearchFilesOutput
+
     return _structured_result(
         SearchFilesOutput, _invoke_search_files(_raw, _environ, _timeout)
     )
@@ -506,6 +514,8 @@ async def search_files_async(
     _raw: dict[str, Any] = {"path": path, "pattern": pattern}
     if excludePatterns is not None:
         _raw["excludePatterns"] = excludePatterns
+    from .models.mcp_files import SearchFilesOutput
+
     return _structured_result(
         SearchFilesOutput, await _invoke_search_files_async(_raw, _environ, _timeout)
     )
@@ -515,6 +525,8 @@ def _prepare_get_file_info(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> _McpCall | ToolResult:
     if type(raw.get("path")) is not str:
+        from .models.mcp_files import GetFileInfoInput
+
         raw = _validate_input(GetFileInfoInput, raw, "get_file_info")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
@@ -570,6 +582,8 @@ def get_file_info(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files import GetFileInfoOutput
+
     return _structured_result(
         GetFileInfoOutput, _invoke_get_file_info(_raw, _environ, _timeout)
     )
@@ -590,6 +604,8 @@ async def get_file_info_async(
         (None when the server sent none, or content that does not match).
     """
     _raw: dict[str, Any] = {"path": path}
+    from .models.mcp_files import GetFileInfoOutput
+
     return _structured_result(
         GetFileInfoOutput, await _invoke_get_file_info_async(_raw, _environ, _timeout)
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.limits import active as _active
@@ -20,22 +20,43 @@ from mcigen_runtime.templating import OutputBudget as _OutputBudget
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import items_of as _items_of
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, StrictStr
+
+if TYPE_CHECKING:
+    from .models.toolset_formatting import (
+        BulletListInput,
+        HeadlineInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "BulletListInput",
+    "HeadlineInput",
+    "bullet_list",
+    "bullet_list_async",
+    "headline",
+    "headline_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import toolset_formatting as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-class HeadlineInput(BaseModel):
-    text: StrictStr
-
-
-class BulletListInput(BaseModel):
-    items: list[StrictStr]
-
-
 def _invoke_headline(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     if type(raw.get("text")) is not str:
+        from .models.toolset_formatting import HeadlineInput
+
         raw = _validate_input(HeadlineInput, raw, "headline")
     props: dict[str, Any] = {"text": raw["text"]}
     value_1 = props["text"]
@@ -72,6 +93,8 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
     if type(raw.get("items")) is not list or not {str}.issuperset(
         map(type, raw["items"])
     ):
+        from .models.toolset_formatting import BulletListInput
+
         raw = _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
     try:

@@ -7,22 +7,39 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.validation import validate_input as _validate_input
-from pydantic import BaseModel, StrictStr
+
+if TYPE_CHECKING:
+    from .models.toolset_notes import (
+        DecisionRecordInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "DecisionRecordInput",
+    "decision_record",
+    "decision_record_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import toolset_notes as models
+
+    return getattr(models, name)
+
 
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class DecisionRecordInput(BaseModel):
-    title: StrictStr
-    decision: StrictStr
-    owner: StrictStr | None = "the team"
 
 
 def _invoke_decision_record(
@@ -34,6 +51,8 @@ def _invoke_decision_record(
         or "owner" in raw
         and (type(raw["owner"]) is not str)
     ):
+        from .models.toolset_notes import DecisionRecordInput
+
         raw = _validate_input(DecisionRecordInput, raw, "decision_record")
     props: dict[str, Any] = {
         "title": raw["title"],

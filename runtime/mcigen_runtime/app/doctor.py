@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
-from ..executors.cli.run import CliCall, run_cli_async
+from ..executors.cli import CliCall, run_cli_async
 from ..limits import Limits
 from ..manifest import Probe, ToolEntry
 from ..path_policy import WorkingDirectory, open_directory

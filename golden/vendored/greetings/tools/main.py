@@ -7,31 +7,43 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field, StrictStr
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._runtime.limits import Limits as _Limits
 from .._runtime.results import ToolResult
 from .._runtime.results import text_result as _text_result
 from .._runtime.validation import validate_input as _validate_input
 
+if TYPE_CHECKING:
+    from .models.main import (
+        FarewellInput,
+        GreetInput,
+    )
+
+__all__ = [
+    "ASYNC_INVOKERS",
+    "INVOKERS",
+    "FarewellInput",
+    "GreetInput",
+    "farewell",
+    "farewell_async",
+    "greet",
+    "greet_async",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The models of the group's tools, imported (and pydantic with them) when
+    first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .models import main as models
+
+    return getattr(models, name)
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
-
-
-class GreetInput(BaseModel):
-    name: StrictStr = Field(..., description="Who to greet")
-    language: Literal["en", "de", "fr"] | None = Field(
-        "en", description="Language code of the greeting"
-    )
-
-
-class FarewellInput(BaseModel):
-    name: StrictStr = Field(..., description="Who is leaving")
-    sender: StrictStr | None = Field(
-        None, description="Who signs the message (optional)"
-    )
 
 
 def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
@@ -43,6 +55,8 @@ def _invoke_greet(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
             or raw["language"] not in ("en", "de", "fr")
         )
     ):
+        from .models.main import GreetInput
+
         raw = _validate_input(GreetInput, raw, "greet")
     props: dict[str, Any] = {"name": raw["name"], "language": raw.get("language", "en")}
     value_1 = props["language"]
@@ -87,6 +101,8 @@ def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         or "sender" in raw
         and (type(raw["sender"]) is not str)
     ):
+        from .models.main import FarewellInput
+
         raw = _validate_input(FarewellInput, raw, "farewell")
     props: dict[str, Any] = {}
     props["name"] = raw["name"]

@@ -6,6 +6,8 @@ Generated code imports what it needs from here, never from this package's module
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .args import Operand
 from .argv import (
     TempFiles,
@@ -17,7 +19,10 @@ from .argv import (
     words,
     working_root,
 )
-from .run import CliCall, run_cli, run_cli_async
+from .call import CliCall
+
+if TYPE_CHECKING:
+    from ...results import ToolResult
 
 __all__ = [
     "CliCall",
@@ -33,3 +38,16 @@ __all__ = [
     "words",
     "working_root",
 ]
+
+
+def run_cli(call: CliCall) -> ToolResult:
+    """Run the call's command (:mod:`.run`, imported by the first call)."""
+    from .run import run_cli
+
+    return run_cli(call)
+
+
+async def run_cli_async(call: CliCall) -> ToolResult:
+    from .run import run_cli_async
+
+    return await run_cli_async(call)

@@ -18,19 +18,16 @@ import re
 import select
 import shlex
 import time
-from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...limits import Limits, active
-from ...passed_env import PassEnv
-from ...path_policy import WorkingDirectory
+from ...limits import active
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
 from ..started import command_starting
-from .args import Operand, refusal
+from .args import refusal
 from .argv import remove_files
+from .call import CliCall
 from .interrupts import held_back
 from .process import Running, spawn
 
@@ -45,35 +42,6 @@ _HELD_PATH = re.compile(r"^/proc/self/fd/(\d+)(/.*)?$")
 _EXIT_POLL_S = 0.001
 """Where no pidfd tells the exit, how often a runner looks for it once the pipes
 have closed."""
-
-
-@dataclass(frozen=True, slots=True)
-class CliCall:
-    argv: list[str]
-    cwd: WorkingDirectory | None
-    """Opened and checked: the command starts in it, given the descriptors it
-    holds (its path operands); closed once it has started."""
-    timeout_s: float
-    limits: Limits
-    """The package's limits; the call's own are resolved when it starts."""
-    env: Mapping[str, Any]
-    """The environment the call's templates read."""
-    env_mode: str
-    """The build's ``--cli-env``: what a command called with ``os.environ`` sees."""
-    operands: tuple[Operand, ...] = ()
-    """The arguments a property fills whole (refused when they look like options)."""
-    temp_files: tuple[str, ...] = ()
-    """Files written for the call's arguments: removed once it is over, however
-    it ends."""
-    confined_to: tuple[str, ...] | None = None
-    """Where the kernel lets the command write (``--confine-cli``); else its
-    working directory's (an MTDF call's sandbox), else nowhere is it confined."""
-    ahma_wording: bool = False
-    """A non-zero exit is told as Ahma tells it, with stderr and stdout (an MTDF
-    tool); else as mci-py does, stderr only (stdout in the metadata)."""
-    pass_env: PassEnv = False
-    """The schema's ``passEnv``: what of the process's environment the command
-    gets besides ``env`` (see :mod:`...passed_env`)."""
 
 
 def _start(call: CliCall) -> Running | ToolResult:
