@@ -153,7 +153,7 @@ def _array_doubt(
     item_doubt = _property_doubt(items, (*path, "items"), large_enums)
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
-    if "enum" not in items:
+    if "enum" not in items and not items.keys() & _BOUNDS.keys():
         types = _ITEM_TYPES[items["type"]]
         return lambda v, w: (
             f"type({v}) is not list or not {{{types}}}.issuperset(map(type, {w}))"
