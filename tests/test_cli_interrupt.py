@@ -4,7 +4,7 @@ kernel creating it and the call holding it (COMPATIBILITY row 67 is the whole
 program's side of this).
 
 Real SIGINTs, sent to this process by a timer thread at a spread of moments over
-the start of a real ``sleep``; after each, no child of this process is alive.
+the start of a real ``sleep``; after each, no child of this process is still running it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,13 @@ pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="reads a process's children from /proc"
 )
 
+SECONDS = "2917"
+"""How long ``nap`` sleeps: an argument of its own, by which its processes are told
+from the other children a test process may have (orphans of other tests' commands
+adopted by it as a subreaper, say)."""
 NAP = {
     "name": "nap",
-    "execution": {"type": "cli", "command": "sleep", "args": ["30"]},
+    "execution": {"type": "cli", "command": "sleep", "args": [SECONDS]},
 }
 ROUNDS = 100
 SPREAD_S = 0.006
@@ -43,18 +47,22 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         yield built
 
 
-def _live_children() -> list[int]:
-    """This process's children that have not exited (zombies are not counted)."""
-    children = []
+def _live_naps() -> list[int]:
+    """This process's children running ``nap``'s command (not exited: zombies are
+    not counted)."""
+    naps = []
+    command = f"sleep\0{SECONDS}\0".encode()
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
         for child in (task / "children").read_text().split():
             try:
                 stat = Path(f"/proc/{child}/stat").read_bytes()
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
             except OSError:
                 continue
-            if stat.rpartition(b")")[2].split()[0] not in (b"Z", b"X"):
-                children.append(int(child))
-    return children
+            state = stat.rpartition(b")")[2].split()[0]
+            if cmdline == command and state not in (b"Z", b"X"):
+                naps.append(int(child))
+    return naps
 
 
 def _interrupted(package: ModuleType, after: float) -> None:
@@ -72,12 +80,12 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_no_command(
     package: ModuleType,
 ) -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert _live_children() == []
+    assert _live_naps() == []
     _interrupted(package, 1.0)  # what a first call builds once is built
     left = []
     for round_ in range(ROUNDS):
         _interrupted(package, SPREAD_S * round_ / ROUNDS)
-        found = _live_children()
+        found = _live_naps()
         left += found
         for pid in found:
             os.kill(pid, signal.SIGKILL)
