@@ -46,20 +46,17 @@ def oracle_python() -> Path:
 
 
 def _install(python: Path) -> None:
-    """A new oracle venv at ``python``, given the requirements; a second try if
-    the first fails (uv's install failed once in a CI run, exit status 2, its
-    output lost), then a failure that shows uv's output."""
-    for _ in range(2):
-        venv.create(ORACLE_DIR, with_pip=uv() is None, clear=True)
-        done = subprocess.run(
-            installer(python) + ["--quiet", *REQUIREMENTS],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode == 0:
-            return
-    raise AssertionError(f"the oracle could not be installed: {done.stderr}")
+    """A new oracle venv at ``python``, given the requirements; a failure shows
+    the installer's output."""
+    venv.create(ORACLE_DIR, with_pip=uv() is None, clear=True)
+    done = subprocess.run(
+        installer(python) + ["--quiet", *REQUIREMENTS],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"the oracle could not be installed: {done.stderr}")
 
 
 def uv() -> Path | None:

@@ -21,7 +21,7 @@ import pytest
 
 from ..conftest import built_package, schema_of, write_schema
 from ..mcp_servers import TOY_SERVER
-from ..oracle import run_oracle
+from ..oracle import oracle_python, run_oracle
 from .support import built_from_tools
 
 SECRET = "MCIGEN_TEST_HOST_SECRET"
@@ -115,6 +115,9 @@ def test_row57_a_stdio_mcp_server_gets_its_env_over_the_base_and_network_setting
         "NODE_EXTRA_CA_CERTS": "/etc/ssl/corp.pem",
         "npm_config_offline": "true",
     }
+    # The oracle installed first, if it is not yet: its install would go through
+    # the proxy below, which is not there.
+    oracle_python()
     # restored after the test: the worker's later npm installs need the real CAs
     for name, value in {"TOY_TOKEN": "configured", **network}.items():
         monkeypatch.setenv(name, value)
