@@ -100,3 +100,32 @@ def test_mutated_examples_build_or_fail_located(
     write_package(files, workspace / package, package)
     with every_module_imported(package):
         pass
+
+
+def test_an_unknown_auth_key_is_never_a_keyword_of_generated_code(
+    workspace: Path,
+) -> None:
+    """Found by the property above in a CI run: weather_api's ``scopes`` key renamed
+    to a hostile string became a keyword argument of the generated call, and the
+    module did not parse. The key is warned about and ignored, as mci-py does."""
+    example = ROOT / "examples" / "weather_api.mci.yaml"
+    document = yaml.safe_load(example.read_text("utf-8"))
+    auth = document["tools"][1]["execution"]["auth"]
+    hostile_key = '"""\n__import__("builtins").MCIGEN_PWNED = 1\n"""'
+    auth[hostile_key] = auth.pop("scopes")
+    package = f"mutated_{next(_COUNTER)}"
+    schema = workspace / "examples" / f"{package}.mci.json"
+    schema.write_text(json.dumps(document), encoding="utf-8")
+    files, diagnostics = compile_schema(
+        schema,
+        workspace / package,
+        package,
+        CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
+    )
+    assert files is not None
+    assert [d.message for d in diagnostics.items] == [
+        f"unknown field '{hostile_key}' in oauth2 auth"
+    ]
+    write_package(files, workspace / package, package)
+    with every_module_imported(package):
+        pass

@@ -184,9 +184,21 @@ class _Lowering:
         )
 
 
+_AUTH_KEYS = {
+    "apiKey": ("in", "name", "value"),
+    "bearer": ("token",),
+    "basic": ("username", "password"),
+    "oauth2": ("flow", "tokenUrl", "clientId", "clientSecret", "scopes"),
+}
+"""The fields of each kind of auth; any other key is ignored, as mci-py's models
+ignore it (a key is never a keyword of generated code)."""
+
+
 def _auth(auth: JsonObject) -> ir.HttpAuth:
-    fields = {key: value for key, value in _present(auth).items() if key != "type"}
-    return ir.HttpAuth(kind=auth["type"], fields=fields)
+    kind = auth["type"]
+    known = _AUTH_KEYS[kind]
+    fields = {key: value for key, value in _present(auth).items() if key in known}
+    return ir.HttpAuth(kind=kind, fields=fields)
 
 
 def _retry_settings(retries: JsonObject | None) -> tuple[int | None, int | None]:
