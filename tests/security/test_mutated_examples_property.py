@@ -18,6 +18,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcigen.diagnostics import Diagnostics
 from mcigen.output import write_package
 from mcigen.pipeline import CompileOptions, compile_schema
 from mcigen.planner import McpAccess, McpMode
@@ -60,6 +61,23 @@ def _replace(document: Any, path: Path_, is_key: bool, text: str) -> None:
 _COUNTER = itertools.count()
 
 
+def _compiled(
+    workspace: Path, document: Any
+) -> tuple[str, dict[str, bytes] | None, Diagnostics]:
+    """``document`` compiled as a package of its own beside the examples: its name,
+    its files (None when it has errors) and its diagnostics."""
+    package = f"mutated_{next(_COUNTER)}"
+    schema = workspace / "examples" / f"{package}.mci.json"
+    schema.write_text(json.dumps(document), encoding="utf-8")
+    files, diagnostics = compile_schema(
+        schema,
+        workspace / package,
+        package,
+        CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
+    )
+    return package, files, diagnostics
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     directory = tmp_path_factory.mktemp("mutated")
@@ -84,15 +102,7 @@ def test_mutated_examples_build_or_fail_located(
             _replace(document, path, is_key, data.draw(hostile))
         except (KeyError, IndexError, TypeError):
             continue  # an earlier replacement moved this place
-    package = f"mutated_{next(_COUNTER)}"
-    schema = workspace / "examples" / f"{package}.mci.json"
-    schema.write_text(json.dumps(document), encoding="utf-8")
-    files, diagnostics = compile_schema(
-        schema,
-        workspace / package,
-        package,
-        CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
-    )
+    package, files, diagnostics = _compiled(workspace, document)
     if files is None:
         assert diagnostics.has_errors
         assert all(d.location.line >= 1 for d in diagnostics.items)
@@ -113,15 +123,7 @@ def test_an_unknown_auth_key_is_never_a_keyword_of_generated_code(
     auth = document["tools"][1]["execution"]["auth"]
     hostile_key = '"""\n__import__("builtins").MCIGEN_PWNED = 1\n"""'
     auth[hostile_key] = auth.pop("scopes")
-    package = f"mutated_{next(_COUNTER)}"
-    schema = workspace / "examples" / f"{package}.mci.json"
-    schema.write_text(json.dumps(document), encoding="utf-8")
-    files, diagnostics = compile_schema(
-        schema,
-        workspace / package,
-        package,
-        CompileOptions(mcp=McpAccess(McpMode.OFFLINE)),
-    )
+    package, files, diagnostics = _compiled(workspace, document)
     assert files is not None
     assert [d.message for d in diagnostics.items] == [
         f"unknown field '{hostile_key}' in oauth2 auth"
