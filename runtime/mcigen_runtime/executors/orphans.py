@@ -35,13 +35,10 @@ _prctl: Callable[..., int] | None = None
 def become_subreaper() -> bool:
     """Make this process its descendants' reaper; whether it now is."""
     global _prctl
-    if sys.platform != "linux" or not os.path.exists(_children_file()):
+    if not os.path.exists(_children_file()):
         return False
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return False
-    if prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+    prctl = _libc_prctl()
+    if prctl is None or prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         return False
     _prctl = prctl
     return True
@@ -50,23 +47,34 @@ def become_subreaper() -> bool:
 def die_with_parent(parent: int) -> None:
     """In a command, before it starts: die when the server ``parent`` does (once
     :func:`become_subreaper` has succeeded)."""
-    if _prctl is None:
-        return
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the server died before the signal was set
-        os.kill(os.getpid(), signal.SIGKILL)
+    if _prctl is not None:
+        _signal_at_death(_prctl, parent, signal.SIGKILL)
 
 
 def signal_at_parent_death(parent: int, sig: int) -> None:
     """Have the kernel send ``sig`` to this process when ``parent``, its parent,
     dies (now, if it already has); nothing where that cannot be asked (not Linux)."""
+    prctl = _libc_prctl()
+    if prctl is not None:
+        _signal_at_death(prctl, parent, sig)
+
+
+def _libc_prctl() -> Callable[..., int] | None:
+    """libc's ``prctl``; None off Linux, or where it cannot be loaded."""
     if sys.platform != "linux":
-        return
+        return None
     try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        return
-    if prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0 and os.getppid() != parent:
+        return None
+    return prctl
+
+
+def _signal_at_death(prctl: Callable[..., int], parent: int, sig: int) -> None:
+    """Ask for ``sig`` when this process's parent dies; ``sig`` now if ``parent``,
+    the parent it had, died before the request was made."""
+    prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+    if os.getppid() != parent:
         os.kill(os.getpid(), sig)
 
 
