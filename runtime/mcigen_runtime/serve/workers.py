@@ -94,6 +94,20 @@ def claim_worker_role(env: MutableMapping[str, str]) -> WorkerRole | None:
 def listening_sockets(host: str, port: int) -> list[socket.socket]:
     """Sockets bound to every address of ``host`` at ``port`` with ``SO_REUSEPORT``
     (as uvicorn binds them, ``localhost`` on both loopbacks); raises ``OSError``."""
+    return _bound(host, port, reuse_port=True)
+
+
+def address_free(host: str, port: int) -> None:
+    """Raise ``OSError`` when something listens at ``host:port`` already: a server
+    that also set ``SO_REUSEPORT`` (an earlier ``serve --workers`` of the same user)
+    would otherwise share the port with the workers."""
+    for sock in _bound(host, port, reuse_port=False):
+        sock.close()
+
+
+def _bound(host: str, port: int, reuse_port: bool) -> list[socket.socket]:
+    """Sockets bound to every address of ``host`` at ``port``; raises ``OSError``
+    (none left open) when one cannot be bound."""
     found = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )
@@ -106,7 +120,8 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
             sock = socket.socket(family, kind, proto)
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
@@ -115,21 +130,6 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
             sock.close()
         raise
     return sockets
-
-
-def address_free(host: str, port: int) -> None:
-    """Raise ``OSError`` when something listens at ``host:port`` already: a server
-    that also set ``SO_REUSEPORT`` (an earlier ``serve --workers`` of the same user)
-    would otherwise share the port with the workers."""
-    found = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )
-    for family, kind, proto, _, address in found:
-        with socket.socket(family, kind, proto) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if family == socket.AF_INET6:
-                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            sock.bind(address)
 
 
 def supervise(command: Sequence[str], count: int) -> int:
