@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
-from ..edge.logs import configure_logging
+from ..edge.logs import configure_logging, shown_host
 from ..edge.settings import secret_from
 from ..manifest import ToolEntry
 from ..registry import Registry, registry
@@ -209,11 +209,10 @@ def _listen(
             "serving %s without a secret: anyone who can reach it can call the tools",
             host,
         )
-    shown = f"[{host}]" if ":" in host else host
     logger.info(
         "serving the broker (tools: %d) at http://%s:%d: POST %s",
         tool_count,
-        shown,
+        shown_host(host),
         port,
         ", ".join(f"/{name}" for name in ENDPOINTS),
     )

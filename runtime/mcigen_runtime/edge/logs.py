@@ -164,7 +164,12 @@ def client_of(scope: Scope | None) -> str:
     if not peer:
         return "unknown"
     host, port = peer
-    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+    return f"{shown_host(str(host))}:{port}"
+
+
+def shown_host(host: str) -> str:
+    """``host`` as an address shows it before ``:PORT``: an IPv6 one in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 class RequestLog:

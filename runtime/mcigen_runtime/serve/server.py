@@ -78,7 +78,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
-from ..edge.logs import configure_logging, log_settings_from_environment
+from ..edge.logs import (
+    configure_logging,
+    log_settings_from_environment,
+    shown_host,
+)
 from ..edge.settings import (
     ENV_PREFIX,
     HTTP_PATH,
@@ -1127,16 +1131,16 @@ def _supervise(package: str, args: argparse.Namespace, address: tuple[str, int])
     try:
         address_free(host, port)
     except OSError as error:
-        print(
-            f"error: cannot listen at {_shown(host)}:{port}: {error}", file=sys.stderr
-        )
-        return 1
+        return _cannot_listen(host, port, error)
     command = [sys.executable, "-m", package, *args.command_line]
     return supervise(command, args.workers)
 
 
-def _shown(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+def _cannot_listen(host: str, port: int, error: OSError) -> int:
+    print(
+        f"error: cannot listen at {shown_host(host)}:{port}: {error}", file=sys.stderr
+    )
+    return 1
 
 
 EARLY = f"{ENV_PREFIX}STDIO_EARLY"
@@ -1280,16 +1284,12 @@ def _serve_http(
         try:
             sockets = listening_sockets(host, port)
         except OSError as error:
-            print(
-                f"error: cannot listen at {_shown(host)}:{port}: {error}",
-                file=sys.stderr,
-            )
-            return 1
+            return _cannot_listen(host, port, error)
     app = http_app(surface)
     logger.info(
         "serving %d tools at http://%s:%d%s%s",
         len(surface.definitions),
-        _shown(host),
+        shown_host(host),
         port,
         HTTP_PATH,
         f" (worker {role.index} of {role.count})" if role is not None else "",
