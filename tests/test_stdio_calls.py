@@ -97,9 +97,8 @@ CALLS = [
 ANSWERED = sum(1 for line in CALLS if isinstance(line, str) or "id" in line) + 1
 
 
-@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
-def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -> None:
-    initialize = request(
+def initialize(version: str) -> Any:
+    return request(
         1,
         "initialize",
         {
@@ -108,7 +107,11 @@ def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -
             "clientInfo": {"name": "client", "version": "1.0"},
         },
     )
-    lines = [initialize, INITIALIZED, *CALLS]
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -> None:
+    lines = [initialize(version), INITIALIZED, *CALLS]
     inline = answers(built, "calls", lines, ANSWERED)
     sdk = answers(built, "calls", lines, ANSWERED, MCIGEN_STDIO_EARLY="0")
     assert sorted(inline) == sorted(sdk)
@@ -142,16 +145,7 @@ META_CALLS = [
 def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     built: Path, version: str
 ) -> None:
-    initialize = request(
-        1,
-        "initialize",
-        {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "client", "version": "1.0"},
-        },
-    )
-    lines = [initialize, INITIALIZED, *META_CALLS]
+    lines = [initialize(version), INITIALIZED, *META_CALLS]
     count = len(META_CALLS) + 1
     inline = answers(built, "calls", lines, count, "--broker")
     sdk = answers(built, "calls", lines, count, "--broker", MCIGEN_STDIO_EARLY="0")
