@@ -29,6 +29,7 @@ from ..broker.meta_tools import Broker
 from ..edge.logs import configure_logging, shown_host
 from ..edge.settings import secret_from
 from ..manifest import ToolEntry
+from ..printable import printable
 from ..registry import Registry, registry
 from .broker_arguments import names_a_config
 
@@ -50,7 +51,9 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     """Run ``broker`` with the arguments of ``broker_arguments``."""
     if args.secret is not None and names_a_config(args.secret):
         for line in _config_as_secret(package, args.secret):
-            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+            print(
+                printable(f"python -m {package} broker: error: {line}"), file=sys.stderr
+            )
         return 2
     tools = registry(package)
     if args.dump_tree:
@@ -68,7 +71,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         scopes = args.sandbox_scopes or []
         sandbox = sandbox_policy(tools, args.no_sandbox, scopes, os.environ)
     except (ValueError, SandboxUnavailable) as error:
-        print(f"python -m {package} broker: error: {error}", file=sys.stderr)
+        print(printable(f"python -m {package} broker: error: {error}"), file=sys.stderr)
         return 2
     if confines_commands(tools) or not sandbox.enabled:
         print(sandbox.describe(tools, asks_roots=False), file=sys.stderr, flush=True)
@@ -81,7 +84,9 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         app = _app(broker, secret, _upstream(tools, kept), args.log_arguments)
     except StartupError as error:
         for line in str(error).splitlines():
-            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+            print(
+                printable(f"python -m {package} broker: error: {line}"), file=sys.stderr
+            )
         return 2
     if args.check_start:
         logger.info("the broker would start (tools: %d)", len(kept))

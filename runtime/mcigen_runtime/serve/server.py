@@ -102,6 +102,7 @@ from ..extras import require_extra
 from ..manifest import ToolEntry, object_schema
 from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
+from ..printable import printable
 from ..registry import Registry, registry
 from .bundles import ACTIVATE_TOOLS
 from .operations import PROCESS
@@ -1109,7 +1110,7 @@ def _warn(
         print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, surface.options):
         said = unknown_said(option, name)
-        print(f"warning: --{option.lower()}: {said}", file=sys.stderr)
+        print(printable(f"warning: --{option.lower()}: {said}"), file=sys.stderr)
     if not surface.tools:
         print("warning: no tool matches the filters", file=sys.stderr)
     if surface.background_refused is not None:
@@ -1308,5 +1309,5 @@ def _serve_http(
 
 
 def _usage(package: str, message: str) -> int:
-    print(f"python -m {package} serve: error: {message}", file=sys.stderr)
+    print(printable(f"python -m {package} serve: error: {message}"), file=sys.stderr)
     return 2
