@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
 from ..edge.logs import configure_logging, shown_host
-from ..edge.settings import secret_from
+from ..edge.settings import secret_from, unguarded_warning
 from ..manifest import ToolEntry
 from ..printable import printable
 from ..registry import Registry, registry
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
     from ..edge.health import UpstreamServers
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 logger = logging.getLogger(__name__)
 
@@ -209,11 +208,9 @@ def _listen(
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
-    if not secret and host not in _LOOPBACK:
-        logger.warning(
-            "serving %s without a secret: anyone who can reach it can call the tools",
-            host,
-        )
+    unguarded = unguarded_warning(host, secret)
+    if unguarded is not None:
+        logger.warning("%s", unguarded)
     logger.info(
         "serving the broker (tools: %d) at http://%s:%d: POST %s",
         tool_count,

@@ -93,6 +93,7 @@ from ..edge.settings import (
     options_from_environment,
     secret_from,
     select_tools,
+    unguarded_warning,
     unknown_names,
     unknown_said,
     worker_count,
@@ -1115,13 +1116,9 @@ def _warn(
         print("warning: no tool matches the filters", file=sys.stderr)
     if surface.background_refused is not None:
         print(f"warning: {surface.background_refused}", file=sys.stderr)
-    host = address[0] if address is not None else "127.0.0.1"
-    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"warning: serving {host} without --secret: anyone who can reach it "
-            "can call the tools",
-            file=sys.stderr,
-        )
+    unguarded = None if address is None else unguarded_warning(address[0], secret)
+    if unguarded is not None:
+        print(f"warning: {unguarded}", file=sys.stderr)
 
 
 def _supervise(package: str, args: argparse.Namespace, address: tuple[str, int]) -> int:
