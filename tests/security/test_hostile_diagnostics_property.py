@@ -259,3 +259,21 @@ def test_a_log_line_quoting_a_hostile_name_is_one_printable_line(
         shown = json.loads(line)
         assert shown["tool"] == "t\x1b]0;x\x07"  # JSON's escapes read back exactly
         assert "srv\n\x1b[31mWARNING forged\u2028" in shown["message"]
+
+
+def test_listings_show_a_hostile_tool_name_on_its_own_row(tmp_path: Path) -> None:
+    """``mcigen list`` and the package's ``list``: a row per tool, whatever its name
+    and description hold."""
+    name, description = "a\nb\x1b[31m", "fi\x1b[2Jrst\nsecond"
+    schema = write_schema(
+        tmp_path, schema_of(text_tool(name, "x", description=description))
+    )
+    listed = run_mcigen("list", schema)
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    package_listed = package_main(tmp_path, "list")
+    for output in (listed.stdout, package_listed.stdout):
+        header, row = output.splitlines()
+        assert header.startswith("NAME") and row.isprintable()
+        assert row.startswith("a\\nb\\x1b[31m ")
+    summary = package_listed.stdout.splitlines()[1].split()[-1]
+    assert summary == "fi\\x1b[2Jrst"  # the description's first line
