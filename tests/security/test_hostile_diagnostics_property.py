@@ -261,9 +261,9 @@ def test_a_log_line_quoting_a_hostile_name_is_one_printable_line(
         assert "srv\n\x1b[31mWARNING forged\u2028" in shown["message"]
 
 
-def test_listings_show_a_hostile_tool_name_on_its_own_row(tmp_path: Path) -> None:
-    """``mcigen list`` and the package's ``list``: a row per tool, whatever its name
-    and description hold."""
+def test_listings_show_a_hostile_tool_name_on_its_own_line(tmp_path: Path) -> None:
+    """``mcigen list``, the package's ``list`` and its broker's ``--dump-tree``: a
+    line per tool, whatever its name and description hold."""
     name, description = "a\nb\x1b[31m", "fi\x1b[2Jrst\nsecond"
     schema = write_schema(
         tmp_path, schema_of(text_tool(name, "x", description=description))
@@ -277,3 +277,5 @@ def test_listings_show_a_hostile_tool_name_on_its_own_row(tmp_path: Path) -> Non
         assert row.startswith("a\\nb\\x1b[31m ")
     summary = package_listed.stdout.splitlines()[1].split()[-1]
     assert summary == "fi\\x1b[2Jrst"  # the description's first line
+    tree = package_main(tmp_path, "broker", "--dump-tree").stdout.splitlines()
+    assert tree[1:] == ["  /a\\nb\\x1b[31m  (tool)  fi\\x1b[2Jrst"]

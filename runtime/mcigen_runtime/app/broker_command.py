@@ -57,7 +57,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     tools = registry(package)
     if args.dump_tree:
         for line in tree_lines(Broker(tools)):
-            print(line)
+            print(printable(line))
         return 0
     configure_logging(args.log_level, args.log_format, uvicorn=True)
     from ..edge.connections import process_limits
