@@ -8,6 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from mcigen_runtime.printable import printable as printable
+from mcigen_runtime.printable import quoted as quoted
+
 
 class Level(StrEnum):
     ERROR = "error"
@@ -26,7 +29,7 @@ class Location:
     pointer: str = ""
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+        return f"{printable(self.file)}:{self.line}:{self.column}"
 
 
 @dataclass(frozen=True)
@@ -35,18 +38,13 @@ class Diagnostic:
     location: Location
     message: str
 
+    def __post_init__(self) -> None:
+        # One line, whatever the input it quotes holds: a character that is not
+        # printable (a newline, a terminal escape) is kept as its escape sequence.
+        object.__setattr__(self, "message", printable(self.message))
+
     def __str__(self) -> str:
-        """One line, whatever the names in it hold: a character that is not printable
-        (a newline, a terminal escape) is shown as its escape sequence."""
-        return printable(f"{self.location}: {self.level.value}: {self.message}")
-
-
-def printable(text: str) -> str:
-    """``text`` with every character that is not printable written as ``repr``
-    writes it (``\\n``, ``\\x1b``, ``\\u2028``)."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        return f"{self.location}: {self.level.value}: {self.message}"
 
 
 @dataclass
@@ -101,4 +99,4 @@ def _plural(count: int, noun: str) -> str:
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """A ' (did you mean 'x'?)' suffix when a candidate is close to word, else ''."""
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return f" (did you mean {quoted(close[0])}?)" if close else ""

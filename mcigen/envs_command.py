@@ -64,9 +64,9 @@ def run_envs(args: argparse.Namespace, schema: Path, package: ir.Package) -> int
         return 0
     rows = [
         (
-            printable(v.name),
+            v.name,
             "required" if v.required else "optional",
-            printable("; ".join(v.uses)),
+            "; ".join(v.uses),
         )
         for v in variables
     ]

@@ -10,6 +10,8 @@ import re
 
 from mcigen_runtime.limits import NAMES
 
+from .diagnostics import quoted
+
 CLI_ENV_MODES = ("inherit", "minimal")
 
 _SIZE = re.compile(r"(\d+)\s*(|k|ki|kib|m|mi|mib|g|gi|gib)", re.IGNORECASE)
@@ -56,12 +58,12 @@ def _limit(text: str) -> tuple[str, int]:
     name, _, size = text.partition("=")
     if name not in NAMES:
         raise argparse.ArgumentTypeError(
-            f"unknown limit '{name}'; limits are {', '.join(NAMES)}"
+            f"unknown limit {quoted(name)}; limits are {', '.join(NAMES)}"
         )
     match = _SIZE.fullmatch(size.strip())
     if match is None:
         raise argparse.ArgumentTypeError(
-            f"'{size}' is not a size: write bytes, or a number with KiB, MiB or GiB"
+            f"{quoted(size)} is not a size: write bytes, or a number with KiB, MiB or GiB"
         )
     return name, int(match[1]) * _UNITS[match[2][:1].lower()]
 
@@ -69,6 +71,6 @@ def _limit(text: str) -> tuple[str, int]:
 def _env_name(text: str) -> str:
     if _ENV_NAME.fullmatch(text) is None:
         raise argparse.ArgumentTypeError(
-            f"'{text}' is not an environment variable name"
+            f"{quoted(text)} is not an environment variable name"
         )
     return text

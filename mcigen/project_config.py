@@ -19,7 +19,7 @@ from typing import Any
 
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
-from .diagnostics import Diagnostics, Location, did_you_mean
+from .diagnostics import Diagnostics, Location, did_you_mean, quoted
 
 PYPROJECT = "pyproject.toml"
 FORMS = {"package": [], "project": ["--project"], "vendored": ["--vendor-runtime"]}
@@ -66,7 +66,7 @@ def configured_builds(pyproject: Path) -> list[ConfiguredBuild]:
         if others:
             diagnostics.error(
                 locate.key(0, others[0]),
-                f"'{others[0]}' next to 'builds': give it in each [[tool.mcigen.builds]]",
+                f"{quoted(others[0])} next to 'builds': give it in each [[tool.mcigen.builds]]",
             )
         entries = table["builds"]
         if not isinstance(entries, list) or not all(
@@ -100,12 +100,12 @@ def _build(
         if key not in _KEYS:
             diagnostics.error(
                 where,
-                f"unknown key '{key}' in {_table_name(index)}"
+                f"unknown key {quoted(key)} in {_table_name(index)}"
                 f"{did_you_mean(key, _KEYS)}; "
                 f"keys are {', '.join(_KEYS)}",
             )
         elif key in _STRINGS and not isinstance(value, str):
-            diagnostics.error(where, f"'{key}' must be a string")
+            diagnostics.error(where, f"{quoted(key)} must be a string")
         elif key == "flags" and not (
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         ):
@@ -118,7 +118,9 @@ def _build(
             diagnostics.error(where, f"'form' must be one of {', '.join(FORMS)}")
     for key in ("input", "output"):
         if key not in entry:
-            diagnostics.error(locate.table(index), f"missing required key '{key}'")
+            diagnostics.error(
+                locate.table(index), f"missing required key {quoted(key)}"
+            )
     if len(diagnostics.items) > errors:
         return
     schema, output = root / entry["input"], root / entry["output"]

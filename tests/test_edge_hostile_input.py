@@ -15,7 +15,7 @@ import pytest
 from mcigen_runtime.edge.settings import options_from_environment
 
 from .conftest import package_env, run_mcigen, text_tool, write_schema
-from .mcp_servers import free_port
+from .mcp_servers import free_port, listening
 from .test_mcp_server import http_server
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -126,6 +126,23 @@ def test_the_broker_enforces_a_listed_host_name_with_a_secret(pkg_dir: Path) -> 
         refused = post(url, "evil.example", body={})
         assert refused.status_code == 421
         assert refused.json()["error"] == "misdirected_request"
+
+
+@pytest.mark.parametrize("command", [("serve", "--http"), ("broker",)])
+def test_serve_and_broker_say_alike_that_a_wildcard_bind_has_no_secret(
+    pkg_dir: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "pkg", *command, f"0.0.0.0:{port}"]
+    env = package_env(pkg_dir, MCIGEN_SECRET=None)
+    with (tmp_path / "stderr").open("wb") as stderr:
+        with listening(argv, port, cwd=pkg_dir, env=env, stderr=stderr):
+            pass
+    said = (tmp_path / "stderr").read_text()
+    assert (
+        "serving 0.0.0.0 without a secret (--secret or MCIGEN_SECRET): anyone who "
+        "can reach it can call the tools"
+    ) in said
 
 
 # --------------------------------------------------------------------- lone surrogates

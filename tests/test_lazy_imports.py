@@ -58,7 +58,7 @@ def directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def _loaded_after(directory: Path, call: str) -> tuple[str, list[str]]:
+def _loaded_after(directory: Path, call: str) -> tuple[object, list[str]]:
     """What ``call`` returns in a fresh process, and the heavy modules then loaded."""
     probe = (
         "import json, sys\n"

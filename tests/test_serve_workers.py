@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -251,56 +252,61 @@ def test_an_sdk_session_goes_on_across_connections_and_workers(
             assert httpx.post(url, json={}, timeout=10).status_code == 401
 
 
+@dataclass
+class Busy:
+    """Two workers under their supervisor (``server``), one of them running a
+    ``sleep`` command (its process group: ``group``) for a client that waits for
+    its answer on ``connection``."""
+
+    server: Supervised
+    workers: list[int]
+    connection: socket.socket
+    group: int
+
+
+@pytest.fixture
+def busy(pkg_dir: Path, tmp_path: Path) -> Iterator[Busy]:
+    with supervised(pkg_dir, 2) as server:
+        workers = server.workers()
+        pidfile = tmp_path / "pid"
+        with socket.create_connection(("127.0.0.1", server.port)) as connection:
+            connection.sendall(call_request(server.address, "sleep", pidfile))
+            yield Busy(server, workers, connection, leader(pidfile))
+
+
 @pytest.mark.parametrize(
     ("stop", "status"),
     [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)],
     ids=["SIGTERM", "SIGINT"],
 )
 def test_a_stopped_supervisor_stops_every_worker_and_their_commands(
-    pkg_dir: Path, tmp_path: Path, stop: int, status: int
+    busy: Busy, stop: int, status: int
 ) -> None:
-    with supervised(pkg_dir, 2) as server:
-        workers = server.workers()
-        pidfile = tmp_path / "pid"
-        with socket.create_connection(("127.0.0.1", server.port)) as connection:
-            connection.sendall(call_request(server.address, "sleep", pidfile))
-            group = leader(pidfile)
-            server.process.send_signal(stop)  # the supervisor alone, as Ctrl-C does
-            assert gone_within(10, group)
-            answer = connection.recv(65536)
-        assert b"the server is shutting down" in answer
-        assert server.process.wait(PATIENCE) == status
-        assert ended_within(10, *workers)
+    busy.server.process.send_signal(stop)  # the supervisor alone, as Ctrl-C does
+    assert gone_within(10, busy.group)
+    answer = busy.connection.recv(65536)
+    busy.connection.close()
+    assert b"the server is shutting down" in answer
+    assert busy.server.process.wait(PATIENCE) == status
+    assert ended_within(10, *busy.workers)
 
 
 def test_a_killed_supervisor_takes_its_workers_and_their_commands_along(
-    pkg_dir: Path, tmp_path: Path
+    busy: Busy,
 ) -> None:
-    with supervised(pkg_dir, 2) as server:
-        workers = server.workers()
-        pidfile = tmp_path / "pid"
-        with socket.create_connection(("127.0.0.1", server.port)) as connection:
-            connection.sendall(call_request(server.address, "sleep", pidfile))
-            group = leader(pidfile)
-            server.process.kill()
-            assert server.process.wait(PATIENCE) == -signal.SIGKILL
-            assert ended_within(PATIENCE, *workers)
-            assert gone_within(10, group)
+    busy.server.process.kill()
+    assert busy.server.process.wait(PATIENCE) == -signal.SIGKILL
+    assert ended_within(PATIENCE, *busy.workers)
+    assert gone_within(10, busy.group)
 
 
 @pytest.mark.skipif(not _may_make_cgroup(), reason="no cgroup v2 may be made here")
-def test_a_killed_tree_leaves_no_command(pkg_dir: Path, tmp_path: Path) -> None:
+def test_a_killed_tree_leaves_no_command(busy: Busy) -> None:
     """SIGKILL to the supervisor and every worker at once: each worker's warden
     empties its cgroup."""
-    with supervised(pkg_dir, 2) as server:
-        workers = server.workers()
-        pidfile = tmp_path / "pid"
-        with socket.create_connection(("127.0.0.1", server.port)) as connection:
-            connection.sendall(call_request(server.address, "sleep", pidfile))
-            group = leader(pidfile)
-            for pid in (server.process.pid, *workers):
-                os.kill(pid, signal.SIGKILL)
-            assert gone_within(10, group)
+    for pid in (busy.server.process.pid, *busy.workers):
+        os.kill(pid, signal.SIGKILL)
+    assert gone_within(10, busy.group)
 
 
 def test_a_worker_that_dies_is_reported_and_replaced(pkg_dir: Path) -> None:

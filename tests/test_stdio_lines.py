@@ -99,6 +99,25 @@ def test_blocking_reads_then_the_loop_lose_nothing(
         os.close(fd)
 
 
+@settings(max_examples=30, deadline=None)
+@given(chunkings, st.integers(0, 3))
+def test_lines_read_ahead_and_handed_back_are_read_first(
+    case: tuple[bytes, list[int]], ahead: int
+) -> None:
+    """The early answers read lines blocking and hand them back (``unread``): the
+    SDK's reader gets them first, then the rest, as the wire holds them, though
+    the wire's later lines may already be read into the buffer."""
+    data, cuts = case
+    fd = pipe_with(split(data, cuts))
+    try:
+        lines = WireLines(fd)
+        first = [line for line in (lines.readline() for _ in range(ahead)) if line]
+        lines.unread(first)
+        assert asyncio.run(read_all(lines)) == sdk_lines(data)
+    finally:
+        os.close(fd)
+
+
 def test_a_file_is_read_in_a_worker_thread(tmp_path: Path) -> None:
     """A regular file cannot be waited on by the loop (epoll refuses it)."""
     data = b"".join(PIECES)

@@ -22,7 +22,7 @@ from mcigen_runtime.manifest import (
 )
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, quoted
 from ..marker import MARKER, marker_content
 from . import enum_data, workers
 from .build_entry import build_entry
@@ -192,7 +192,7 @@ def _model_failures(
         culprit = root.tool.tool
         diagnostics.error(
             culprit.location,
-            f"tool '{culprit.name}': no {root.kind} model can be generated from its "
+            f"tool {quoted(culprit.name)}: no {root.kind} model can be generated from its "
             f"{root.key}: {failure}",
         )
     return diagnostics

@@ -21,7 +21,7 @@ from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
 
 from .. import ir
-from ..diagnostics import Diagnostics, Location
+from ..diagnostics import Diagnostics, Location, quoted
 
 RUNTIME = "mcigen-runtime"
 SERVE_EXTRA = "serve"
@@ -60,7 +60,7 @@ def distribution(
         diagnostics.error(
             locate("/metadata/name" if "name" in meta else "/metadata"),
             f"no distribution name can be made of metadata.name or of the import "
-            f"name '{options.name}': give metadata.name ASCII letters or digits",
+            f"name {quoted(options.name)}: give metadata.name ASCII letters or digits",
         )
     version = _version(meta.get("version"), locate, diagnostics)
     if name is None or version is None:
@@ -103,7 +103,7 @@ def _version(value: object, locate: Locate, diagnostics: Diagnostics) -> str | N
     except InvalidVersion:
         diagnostics.error(
             locate("/metadata/version"),
-            f"metadata.version '{value}' is not a version pip can install "
+            f"metadata.version {quoted(value)} is not a version pip can install "
             "(PEP 440, such as 1.0.0 or 2.1rc1); --project needs one",
         )
         return None
@@ -153,7 +153,7 @@ def _only_extra(requirement: Requirement) -> str:
     found = re.fullmatch(r'extra == "([\w.-]+)"', str(requirement.marker))
     if found is None:
         raise ValueError(
-            f"{RUNTIME} requires '{requirement}': mcigen cannot carry that marker "
+            f"{RUNTIME} requires {quoted(requirement)}: mcigen cannot carry that marker "
             "into a project with --vendor-runtime"
         )
     return found.group(1)

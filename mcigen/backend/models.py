@@ -24,6 +24,7 @@ from urllib.parse import unquote
 from mcigen_runtime import integers
 
 from .. import build_cache, ir
+from ..diagnostics import quoted
 from ..planner.names import class_name
 from ..unique_names import unique
 from . import enum_data
@@ -253,7 +254,7 @@ def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
         if name in renamed:
             return f"#/$defs/{renamed[name]}"
     raise ModelGenerationError(
-        f"unsupported $ref '{ref}': only local definitions are resolved"
+        f"unsupported $ref {quoted(ref)}: only local definitions are resolved"
     )
 
 
@@ -354,7 +355,7 @@ def _split_by_group(
     for root in roots:
         if root.name not in classes:
             raise ModelGenerationError(
-                f"the generator did not make the class '{root.name}'", root
+                f"the generator did not make the class {quoted(root.name)}", root
             )
         groups.setdefault(root.tool.group, []).append(root.name)
     result = {}

@@ -29,7 +29,7 @@ from mcigen_runtime.templating.parser import parse_template
 from mcigen_runtime.templating.syntax import Template, Text
 
 from .. import ir
-from ..diagnostics import Diagnostics, Location
+from ..diagnostics import Diagnostics, Location, quoted
 from ..marker import MARKER
 
 DATA_DIR = "_data"
@@ -135,7 +135,7 @@ class _Carrier:
     def _stays(self, tool: str, shown: str, location: Location, why: str) -> None:
         self.diagnostics.warning(
             location,
-            f"tool '{tool}' uses '{shown}', which {why}: it is not carried into the "
+            f"tool {quoted(tool)} uses {quoted(shown)}, which {why}: it is not carried into the "
             "project, so an installed copy finds it only in the directory "
             "MCIGEN_BASE_DIR names",
         )

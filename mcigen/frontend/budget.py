@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+from ..diagnostics import quoted
+
 ENV_VAR = "MCIGEN_MAX_DOCUMENT_CHARS"
 DEFAULT_MAX_CHARS = 16 * 1024 * 1024
 
@@ -26,7 +28,7 @@ def max_document_chars() -> int:
         return DEFAULT_MAX_CHARS
     if not raw.strip().isdigit() or int(raw) == 0:
         raise ValueError(
-            f"{ENV_VAR} must be a positive number of characters, got '{raw}'"
+            f"{ENV_VAR} must be a positive number of characters, got {quoted(raw)}"
         )
     return int(raw)
 

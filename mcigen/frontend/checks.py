@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..diagnostics import did_you_mean
+from ..diagnostics import did_you_mean, quoted
 from .context import (
     At,
     Context,
@@ -65,7 +65,7 @@ class Str(Check):
     @property
     def expected(self) -> str:
         if self.choices:
-            return "one of " + ", ".join(f"'{choice}'" for choice in self.choices)
+            return "one of " + ", ".join(quoted(choice) for choice in self.choices)
         return "a non-empty string" if self.non_empty else "a string"
 
     def check(self, ctx: Context, at: At, value: object) -> None:
@@ -83,7 +83,8 @@ class Str(Check):
         canonical = by_case.get(value.casefold())
         if self.any_case and canonical is not None:
             ctx.warning(
-                at, f"'{at.label}' should be written '{canonical}', got {show(value)}"
+                at,
+                f"{quoted(at.label)} should be written {quoted(canonical)}, got {show(value)}",
             )
         else:
             ctx.value_error(at, self.expected, value, did_you_mean(value, self.choices))
@@ -224,7 +225,7 @@ class Obj(ObjectCheck):
             return
         for name in self.required:
             if name not in value:
-                ctx.error(at, f"missing required field '{name}' in {self.what}")
+                ctx.error(at, f"missing required field {quoted(name)} in {self.what}")
         for key, item in value.items():
             field_check = self.required.get(key) or self.optional.get(key)
             if field_check is None:
@@ -239,7 +240,11 @@ class Obj(ObjectCheck):
         suggestion = did_you_mean(key, known)
         if suggestion or not self.free_form:
             report = ctx.error if self.strict else ctx.warning
-            report(at, f"unknown field '{key}' in {self.what}{suggestion}", on_key=True)
+            report(
+                at,
+                f"unknown field {quoted(key)} in {self.what}{suggestion}",
+                on_key=True,
+            )
 
 
 @dataclass(frozen=True)
@@ -254,7 +259,7 @@ class Tagged(ObjectCheck):
         if not isinstance(value, dict):
             ctx.type_error(at, self.expected, value)
         elif self.tag not in value:
-            ctx.error(at, f"missing required field '{self.tag}' in {self.what}")
+            ctx.error(at, f"missing required field {quoted(self.tag)} in {self.what}")
         else:
             kind = value[self.tag]
             if isinstance(kind, str) and kind in self.variants:
@@ -318,7 +323,7 @@ class Ignored(Check):
     def check(self, ctx: Context, at: At, value: object) -> None:
         ctx.warning(
             at,
-            f"'{at.label}' is ignored in {self.where}, as mci-py ignores it; "
+            f"{quoted(at.label)} is ignored in {self.where}, as mci-py ignores it; "
             f"it takes effect {self.instead}",
             on_key=True,
         )

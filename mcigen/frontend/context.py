@@ -10,7 +10,7 @@ from enum import Enum
 from mcigen_runtime.templating.parser import parse_template
 from mcigen_runtime.templating.syntax import Template, TemplateSyntaxError
 
-from ..diagnostics import Diagnostics, Location
+from ..diagnostics import Diagnostics, Location, quoted
 from .literal_markup import literal_markup
 from .pointers import child_pointer
 from .source import SourceDocument
@@ -60,10 +60,12 @@ class Context:
         self.diagnostics.warning(self._where(at, on_key), message)
 
     def type_error(self, at: At, expected: str, value: object) -> None:
-        self.error(at, f"'{at.label}' must be {expected}, got {type_name(value)}")
+        self.error(at, f"{quoted(at.label)} must be {expected}, got {type_name(value)}")
 
     def value_error(self, at: At, expected: str, value: object, hint: str = "") -> None:
-        self.error(at, f"'{at.label}' must be {expected}, got {show(value)}{hint}")
+        self.error(
+            at, f"{quoted(at.label)} must be {expected}, got {show(value)}{hint}"
+        )
 
     def parse_template(self, at: At, text: str, mode: TemplateMode) -> None:
         try:
@@ -115,7 +117,7 @@ def type_name(value: object) -> str:
 def show(value: object) -> str:
     """A value as messages quote it: strings in single quotes, others as JSON would."""
     if isinstance(value, str):
-        return f"'{value}'"
+        return quoted(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -134,6 +136,6 @@ def check_key_is_string(ctx: Context, at: At, key: object) -> None:
     if not isinstance(key, str):
         ctx.error(
             at.entry(key),
-            f"keys of '{at.label}' must be strings, got {type_name(key)}",
+            f"keys of {quoted(at.label)} must be strings, got {type_name(key)}",
             on_key=True,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..diagnostics import quoted
 from .context import Context
 from .unicode_text import check_unicode_text
 
@@ -12,6 +13,6 @@ def check_text(ctx: Context) -> None:
     for duplicate in doc.duplicate_keys:
         ctx.diagnostics.warning(
             doc.index_location(duplicate.key, duplicate.pointer),
-            f"duplicate key '{duplicate.name}'; only the last value is used",
+            f"duplicate key {quoted(duplicate.name)}; only the last value is used",
         )
     check_unicode_text(ctx, doc.data)

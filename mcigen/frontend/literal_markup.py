@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from mcigen_runtime.templating.syntax import For, Foreach, If, Node, Template, Text
 
+from ..diagnostics import quoted
+
 _OPEN = "{{"
 _STRAY_DIRECTIVE = re.compile(r"@(endforeach|endfor|endif|elseif|else(?!\w))")
 
@@ -41,7 +43,7 @@ def literal_markup(
         )
     if closers:
         yield closer_at, (
-            f"'{closer}' is outside any block it could close, so it is kept as "
+            f"{quoted(closer)} is outside any block it could close, so it is kept as "
             f"text and shown as written{_more(closers)}"
         )
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..diagnostics import Diagnostics, Location
+from ..diagnostics import Diagnostics, Location, quoted
 from ..input_file import read_input
 from .budget import max_document_bytes, max_document_chars
 from .json_reader import read_json
@@ -122,7 +122,7 @@ def _format(suffix: str) -> tuple[_Reader, re.Pattern[str]]:
         return _FORMATS[suffix.lower()]
     except KeyError:
         raise UnreadableSource(
-            f"unsupported schema file extension '{suffix}'; expected .json, .yaml or .yml"
+            f"unsupported schema file extension {quoted(suffix)}; expected .json, .yaml or .yml"
         ) from None
 
 

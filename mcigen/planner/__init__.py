@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, quoted
 from ..large_enums import large_enum_kind
 from ..mcp_mode import McpMode
 from ..unique_names import unique
@@ -104,7 +104,7 @@ def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[i
         if other.location != tool.location:
             diagnostics.error(
                 tool.location,
-                f"tool '{tool.name}'{_from(tool)} is also defined at {other.location}"
+                f"tool {quoted(tool.name)}{_from(tool)} is also defined at {other.location}"
                 f"{_from(other)}; tool names must be unique",
             )
     return list(first.values())
@@ -125,7 +125,7 @@ def _check_servers_declared(
         ):
             diagnostics.error(
                 tool.location,
-                f"tool '{tool.name}' calls MCP server '{execution.server_name}', "
+                f"tool {quoted(tool.name)} calls MCP server {quoted(execution.server_name)}, "
                 "which the schema's 'mcp_servers' does not define",
             )
 
@@ -146,9 +146,9 @@ def _python_name(
         other = owners.get(wanted) or owners[f"{wanted}_async"]
         diagnostics.warning(
             tool.location,
-            f"tool '{tool.name}'{_from(tool)} would be the Python function "
-            f"'{wanted}', like tool '{other.name}' (at {other.location}); it is "
-            f"'{candidate}' in Python, and '{tool.name}' everywhere else",
+            f"tool {quoted(tool.name)}{_from(tool)} would be the Python function "
+            f"{quoted(wanted)}, like tool {quoted(other.name)} (at {other.location}); it is "
+            f"{quoted(candidate)} in Python, and {quoted(tool.name)} everywhere else",
         )
     return candidate
 
@@ -157,7 +157,7 @@ def _from(tool: ir.Tool) -> str:
     if tool.origin == "schema":
         return ""
     kind = "MCP server" if tool.origin == "mcp" else "toolset"
-    return f" (from {kind} '{tool.toolset}')"
+    return f" (from {kind} {quoted(tool.toolset)})"
 
 
 SHARD_SIZE = 64

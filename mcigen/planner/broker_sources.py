@@ -11,7 +11,7 @@ from pathlib import Path
 from mcigen_runtime.tree import join, segment
 
 from .. import ir
-from ..diagnostics import Diagnostics, Location, did_you_mean
+from ..diagnostics import Diagnostics, Location, did_you_mean, quoted
 from .filters import glob_allows
 from .mcp_servers import McpAccess, server_tools
 from .schema_fit import EMPTY_SCHEMA, misfit
@@ -57,7 +57,7 @@ class _Placed:
     def __init__(self, schema: ir.Schema) -> None:
         mounted = {s.node: s.server.name_location for s in schema.broker_sources}
         self.paths: dict[str, tuple[str, Location | None]] = {
-            node.path: (f"node '{node.path}'", mounted.get(node.path))
+            node.path: (f"node {quoted(node.path)}", mounted.get(node.path))
             for node in schema.tree_nodes
         }
         self.names: dict[str, tuple[str, Location]] = {}
@@ -67,13 +67,13 @@ class _Placed:
     ) -> ir.TreeLeaf | None:
         override = source.overrides.get(tool.name)
         path = join(source.node, segment(source.aliases.get(tool.name, tool.name)))
-        what = f"tool '{tool.name}' of source '{source.node}'"
+        what = f"tool {quoted(tool.name)} of source {quoted(source.node)}"
         where = _where(source, override)
         other, other_where = self.paths.setdefault(path, (what, where))
         if other != what:
             diagnostics.error(
                 where,
-                f"{what} would be the leaf '{path}', which is the path of {other}"
+                f"{what} would be the leaf {quoted(path)}, which is the path of {other}"
                 f"{_at(other_where)}; give it another name in 'path_aliases', or "
                 "leave it out with 'tool_filter'",
             )
@@ -85,7 +85,7 @@ class _Placed:
         if first != what:
             diagnostics.error(
                 where,
-                f"{what} would be the tool '{name}', as {first}{_at(first_where)} "
+                f"{what} would be the tool {quoted(name)}, as {first}{_at(first_where)} "
                 "is; give one of them another name in 'path_aliases'",
             )
             return None
@@ -137,7 +137,7 @@ def _check_example_args(
     if problem is not None:
         diagnostics.error(
             override.location,
-            f"'example_args' of tool '{tool.name}' do not fit its inputSchema: "
+            f"'example_args' of tool {quoted(tool.name)} do not fit its inputSchema: "
             f"{problem}",
         )
 
@@ -168,7 +168,7 @@ def _check_named_tools(
             reason = f"which the server does not have{did_you_mean(name, names)}"
         diagnostics.warning(
             location or source.server.location,
-            f"'{field}' of source '{source.node}' names tool '{name}', {reason}",
+            f"{quoted(field)} of source {quoted(source.node)} names tool {quoted(name)}, {reason}",
         )
 
 

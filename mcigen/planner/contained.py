@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..diagnostics import quoted
+
 
 class UnusableName(ValueError):
     """A name that does not denote a usable path inside its folder; the message
@@ -22,14 +24,16 @@ def path_inside(folder: Path, name: str) -> Path:
     if "\0" in name:
         raise UnusableName("a name must not contain a NUL character")
     if Path(name).is_absolute():
-        raise UnusableName(f"'{name}' is an absolute path")
+        raise UnusableName(f"{quoted(name)} is an absolute path")
     path = folder / name
     try:
         path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError as error:
-        raise UnusableName(f"'{name}' is not a usable path: {error.strerror}") from None
+        raise UnusableName(
+            f"{quoted(name)} is not a usable path: {error.strerror}"
+        ) from None
     if not path.resolve().is_relative_to(folder.resolve()):
-        raise UnusableName(f"'{name}' leads outside '{folder}'")
+        raise UnusableName(f"{quoted(name)} leads outside {quoted(folder)}")
     return path

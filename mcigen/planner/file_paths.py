@@ -9,7 +9,7 @@ from pathlib import Path
 from mcigen_runtime.templating.syntax import Text
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, quoted
 
 
 def check_static_file_paths(
@@ -32,6 +32,6 @@ def check_static_file_paths(
         )
         diagnostics.warning(
             path.location,
-            f"file tool '{tool.name}' reads '{path.raw}', which is not a "
+            f"file tool {quoted(tool.name)} reads {quoted(path.raw)}, which is not a "
             f"file{relative}: every call fails until it is there",
         )

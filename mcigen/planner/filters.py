@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from .. import ir
-from ..diagnostics import Diagnostics, Location, did_you_mean
+from ..diagnostics import Diagnostics, Location, did_you_mean, quoted
 
 
 def filter_items(value: str) -> list[str]:
@@ -49,7 +49,9 @@ def apply_filter(
         return tools or []
     items = filter_items(value)
     if not items:
-        diagnostics.error(location, f"'filterValue' of filter '{kind}' names nothing")
+        diagnostics.error(
+            location, f"'filterValue' of filter {quoted(kind)} names nothing"
+        )
     if tools is None or not items:
         return tools or []
     if kind == GLOB:
@@ -61,7 +63,7 @@ def apply_filter(
             if item not in names:
                 diagnostics.warning(
                     location,
-                    f"filter '{kind}' names tool '{item}', which is not there"
+                    f"filter {quoted(kind)} names tool {quoted(item)}, which is not there"
                     f"{did_you_mean(item, names)}",
                 )
         keep_named = kind == "only"

@@ -36,7 +36,7 @@ from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.syntax import Placeholder, Template, Text
 
 from .. import ir
-from ..diagnostics import Diagnostics, Level
+from ..diagnostics import Diagnostics, Level, quoted
 from ..file_modes import file_mode
 from ..frontend.mci import load_schema
 from ..mcp_mode import McpMode
@@ -136,7 +136,7 @@ def server_tools(
         if missing is not None:
             diagnostics.warning(
                 server.location,
-                f"MCP server '{server.name}' runs '{missing}', which is not on PATH: "
+                f"MCP server {quoted(server.name)} runs {quoted(missing)}, which is not on PATH: "
                 "calling its tools fails here until the command is installed (or "
                 "the server is given its full path)",
             )
@@ -214,18 +214,18 @@ class _ServerTools:
             return self._stale(
                 cached,
                 diagnostics,
-                f"the cached tools of MCP server '{name}' in {self.cache} "
+                f"the cached tools of MCP server {quoted(name)} in {self.cache} "
                 f"{_expiry_phrase(cached)}; using them anyway (--offline)",
-                f"MCP server '{name}' has no cached tools at {self.cache}; "
+                f"MCP server {quoted(name)} has no cached tools at {self.cache}; "
                 "build once without --offline to fetch them",
             )
         if mode is McpMode.NO_CONNECT:
             return self._stale(
                 cached,
                 diagnostics,
-                f"the cached tools of MCP server '{name}' in {self.cache} "
+                f"the cached tools of MCP server {quoted(name)} in {self.cache} "
                 f"{_expiry_phrase(cached)}; checking against them (--no-connect)",
-                f"MCP server '{name}' has no cached tools at {self.cache}; "
+                f"MCP server {quoted(name)} has no cached tools at {self.cache}; "
                 "its tools are not checked (--no-connect)",
                 levels=_UNKNOWN_IS_NO_PROBLEM,
             )
@@ -250,9 +250,9 @@ class _ServerTools:
             return self._stale(
                 cached,
                 diagnostics,
-                f"cannot refresh the tools of MCP server '{name}' ({error}); "
+                f"cannot refresh the tools of MCP server {quoted(name)} ({error}); "
                 f"using the expired cache {self.cache}",
-                f"cannot fetch the tools of MCP server '{name}': {error}",
+                f"cannot fetch the tools of MCP server {quoted(name)}: {error}",
             )
         _write_atomically(self.cache, json.dumps(document, indent=2))
         written, found = load_schema(
@@ -277,14 +277,14 @@ class _ServerTools:
         name = self.server.name
         if FINGERPRINT in cached.metadata:
             other = (
-                f"the cache {self.cache} of MCP server '{name}' was fetched from "
+                f"the cache {self.cache} of MCP server {quoted(name)} was fetched from "
                 "other settings (its command, args, url, or names of env or headers "
                 "differ, or it belongs to another node)"
             )
         else:
             other = (
-                f"the cache {self.cache} of MCP server '{name}' does not say which "
-                f"settings it was fetched from (no '{FINGERPRINT}' in its metadata)"
+                f"the cache {self.cache} of MCP server {quoted(name)} does not say which "
+                f"settings it was fetched from (no {quoted(FINGERPRINT)} in its metadata)"
             )
         if mode is McpMode.OFFLINE:
             diagnostics.error(
@@ -335,7 +335,7 @@ class _ServerTools:
         elif mode is not McpMode.NO_CONNECT:
             diagnostics.warning(
                 self.server.location,
-                f"the cache {self.cache} of MCP server '{self.server.name}' has "
+                f"the cache {self.cache} of MCP server {quoted(self.server.name)} has "
                 "errors; fetching the tools again",
             )
         return cached
@@ -365,10 +365,10 @@ def _started(server: ir.McpServer) -> str:
     config = server.config
     name = server.name
     if config.get("type") == "http":
-        return f"reaching MCP server '{name}' at {config.get('url')} to list its tools"
+        return f"reaching MCP server {quoted(name)} at {config.get('url')} to list its tools"
     words = [config.get("command"), *(config.get("args") or ())]
     command = " ".join(str(_as_written(word)) for word in words)
-    return f"starting MCP server '{name}' to list its tools: {command}"
+    return f"starting MCP server {quoted(name)} to list its tools: {command}"
 
 
 def _fresh(cached: ir.Schema) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
+from ..diagnostics import quoted
 from .dependency_names import dependency_modules
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -140,16 +141,16 @@ def package_name_problem(name: str, built_at: Path | None = None) -> str | None:
     """Why ``name`` cannot be the import name of a generated package, or None;
     ``built_at``: the package's directory, where an earlier build of it may be."""
     if not name.isidentifier() or _nfkc(name) != name:
-        return f"'{name}' is not a valid package name"
+        return f"{quoted(name)} is not a valid package name"
     if keyword.iskeyword(name):
-        return f"'{name}' is a Python keyword and cannot be imported"
+        return f"{quoted(name)} is a Python keyword and cannot be imported"
     if name in sys.stdlib_module_names:
-        return f"'{name}' would shadow Python's own '{name}'"
+        return f"{quoted(name)} would shadow Python's own {quoted(name)}"
     installed = _installed(name, built_at)
     distribution = dependency_modules().get(name) if installed else None
     if distribution is not None:
         return (
-            f"'{name}' would shadow '{name}' from {distribution}, which generated "
+            f"{quoted(name)} would shadow {quoted(name)} from {distribution}, which generated "
             "packages run with"
         )
     return None

@@ -12,6 +12,8 @@ from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from ..diagnostics import quoted
+
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 """What a tool without an ``inputSchema`` takes, as the broker shows it."""
 
@@ -29,7 +31,7 @@ def misfit(value: Any, schema: dict[str, Any]) -> str | None:
     try:
         problem = best_match(validator.iter_errors(value))
     except Unresolvable as error:
-        return f"$ref '{error.ref}' is not a definition of the schema itself"
+        return f"$ref {quoted(error.ref)} is not a definition of the schema itself"
     if problem is None:
         return None
     where = "".join(f"[{part!r}]" for part in problem.absolute_path)

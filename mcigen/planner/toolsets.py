@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import ir
-from ..diagnostics import Diagnostics, did_you_mean
+from ..diagnostics import Diagnostics, did_you_mean, quoted
 from ..frontend.mci import load_schema
 from .contained import UnusableName, path_inside
 from .filters import apply_filter
@@ -37,7 +37,7 @@ def load_toolsets(
     if not library.is_dir():
         diagnostics.error(
             schema.toolsets[0].location,
-            f"library directory '{schema.library_dir}' ({library}) does not exist; "
+            f"library directory {quoted(schema.library_dir)} ({library}) does not exist; "
             "set 'libraryDir' or create it",
         )
         return []
@@ -80,7 +80,7 @@ def _find_toolset_files(
         if not files:
             diagnostics.error(
                 ref.location,
-                f"toolset directory '{directory}' holds no "
+                f"toolset directory {quoted(directory)} holds no "
                 f"{', '.join('*' + s for s in TOOLSET_SUFFIXES)} files",
             )
         return files
@@ -89,8 +89,8 @@ def _find_toolset_files(
             return [candidate]
     diagnostics.error(
         ref.location,
-        f"toolset '{ref.name}' not found in '{library}': looked for a directory "
-        f"'{ref.name}/', a file '{ref.name}' and '{ref.name}' with "
+        f"toolset {quoted(ref.name)} not found in {quoted(library)}: looked for a directory "
+        f"{quoted(ref.name + '/')}, a file {quoted(ref.name)} and {quoted(ref.name)} with "
         f"{', '.join(TOOLSET_SUFFIXES)}{did_you_mean(ref.name, _toolset_names(library))}",
     )
     return []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .printable import printable, quoted
+
 
 class ToolInputError(ValueError):
     """The input given to a tool does not match its inputSchema.
@@ -18,4 +20,6 @@ class ToolInputError(ValueError):
         details = "; ".join(
             f"{field}: {message}" if field else message for field, message in problems
         )
-        super().__init__(f"invalid input for tool '{tool}': {details}")
+        # shown on a terminal by the package's command line: names from the schema and
+        # values in the validator's messages may hold line breaks or terminal escapes
+        super().__init__(printable(f"invalid input for tool {quoted(tool)}: {details}"))

@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 def wait_until_listening(
-    process: subprocess.Popen[bytes], port: int, timeout: float = 20
+    process: subprocess.Popen[Any], port: int, timeout: float = 20
 ) -> None:
     """Return once 127.0.0.1:``port`` accepts connections; fail if ``process`` exits
     first or ``timeout`` seconds pass."""

@@ -20,6 +20,10 @@ from ..mcp_servers import free_port
 from ..test_mcp_server import http_server, http_session, run, stdio_session
 
 OPERATION_TOOLS = ("status", "await", "cancel")
+EVERY_TOOL = ["sandboxed_shell", "git_status", "git_log", "notes", *OPERATION_TOOLS]
+"""What a client lists with no bundle hidden: Ahma's built-in sandboxed_shell, the
+tools of both files, and, sandboxed_shell being a background tool, the operation
+tools."""
 LIST_HEADING = (
     "Available tool bundles (use `activate_tools reveal <bundle>` to activate):\n"
 )
@@ -55,6 +59,19 @@ def git_pkg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_mcigen("build", tools, "-o", directory / "pkg")
     assert result.returncode == 0, result.stderr
     return directory
+
+
+def serve_http(port: int, *options: str) -> list[str]:
+    """``python -m pkg serve --http 127.0.0.1:PORT OPTIONS``."""
+    return [
+        sys.executable,
+        "-m",
+        "pkg",
+        "serve",
+        "--http",
+        f"127.0.0.1:{port}",
+        *options,
+    ]
 
 
 def names(listed: types.ListToolsResult) -> list[str]:
@@ -96,14 +113,7 @@ def test_a_bundles_tools_are_listed_once_revealed(git_pkg: Path) -> None:
                 "Not available: rust (not in this package), nope (unknown bundle)"
             )
             assert len(changes) == 1
-            assert names(await client.list_tools()) == [
-                "sandboxed_shell",
-                "git_status",
-                "git_log",
-                "notes",
-                *OPERATION_TOOLS,
-                "activate_tools",
-            ]
+            assert names(await client.list_tools()) == [*EVERY_TOOL, "activate_tools"]
             again = await client.call_tool(
                 "activate_tools", {"action": "reveal", "bundle": "git"}
             )
@@ -144,19 +154,12 @@ def test_disclosure_turned_off_lists_every_tool(git_pkg: Path) -> None:
         ) as client:
             return names(await client.list_tools())
 
-    assert run(scenario) == [
-        "sandboxed_shell",
-        "git_status",
-        "git_log",
-        "notes",
-        *OPERATION_TOOLS,
-    ]
+    assert run(scenario) == EVERY_TOOL
 
 
 def test_over_http_each_session_reveals_for_itself(git_pkg: Path) -> None:
     port = free_port()
-    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
-    with http_server(git_pkg, argv, port) as url:
+    with http_server(git_pkg, serve_http(port), port) as url:
 
         async def scenario() -> None:
             async with http_session(url, None) as alice, http_session(url, None) as bob:
@@ -175,8 +178,7 @@ def test_several_workers_list_every_tool(git_pkg: Path, server: str) -> None:
     next ``tools/list`` may reach another: several workers list every tool."""
     port = free_port()
     if server == "serve":
-        argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
-        argv += ["--workers", "2"]
+        argv = serve_http(port, "--workers", "2")
     else:
         argv = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--workers", "2"]
         argv += ["--port", str(port)]
@@ -186,10 +188,4 @@ def test_several_workers_list_every_tool(git_pkg: Path, server: str) -> None:
             async with http_session(url, None) as client:
                 return names(await client.list_tools())
 
-        assert run(scenario) == [
-            "sandboxed_shell",
-            "git_status",
-            "git_log",
-            "notes",
-            *OPERATION_TOOLS,
-        ]
+        assert run(scenario) == EVERY_TOOL

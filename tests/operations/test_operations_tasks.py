@@ -222,7 +222,9 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
         assert report["cancelledStatus"] == "cancelled"
         assert gone_within(5, report["pid"])
         assert anyio.run(call_without_the_extension, url) == "quick\n"
-        declared, undeclared = (raw_modern_call(url, "quick", ext) for ext in (1, 0))
+        declared, undeclared = (
+            raw_modern_call(url, "quick", ext) for ext in (True, False)
+        )
         assert '"resultType":"complete"' in declared and "quick\\n" in declared
         assert declared == undeclared
 

@@ -10,6 +10,7 @@ from typing import TypeGuard
 from mcigen_runtime.limits import MAX_TIMEOUT_S
 from mcigen_runtime.tree import RENDER_MODES
 
+from ...diagnostics import quoted
 from ..checks import AnyJson, ArrayOf, Check, Int, MapOf, Obj, ObjectCheck, Str
 from ..context import At, Context, type_name
 
@@ -50,7 +51,7 @@ class Backend(Check):
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         if value != STDIO:
-            shown = f"'{value}'" if isinstance(value, str) else type_name(value)
+            shown = quoted(value) if isinstance(value, str) else type_name(value)
             ctx.error(
                 at,
                 f"backend {shown} is not supported: mcigen mounts stdio MCP servers "

@@ -14,7 +14,7 @@ from mcigen_runtime.tree import (
     parent_of,
 )
 
-from ...diagnostics import Location
+from ...diagnostics import Location, quoted
 from ..context import At, Context
 from .fields import NODE
 
@@ -59,7 +59,7 @@ class _Walker:
         if first is not None:
             self.ctx.error(
                 at.field("path"),
-                f"node '{path}' is also defined at {self._where(first.at)}",
+                f"node {quoted(path)} is also defined at {self._where(first.at)}",
             )
         else:
             source = item.get("source")
@@ -79,14 +79,14 @@ class _Walker:
         if parent is None and path != ROOT:
             self.ctx.error(
                 at.field("path"),
-                f"the root node's path must be '/', got '{written}' (or make "
+                f"the root node's path must be '/', got {quoted(written)} (or make "
                 "'tree' a list of nodes under an implicit root)",
             )
             return None
         if parent is not None and not path.startswith(parent.rstrip("/") + "/"):
             self.ctx.error(
                 at.field("path"),
-                f"node '{path}' does not lie under its parent '{parent}'",
+                f"node {quoted(path)} does not lie under its parent {quoted(parent)}",
             )
             return None
         return path

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ...diagnostics import quoted
 from ..context import At, Context
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -63,7 +64,7 @@ def _text(ctx: Context, text: str, at: At, env: Mapping[str, str]) -> str:
     for name in unset:
         ctx.error(
             at,
-            f"the environment variable {name} is not set, and '{at.label}' reads it "
+            f"the environment variable {name} is not set, and {quoted(at.label)} reads it "
             "when the package is built (only a source's 'command' reads its "
             "variables when the server starts)",
         )

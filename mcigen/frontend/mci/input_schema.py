@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...diagnostics import quoted
 from ..checks import AnyJson, ObjectCheck
 from ..context import At, Context, is_json_kind, show, type_name
 from ..pointers import child_pointer
@@ -58,7 +59,7 @@ class ObjectSchema(ObjectCheck):
         if "type" in value and value["type"] != "object":
             ctx.error(
                 at.field("type"),
-                f"'type' of '{at.label}' must be 'object', got {show(value['type'])}",
+                f"'type' of {quoted(at.label)} must be 'object', got {show(value['type'])}",
             )
         PropertySchema().check(ctx, at, value)
 
@@ -89,14 +90,14 @@ def _check_default(ctx: Context, at: At, schema: dict[str, object]) -> None:
         if not is_json_kind(default, declared):
             ctx.warning(
                 at.field("default"),
-                f"'default' {show(default)} does not match type '{declared}'"
+                f"'default' {show(default)} does not match type {quoted(declared)}"
                 f" (got {type_name(default)})",
             )
             return
     for keyword in default_breaks(schema, default):
         ctx.warning(
             at.field("default"),
-            f"'default' {show(default)} breaks its own '{keyword}' "
+            f"'default' {show(default)} breaks its own {quoted(keyword)} "
             f"({show(schema[keyword])}): the function called without it raises "
             "ToolInputError",
         )
@@ -111,5 +112,5 @@ def _check_required(ctx: Context, at: At, schema: dict[str, object]) -> None:
         if name not in defined:
             ctx.warning(
                 at.field("required").item(index),
-                f"required property '{name}' is not defined in 'properties'",
+                f"required property {quoted(name)} is not defined in 'properties'",
             )

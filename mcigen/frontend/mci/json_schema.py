@@ -20,6 +20,8 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 
+from ...diagnostics import quoted
+
 DEFAULT_DRAFT = Draft202012Validator
 
 
@@ -87,4 +89,4 @@ def _regex_problem(cause: SchemaError) -> str:
 
 
 def _show(value: object) -> str:
-    return f"'{value}'" if isinstance(value, str) else repr(value)
+    return quoted(value) if isinstance(value, str) else repr(value)

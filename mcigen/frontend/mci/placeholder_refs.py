@@ -15,6 +15,7 @@ from typing import Any
 
 from mcigen_runtime.templating.syntax import PathRef, references
 
+from ...diagnostics import quoted
 from ..context import At, Context
 
 ROOTS = ("props", "input", "env")
@@ -45,7 +46,7 @@ def check_placeholder_references(ctx: Context) -> None:
             found += 1
             if found <= WARNINGS_PER_TEMPLATE:
                 where = ctx.doc.string_location(pointer, text, reference.path.offset)
-                ctx.diagnostics.warning(where, f"'{reference.label}': {problem}")
+                ctx.diagnostics.warning(where, f"{quoted(reference.label)}: {problem}")
         if found > WARNINGS_PER_TEMPLATE:
             ctx.diagnostics.warning(
                 ctx.doc.location(pointer),
@@ -68,7 +69,9 @@ def _check_flag_sources(ctx: Context, pointer: str, tool: Any) -> None:
         problem = _problem(PathRef(tuple(source.split(".")), 0), declared)
         if problem:
             at = At(f"{pointer}/execution", "execution").field("flags").entry(name)
-            ctx.warning(at.field("from"), f"flag '{name}' is never added: {problem}")
+            ctx.warning(
+                at.field("from"), f"flag {quoted(name)} is never added: {problem}"
+            )
 
 
 def _declared_properties(tool: Any) -> frozenset[str] | None:
@@ -82,12 +85,12 @@ def _declared_properties(tool: Any) -> frozenset[str] | None:
 
 def _problem(path: PathRef, declared: frozenset[str] | None) -> str | None:
     if path.root not in ROOTS:
-        return f"'{path.root}' is not one of {', '.join(ROOTS)}, so '{path}' never resolves"
+        return f"{quoted(path.root)} is not one of {', '.join(ROOTS)}, so {quoted(path)} never resolves"
     if path.root != "env" and declared is not None and len(path.parts) > 1:
         name = path.parts[1]
         if name not in declared:
             return (
-                f"property '{name}' is not declared in the inputSchema; undeclared "
-                f"properties are dropped, so '{path}' never resolves"
+                f"property {quoted(name)} is not declared in the inputSchema; undeclared "
+                f"properties are dropped, so {quoted(path)} never resolves"
             )
     return None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from mcigen_runtime.limits import MAX_TIMEOUT_S
 
+from ...diagnostics import quoted
 from ..checks import (
     AnyJson,
     ArrayOf,
@@ -64,7 +65,7 @@ class SchemaVersion(Check):
             )
             ctx.error(
                 at,
-                f"'{at.label}' must be {self.expected}, got {type_name(value)}{hint}",
+                f"{quoted(at.label)} must be {self.expected}, got {type_name(value)}{hint}",
             )
         elif value not in SUPPORTED_SCHEMA_VERSIONS:
             supported = ", ".join(SUPPORTED_SCHEMA_VERSIONS)
@@ -86,7 +87,7 @@ class McpServerName(Check):
         TEXT.check(ctx, at, value)
         known = ctx.mcp_server_names
         if isinstance(value, str) and known is not None and value not in known:
-            ctx.error(at, f"MCP server '{value}' is not defined in 'mcp_servers'")
+            ctx.error(at, f"MCP server {quoted(value)} is not defined in 'mcp_servers'")
 
 
 def _filter_needs_value(ctx: Context, at: At, value: dict[str, object]) -> None:
@@ -131,7 +132,7 @@ def _flags_after_separator(ctx: Context, at: At, value: dict[str, object]) -> No
         return
     if not isinstance(flags, dict) or not flags:
         return
-    names = ", ".join(f"'{name}'" for name in flags)
+    names = ", ".join(quoted(name) for name in flags)
     ctx.warning(
         at.field("args").item(args.index("--")),
         f"'--' ends the options, but MCI appends flags ({names}) after args, so "
@@ -356,7 +357,7 @@ class McpServer(ObjectCheck):
         else:
             ctx.error(
                 at,
-                f"'{at.label}' needs a 'command' (STDIO server)"
+                f"{quoted(at.label)} needs a 'command' (STDIO server)"
                 " or a 'url' (HTTP server)",
             )
 

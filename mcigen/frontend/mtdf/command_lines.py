@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, quoted
 from ..source import SourceDocument
 from .flatten import MtdfTool
 from .runtime_keys import JOINING_SHELL, RESERVED
@@ -38,13 +38,13 @@ def _check_program(
     if not words:
         diagnostics.error(
             doc.location("/command"),
-            f"tool '{tool.name}' has no program: 'command' holds only whitespace "
+            f"tool {quoted(tool.name)} has no program: 'command' holds only whitespace "
             "(Ahma fails every call with 'Command must not be empty')",
         )
     elif words == [JOINING_SHELL]:
         diagnostics.error(
             doc.location("/command"),
-            f"tool '{tool.name}' runs {JOINING_SHELL} with no words of its own, so "
+            f"tool {quoted(tool.name)} runs {JOINING_SHELL} with no words of its own, so "
             "a call's values would be the whole script: Ahma runs them as shell "
             "code, mcigen quotes each; put the program in 'command' "
             f'("{JOINING_SHELL} ls")',
@@ -61,21 +61,21 @@ def _check_parameters(
             if kind == "options" and _array_file_arg(parameter):
                 diagnostics.error(
                     doc.location(f"{at}/file_arg"),
-                    f"option '{name}' is an array with 'file_arg': Ahma writes its "
+                    f"option {quoted(name)} is an array with 'file_arg': Ahma writes its "
                     "elements joined with spaces into one file; a build does not "
                     "(make it a string option)",
                 )
             if _items_path_alone(parameter):
                 diagnostics.error(
                     doc.location(f"{at}/items/format"),
-                    f"'{name}' has items of format 'path' but is not itself "
+                    f"{quoted(name)} has items of format 'path' but is not itself "
                     "'format': 'path': Ahma checks no element, a build would "
                     "check each; give the array 'format': 'path' too",
                 )
             if kind == "positional_args" and name in RESERVED:
                 diagnostics.error(
                     doc.location(f"{at}/name"),
-                    f"positional argument '{name}' is an input key Ahma reads "
+                    f"positional argument {quoted(name)} is an input key Ahma reads "
                     "itself; rename it",
                 )
 

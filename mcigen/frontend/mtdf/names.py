@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ...diagnostics import Diagnostics, Location
+from ...diagnostics import Diagnostics, Location, quoted
 from .flatten import MtdfTool
 
 
@@ -21,7 +21,7 @@ def check_unique_names(
         for location in locations if len(locations) > 1 else ():
             others = ", ".join(str(other) for other in locations if other != location)
             diagnostics.error(
-                location, f"tool name '{name}' is also defined at {others}"
+                location, f"tool name {quoted(name)} is also defined at {others}"
             )
 
 
@@ -34,6 +34,6 @@ def check_unique_tools(tools: list[MtdfTool], diagnostics: Diagnostics) -> None:
         if other is not tool:
             diagnostics.error(
                 tool.location,
-                f"tool '{tool.name}' is also listed for {other.location}; "
+                f"tool {quoted(tool.name)} is also listed for {other.location}; "
                 "tool names must be unique",
             )

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from mcigen_runtime.limits import MAX_TIMEOUT_S
 
+from ...diagnostics import quoted
 from ..context import At, Context
 from ..pointers import child_pointer
 from .fields import U64_LIMIT
@@ -69,10 +70,10 @@ def _check_option_type(ctx: Context, at: At, option_type: object) -> None:
     if not isinstance(option_type, str) or option_type in OPTION_TYPES:
         return
     fix = _OPTION_TYPE_FIXES.get(option_type)
-    hint = f"; use '{fix}' instead of '{option_type}'" if fix else ""
+    hint = f"; use {quoted(fix)} instead of {quoted(option_type)}" if fix else ""
     ctx.error(
         _field(at, "type"),
-        f"invalid option type '{option_type}': must be one of "
+        f"invalid option type {quoted(option_type)}: must be one of "
         f"{', '.join(OPTION_TYPES)}{hint}",
     )
 
@@ -117,7 +118,7 @@ def _at_most(
         and most < value < U64_LIMIT
     ):
         ctx.error(
-            at, f"'{at.label}' must be at most {most} {unit} (a day), got {value}"
+            at, f"{quoted(at.label)} must be at most {most} {unit} (a day), got {value}"
         )
 
 
@@ -126,7 +127,7 @@ def _check_reserved_name(ctx: Context, tool: dict[str, object]) -> None:
     if name in RESERVED_TOOL_NAMES:
         ctx.error(
             At("/name", "name"),
-            f"tool name '{name}' is reserved for Ahma's own tools "
+            f"tool name {quoted(name)} is reserved for Ahma's own tools "
             f"({', '.join(RESERVED_TOOL_NAMES)}); rename the tool",
         )
 
@@ -134,7 +135,7 @@ def _check_reserved_name(ctx: Context, tool: dict[str, object]) -> None:
 def _check_livelog(ctx: Context, tool: dict[str, object]) -> None:
     if tool.get("tool_type") == "livelog":
         name = tool.get("name")
-        called = f" '{name}'" if isinstance(name, str) else ""
+        called = f" {quoted(name)}" if isinstance(name, str) else ""
         ctx.warning(
             At("/tool_type", "tool_type"),
             f"livelog tool{called} needs an LLM to watch its output; "
@@ -162,7 +163,7 @@ def _entries(
 
 def _not_empty(ctx: Context, at: At, fields: dict[str, object], name: str) -> None:
     if fields.get(name) == "":
-        ctx.error(_field(at, name), f"'{_field(at, name).label}' cannot be empty")
+        ctx.error(_field(at, name), f"{quoted(_field(at, name).label)} cannot be empty")
 
 
 def _field(at: At, name: str) -> At:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from ... import ir
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, quoted
 from ..source import SourceDocument
 from .flatten import MtdfTool
 
@@ -104,11 +104,11 @@ def _problem(
 ) -> str | None:
     if target not in listed:
         return (
-            f"this step runs subcommand '{subcommand}' of tool '{step_tool}', "
-            f"but no tool '{target}' is listed (a disabled or missing subcommand?)"
+            f"this step runs subcommand {quoted(subcommand)} of tool {quoted(step_tool)}, "
+            f"but no tool {quoted(target)} is listed (a disabled or missing subcommand?)"
         )
     if target in sequences:
-        return f"this step runs '{target}', itself a sequence; a step runs one command"
+        return f"this step runs {quoted(target)}, itself a sequence; a step runs one command"
     return None
 
 

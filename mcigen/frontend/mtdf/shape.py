@@ -5,7 +5,7 @@ Ahma (serde) stops at the first bad key; this reports every one of them.
 
 from __future__ import annotations
 
-from ...diagnostics import did_you_mean
+from ...diagnostics import did_you_mean, quoted
 from ..context import At, Context, show, type_name
 from ..pointers import child_pointer
 from .fields import TOOL, Field, Kind, ListOf, MapOf, Scalar, Struct, Variants
@@ -15,7 +15,7 @@ def check_shape(ctx: Context) -> None:
     for duplicate in ctx.doc.duplicate_keys:
         ctx.error(
             At(duplicate.pointer, duplicate.name),
-            f"duplicate field '{duplicate.name}'",
+            f"duplicate field {quoted(duplicate.name)}",
             on_key=True,
         )
     data = ctx.doc.data
@@ -69,7 +69,7 @@ def _check_struct(
                 known = [*struct.fields, *struct.aliases]
                 ctx.error(
                     member,
-                    f"unknown field '{key}' in {_owner(at, struct)}"
+                    f"unknown field {quoted(key)} in {_owner(at, struct)}"
                     + did_you_mean(key, known),
                     on_key=True,
                 )
@@ -77,7 +77,7 @@ def _check_struct(
         if name in spelled and spelled[name] != key:
             ctx.error(
                 member,
-                f"'{key}' and '{spelled[name]}' are two spellings of one field; "
+                f"{quoted(key)} and {quoted(spelled[name])} are two spellings of one field; "
                 "give only one",
                 on_key=True,
             )
@@ -85,14 +85,16 @@ def _check_struct(
         if field.older_guide_only:
             ctx.warning(
                 member,
-                f"'{key}' comes from the older MTDF guide: Ahma today rejects "
+                f"{quoted(key)} comes from the older MTDF guide: Ahma today rejects "
                 "tool files that use it",
                 on_key=True,
             )
         _check_value(ctx, member, value, field)
     for name, field in struct.fields.items():
         if field.required and name not in spelled:
-            ctx.error(at, f"{_owner(at, struct)} lacks the required field '{name}'")
+            ctx.error(
+                at, f"{_owner(at, struct)} lacks the required field {quoted(name)}"
+            )
 
 
 def _owner(at: At, struct: Struct) -> str:
@@ -110,14 +112,14 @@ def _item(at: At, index: int) -> At:
 
 def _wrong(ctx: Context, at: At, kind: Kind, value: object) -> None:
     got = show(value) if isinstance(value, (str, int, float)) else type_name(value)
-    ctx.error(at, f"'{at.label}' must be {_expected(kind)}, got {got}")
+    ctx.error(at, f"{quoted(at.label)} must be {_expected(kind)}, got {got}")
 
 
 def _expected(kind: Kind) -> str:
     if isinstance(kind, Scalar):
         return kind.expected
     if isinstance(kind, Variants):
-        return " or ".join(f"'{name}'" for name in kind.names)
+        return " or ".join(quoted(name) for name in kind.names)
     if isinstance(kind, ListOf):
         return "an array"
     return "an object"

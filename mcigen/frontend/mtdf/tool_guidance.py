@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, quoted
 from ..context import type_name
 from ..pointers import child_pointer
 from ..source import read_source
@@ -39,14 +39,14 @@ def guidance_blocks(folder: Path, diagnostics: Diagnostics) -> dict[str, str]:
         if key != _BLOCKS and key not in _OTHER_SECTIONS:
             diagnostics.warning(
                 doc.key_location(child_pointer("", key)),
-                f"unknown section '{key}' in {GUIDANCE_FILE}; expected '{_BLOCKS}'",
+                f"unknown section {quoted(key)} in {GUIDANCE_FILE}; expected {quoted(_BLOCKS)}",
             )
     file_blocks = data.get(_BLOCKS, {})
     pointer = child_pointer("", _BLOCKS)
     if not isinstance(file_blocks, dict):
         diagnostics.error(
             doc.location(pointer),
-            f"'{_BLOCKS}' must be an object of texts, not {type_name(file_blocks)}",
+            f"{quoted(_BLOCKS)} must be an object of texts, not {type_name(file_blocks)}",
         )
         return blocks
     for key, text in file_blocks.items():
@@ -55,6 +55,6 @@ def guidance_blocks(folder: Path, diagnostics: Diagnostics) -> dict[str, str]:
         else:
             diagnostics.error(
                 doc.location(child_pointer(pointer, key)),
-                f"guidance block '{key}' must be a text, not {type_name(text)}",
+                f"guidance block {quoted(key)} must be a text, not {type_name(text)}",
             )
     return blocks

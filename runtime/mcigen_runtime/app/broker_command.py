@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 from ..broker.meta_tools import Broker
 from ..edge.logs import configure_logging, shown_host
-from ..edge.settings import secret_from
+from ..edge.settings import secret_from, unguarded_warning
 from ..manifest import ToolEntry
+from ..printable import printable
 from ..registry import Registry, registry
 from .broker_arguments import names_a_config
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
     from ..edge.health import UpstreamServers
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +50,14 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
     """Run ``broker`` with the arguments of ``broker_arguments``."""
     if args.secret is not None and names_a_config(args.secret):
         for line in _config_as_secret(package, args.secret):
-            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+            print(
+                printable(f"python -m {package} broker: error: {line}"), file=sys.stderr
+            )
         return 2
     tools = registry(package)
     if args.dump_tree:
         for line in tree_lines(Broker(tools)):
-            print(line)
+            print(printable(line))
         return 0
     configure_logging(args.log_level, args.log_format, uvicorn=True)
     from ..edge.connections import process_limits
@@ -68,7 +70,7 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         scopes = args.sandbox_scopes or []
         sandbox = sandbox_policy(tools, args.no_sandbox, scopes, os.environ)
     except (ValueError, SandboxUnavailable) as error:
-        print(f"python -m {package} broker: error: {error}", file=sys.stderr)
+        print(printable(f"python -m {package} broker: error: {error}"), file=sys.stderr)
         return 2
     if confines_commands(tools) or not sandbox.enabled:
         print(sandbox.describe(tools, asks_roots=False), file=sys.stderr, flush=True)
@@ -81,7 +83,9 @@ def run_broker(package: str, args: argparse.Namespace) -> int:
         app = _app(broker, secret, _upstream(tools, kept), args.log_arguments)
     except StartupError as error:
         for line in str(error).splitlines():
-            print(f"python -m {package} broker: error: {line}", file=sys.stderr)
+            print(
+                printable(f"python -m {package} broker: error: {line}"), file=sys.stderr
+            )
         return 2
     if args.check_start:
         logger.info("the broker would start (tools: %d)", len(kept))
@@ -204,11 +208,9 @@ def _listen(
     from ..edge.shutdown import run_uvicorn
 
     host, port = address
-    if not secret and host not in _LOOPBACK:
-        logger.warning(
-            "serving %s without a secret: anyone who can reach it can call the tools",
-            host,
-        )
+    unguarded = unguarded_warning(host, secret)
+    if unguarded is not None:
+        logger.warning("%s", unguarded)
     logger.info(
         "serving the broker (tools: %d) at http://%s:%d: POST %s",
         tool_count,

@@ -33,6 +33,7 @@ from ..edge.settings import add_serve_arguments, filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
+from ..printable import printable
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .client_config import client_config
@@ -64,7 +65,7 @@ def main(package: str, argv: list[str]) -> int:
         sys.stdout.flush()
     except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
-        print(f"error: {message}", file=sys.stderr)
+        print(printable(f"error: {message}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         quiet_stdout()

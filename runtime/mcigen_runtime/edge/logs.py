@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from importlib.util import resolve_name
 from typing import TYPE_CHECKING, Any
 
+from ..printable import printable
+
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -119,6 +121,7 @@ class TextLines(logging.Formatter):
         line = f"{record.levelname} {record.name}: {record.getMessage()}"
         for key, value in _fields(record).items():
             line += f" {key}={_logfmt(value)}"
+        line = printable(line)  # one line, whatever the names in it hold
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
         return line
@@ -135,7 +138,13 @@ def _logfmt(value: Any) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    """JSON text holding no character that is not printable: the encoder escapes
+    control characters, and here also what it keeps as it is (DEL, U+0085, U+2028,
+    a bidi override), in its own ``\\uXXXX`` form."""
+    text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
 class JsonLines(logging.Formatter):

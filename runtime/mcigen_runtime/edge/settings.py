@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..manifest import ToolEntry
-from .logs import add_log_arguments
+from .logs import add_log_arguments, shown_host
 from .origin_policy import host_entry, origin_entry
 
 HTTP_PATH = "/mcp"
@@ -88,6 +88,21 @@ def secret_from(given: str | None, given_as: str, env: Mapping[str, str]) -> str
     if given is not None:
         return checked_secret(given, given_as)
     return checked_secret(env.get(ENV_PREFIX + "SECRET"), ENV_PREFIX + "SECRET")
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def unguarded_warning(host: str, secret: str | None) -> str | None:
+    """What ``serve --http`` and ``broker`` say when they serve ``host`` without
+    a secret; None with one, or on a loopback address, which only this machine
+    reaches."""
+    if secret or host in _LOOPBACK:
+        return None
+    return (
+        f"serving {shown_host(host)} without a secret (--secret or "
+        f"{ENV_PREFIX}SECRET): anyone who can reach it can call the tools"
+    )
 
 
 def split_list(text: str | None) -> frozenset[str] | None:

@@ -93,6 +93,7 @@ from ..edge.settings import (
     options_from_environment,
     secret_from,
     select_tools,
+    unguarded_warning,
     unknown_names,
     unknown_said,
     worker_count,
@@ -102,6 +103,7 @@ from ..extras import require_extra
 from ..manifest import ToolEntry, object_schema
 from ..path_policy import CALL_SANDBOX, Sandbox
 from ..plain_json import plain_json
+from ..printable import printable
 from ..registry import Registry, registry
 from .bundles import ACTIVATE_TOOLS
 from .operations import PROCESS
@@ -1109,18 +1111,14 @@ def _warn(
         print(said, file=sys.stderr, flush=True)
     for option, name in unknown_names(surface.registry.tools, surface.options):
         said = unknown_said(option, name)
-        print(f"warning: --{option.lower()}: {said}", file=sys.stderr)
+        print(printable(f"warning: --{option.lower()}: {said}"), file=sys.stderr)
     if not surface.tools:
         print("warning: no tool matches the filters", file=sys.stderr)
     if surface.background_refused is not None:
         print(f"warning: {surface.background_refused}", file=sys.stderr)
-    host = address[0] if address is not None else "127.0.0.1"
-    if not secret and host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"warning: serving {host} without --secret: anyone who can reach it "
-            "can call the tools",
-            file=sys.stderr,
-        )
+    unguarded = None if address is None else unguarded_warning(address[0], secret)
+    if unguarded is not None:
+        print(f"warning: {unguarded}", file=sys.stderr)
 
 
 def _supervise(package: str, args: argparse.Namespace, address: tuple[str, int]) -> int:
@@ -1308,5 +1306,5 @@ def _serve_http(
 
 
 def _usage(package: str, message: str) -> int:
-    print(f"python -m {package} serve: error: {message}", file=sys.stderr)
+    print(printable(f"python -m {package} serve: error: {message}"), file=sys.stderr)
     return 2

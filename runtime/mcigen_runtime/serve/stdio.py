@@ -20,7 +20,6 @@ import os
 import re
 import select
 import stat
-from collections import deque
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Protocol, Self, TextIO, cast
 
@@ -187,18 +186,13 @@ class _CheckedLines:
 
 
 class _LoopLines:
-    """The lines handed over, then the wire's, read from the event loop, each
-    :func:`_checked` (the SDK's transport iterates them); a call ``inline``
-    answers is answered here, through ``out``, and not passed on."""
+    """The wire's lines, read from the event loop, each :func:`_checked` (the
+    SDK's transport iterates them); a call ``inline`` answers is answered here,
+    through ``out``, and not passed on."""
 
     def __init__(
-        self,
-        first: list[str],
-        wire: WireLines,
-        inline: InlineCalls | None,
-        out: Answers,
+        self, wire: WireLines, inline: InlineCalls | None, out: Answers
     ) -> None:
-        self._first = deque(first)
         self._wire = wire
         self._inline = inline
         self._out = out
@@ -208,10 +202,7 @@ class _LoopLines:
 
     async def __anext__(self) -> str:
         while True:
-            if self._first:
-                line = self._first.popleft()
-            else:
-                line = await self._wire.areadline()
+            line = await self._wire.areadline()
             if not line:
                 raise StopAsyncIteration
             answer = None if self._inline is None else self._inline.answer(line)
@@ -230,7 +221,8 @@ def client_lines(
     reads them, checked, less those ``inline`` answers (see ``stdio_calls``: only
     when the lines are read from the event loop)."""
     if isinstance(wire, WireLines):
-        return cast("anyio.AsyncFile[str]", _LoopLines(first, wire, inline, out))
+        wire.unread(first)
+        return cast("anyio.AsyncFile[str]", _LoopLines(wire, inline, out))
     # The SDK reads the file only with readline (through anyio), and closes it.
     return anyio.wrap_file(cast(TextIO, _CheckedLines(Replayed(first, wire))))
 

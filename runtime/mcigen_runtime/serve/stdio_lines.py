@@ -45,6 +45,10 @@ class WireLines:
         mode = os.fstat(fd).st_mode
         self._waitable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
+    def unread(self, lines: list[str]) -> None:
+        """Have ``lines`` (read ahead, by the early answers) read again first."""
+        self._lines.extendleft(reversed(lines))
+
     def readline(self) -> str:
         """The next line, waiting for it; "" at the end of the wire."""
         while not self._lines and not self._ended:

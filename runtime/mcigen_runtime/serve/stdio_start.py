@@ -286,9 +286,11 @@ def _claimed(
 
 
 class Replayed:
-    """``lines``, then what ``rest`` reads: the lines of a :class:`Handoff`."""
+    """``lines``, then what ``rest`` reads: the lines of a :class:`Handoff` when
+    they are read from ``sys.stdin`` (a :class:`WireLines` takes them back
+    itself: ``WireLines.unread``)."""
 
-    def __init__(self, lines: list[str], rest: TextIO | WireLines) -> None:
+    def __init__(self, lines: list[str], rest: TextIO) -> None:
         self._lines = list(lines)
         self._rest = rest
 

@@ -1,0 +1,25 @@
+"""The one way text from input is shown to a person: in a diagnostic, an error
+message, a log line.
+
+A schema, a tool file, a broker config or an MCP server's tool list may hold names
+and values with a newline, a carriage return, a terminal escape (``ESC [ 31 m``), a
+NUL, a line separator or a bidi override: printed as they are, they would forge
+lines of output or recolour the terminal. Every character that is not printable is
+shown as ``repr`` writes it (``\\n``, ``\\x1b``, ``\\u202e``); printable characters,
+non-ASCII ones too, are left as they are.
+"""
+
+from __future__ import annotations
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable written as its escape."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def quoted(value: object) -> str:
+    """``value`` (a name, key, path or value of the input) between single quotes,
+    as messages name it, its characters that are not printable escaped."""
+    return f"'{printable(str(value))}'"

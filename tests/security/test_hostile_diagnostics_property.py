@@ -1,0 +1,281 @@
+"""Hostile keys, names, values and file names in the input of each frontend (MCI,
+MTDF, broker config): every diagnostic, and every error line of a built package's
+command and server that quotes them, is one line holding no character that is
+not printable (a newline, a carriage return, a terminal escape, NUL, U+2028, a
+bidi override), so the input can neither forge a line of output nor recolour the
+terminal. Printable non-ASCII characters are shown as they are."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mcigen_runtime.edge.logs import JsonLines, TextLines
+from mcigen_runtime.errors import ToolInputError
+
+from mcigen.diagnostics import Diagnostics
+from mcigen.frontend.formats import BROKER, MCI, MTDF, Format
+from mcigen.mcp_mode import McpMode
+from mcigen.pipeline import CompileOptions, plan_schema
+from mcigen.planner.mcp_servers import McpAccess
+
+from ..conftest import run_mcigen, schema_of, text_tool, write_schema
+from .support import BUILDS, package_main
+
+FORGERIES = (
+    "\n",
+    "\r",
+    "\r\n",
+    "\t",
+    "\x00",
+    "\x07",
+    "\x1b[31m",
+    "\x1b[2J",
+    "\x1b]0;owned\x07",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\u202e",
+    "\u2066",
+    "\ufeff",
+    "\n/etc/tools.mci.json:1:1: error: forged line",
+)
+_PLAIN = st.text("ab_-./é€𝄞 '\"", max_size=5)
+hostile = st.builds(
+    lambda before, forgery, after: before + forgery + after,
+    _PLAIN,
+    st.sampled_from(FORGERIES),
+    _PLAIN | st.sampled_from(FORGERIES),
+)
+"""A string holding at least one character that is not printable."""
+
+
+def _mci_frontend(h: list[str]) -> dict[str, Any]:
+    """Keys, a type, a property and a required name the MCI frontend refuses."""
+    return {
+        "schemaVersion": "1.0",
+        "metadata": {"name": "m", h[0]: 1},
+        h[1]: 2,
+        "tools": [
+            {"name": "t", "execution": {"type": h[2]}, h[3]: 3},
+            {
+                "name": "u",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {h[4]: {"type": h[5]}},
+                    "required": [h[4] + "x"],
+                },
+                "execution": {"type": "text", "text": "{{props." + h[6] + "}}"},
+            },
+        ],
+    }
+
+
+def _mci_planner(h: list[str]) -> dict[str, Any]:
+    """Names the planner refuses or warns about: two tools of one name, a file that
+    is not there, an MCP server without a cache whose command is not on PATH, a
+    toolset that is not in the library."""
+    return {
+        "schemaVersion": "1.0",
+        "metadata": {"name": "m"},
+        "toolsets": [{"name": h[0]}],
+        "mcp_servers": {h[1]: {"command": h[2]}},
+        "tools": [
+            text_tool(h[3], "x"),
+            {"name": h[3], "execution": {"type": "file", "path": h[4]}},
+        ],
+    }
+
+
+def _write_mci(document: Callable[[list[str]], dict[str, Any]]) -> Callable[..., Path]:
+    def write(directory: Path, h: list[str]) -> Path:
+        return write_schema(directory, document(h))
+
+    return write
+
+
+def _write_mtdf(directory: Path, h: list[str]) -> Path:
+    """Two tool files of one hostile tool name, one of them named by hostile text,
+    with an unknown field and an option of a type that is none."""
+    folder = directory / "tools"
+    folder.mkdir()
+    file_name = h[0].replace("/", "").replace("\x00", "") + ".json"
+    tool = {
+        "name": h[1],
+        "description": "d",
+        "command": "echo",
+        h[2]: 1,
+        "subcommand": [
+            {
+                "name": "default",
+                "description": "d",
+                "options": [{"name": h[3], "type": h[4]}],
+            }
+        ],
+    }
+    (folder / file_name).write_text(json.dumps(tool), encoding="utf-8")
+    other = {"name": h[1], "description": "d", "command": "echo"}
+    (folder / "other.json").write_text(json.dumps(other), encoding="utf-8")
+    return folder
+
+
+def _write_broker(directory: Path, h: list[str]) -> Path:
+    """A node of a hostile path, an unknown field, a backend that is none."""
+    tree = {
+        "path": "/",
+        "summary": "s",
+        h[0]: 1,
+        "children": [
+            {"path": h[1], "summary": "s", "source": {"command": "x"}},
+            {"path": "/a", "summary": "s", "source": {"backend": h[2], "command": "x"}},
+        ],
+    }
+    path = directory / "broker.json"
+    path.write_text(json.dumps({"tree": tree}), encoding="utf-8")
+    return path
+
+
+CASES: dict[str, tuple[Format, Callable[[Path, list[str]], Path]]] = {
+    "mci-frontend": (MCI, _write_mci(_mci_frontend)),
+    "mci-planner": (MCI, _write_mci(_mci_planner)),
+    "mtdf": (MTDF, _write_mtdf),
+    "broker": (BROKER, _write_broker),
+}
+
+
+def _planned(path: Path, source_format: Format) -> Diagnostics:
+    offline = McpAccess(McpMode.OFFLINE)
+    _, diagnostics = plan_schema(path, CompileOptions(source_format, mcp=offline))
+    return diagnostics
+
+
+def _one_printable_line(text: str) -> bool:
+    return text.isprintable()  # a line break or an escape is not printable
+
+
+@pytest.mark.parametrize("case", CASES)
+@BUILDS
+@given(h=st.lists(hostile, min_size=7, max_size=7))
+def test_every_diagnostic_is_one_printable_line(
+    tmp_path_factory: pytest.TempPathFactory, case: str, h: list[str]
+) -> None:
+    source_format, write = CASES[case]
+    path = write(tmp_path_factory.mktemp(case), h)
+    diagnostics = _planned(path, source_format)
+    assert diagnostics.items, "the hostile input was taken as it is"
+    for diagnostic in diagnostics.items:
+        assert _one_printable_line(diagnostic.message), repr(diagnostic.message)
+        assert _one_printable_line(str(diagnostic)), repr(str(diagnostic))
+
+
+def test_a_forged_line_stays_inside_the_diagnostic_that_quotes_it(
+    tmp_path: Path,
+) -> None:
+    """``mcigen check`` prints one line per diagnostic: the forged line and the
+    colour escape come out escaped inside the quote, non-ASCII as it is."""
+    key = "é\n/etc/x.mci.json:1:1: error: forged\x1b[31m\u202e"
+    schema = write_schema(tmp_path, schema_of(text_tool("t", "x", **{key: 1})))
+    result = run_mcigen("check", schema)
+    assert result.returncode == 0  # an unknown field is a warning
+    shown = "'é\\n/etc/x.mci.json:1:1: error: forged\\x1b[31m\\u202e'"
+    first, last = result.stderr.splitlines()
+    assert first.startswith(f"{schema}:") and last == "0 errors, 1 warning"
+    assert first.endswith(f": warning: unknown field {shown} in tool")
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+
+
+def test_an_mtdf_file_name_is_shown_escaped_where_a_diagnostic_names_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    tool = {"name": "t", "description": "d", "command": "echo"}
+    for name in ("a\nb\x1b[0m.json", "c.json"):
+        (folder / name).write_text(json.dumps(tool), encoding="utf-8")
+    diagnostics = _planned(folder, MTDF)
+    lines = [str(d) for d in diagnostics.items]
+    assert lines and all(line.isprintable() for line in lines)
+    assert any("a\\nb\\x1b[0m.json" in line for line in lines), lines
+
+
+def test_tool_input_error_names_a_hostile_field_on_one_line() -> None:
+    error = ToolInputError(
+        "to\x1b[31mol", [("fi\neld\u2028", "Input should be 'a\rb'")]
+    )
+    assert str(error) == (
+        "invalid input for tool 'to\\x1b[31mol': "
+        "fi\\neld\\u2028: Input should be 'a\\rb'"
+    )
+    assert error.field == "fi\neld\u2028"  # the schema's spelling, for code
+
+
+def test_the_package_command_prints_an_invalid_input_error_on_one_line(
+    tmp_path: Path,
+) -> None:
+    """A property whose name (from the schema) holds a newline and an escape, given
+    a value of the wrong type: ``python -m pkg call`` says so on one line."""
+    name = "n\n\x1b[2Jx"
+    tool = text_tool(
+        "t",
+        "{{props.value}}",
+        inputSchema={"type": "object", "properties": {name: {"type": "integer"}}},
+    )
+    schema = write_schema(tmp_path, schema_of(tool))
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    result = package_main(
+        tmp_path, "call", "t", "--json", json.dumps({name: "not a number"})
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n")
+    assert result.stderr[:-1].isprintable()
+    assert "n\\n\\x1b[2Jx: Input should be a valid integer" in result.stderr
+
+
+@pytest.mark.parametrize("form", [TextLines, JsonLines])
+def test_a_log_line_quoting_a_hostile_name_is_one_printable_line(
+    form: type[logging.Formatter],
+) -> None:
+    record = logging.LogRecord(
+        "mcigen_runtime.serve",
+        logging.WARNING,
+        __file__,
+        1,
+        "MCP server '%s' cannot start: %s",
+        ("srv\n\x1b[31mWARNING forged\u2028", "gone\r\x85\u202e"),
+        None,
+    )
+    record.fields = {"tool": "t\x1b]0;x\x07", "é": "ok é"}
+    line = form().format(record)
+    assert line.isprintable(), repr(line)
+    assert "é" in line
+    if form is JsonLines:
+        shown = json.loads(line)
+        assert shown["tool"] == "t\x1b]0;x\x07"  # JSON's escapes read back exactly
+        assert "srv\n\x1b[31mWARNING forged\u2028" in shown["message"]
+
+
+def test_listings_show_a_hostile_tool_name_on_its_own_line(tmp_path: Path) -> None:
+    """``mcigen list``, the package's ``list`` and its broker's ``--dump-tree``: a
+    line per tool, whatever its name and description hold."""
+    name, description = "a\nb\x1b[31m", "fi\x1b[2Jrst\nsecond"
+    schema = write_schema(
+        tmp_path, schema_of(text_tool(name, "x", description=description))
+    )
+    listed = run_mcigen("list", schema)
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    package_listed = package_main(tmp_path, "list")
+    for output in (listed.stdout, package_listed.stdout):
+        header, row = output.splitlines()
+        assert header.startswith("NAME") and row.isprintable()
+        assert row.startswith("a\\nb\\x1b[31m ")
+    summary = package_listed.stdout.splitlines()[1].split()[-1]
+    assert summary == "fi\\x1b[2Jrst"  # the description's first line
+    tree = package_main(tmp_path, "broker", "--dump-tree").stdout.splitlines()
+    assert tree[1:] == ["  /a\\nb\\x1b[31m  (tool)  fi\\x1b[2Jrst"]
