@@ -69,7 +69,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import json
 import logging
 import os
 import sys
@@ -480,11 +479,11 @@ class ToolSurface:
     def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline:
         """The answer to a call :meth:`runs_inline` allows, as :meth:`call` gives
         it, in the shape ``stdio_calls`` writes."""
+        if self.broker is not None:
+            return self._meta_inline(self.broker, name, arguments)
         from ..results import error_result
         from .stdio_calls import Inline
 
-        if self.broker is not None:
-            return self._meta_inline(self.broker, name, arguments)
         entry = self._by_name[name]
         try:
             result = self.registry.invoker(entry)(arguments, self.env)
@@ -498,7 +497,7 @@ class ToolSurface:
     def _meta_inline(
         self, broker: Broker, name: str, arguments: Mapping[str, Any]
     ) -> Inline:
-        from ..broker.meta_tools import BrokerError, answer_is_error
+        from ..broker.meta_tools import BrokerError, answer_is_error, answer_text
         from .stdio_calls import Inline
 
         media: list[dict[str, Any]] = []
@@ -507,7 +506,7 @@ class ToolSurface:
         except BrokerError as error:
             message = str(error)
             return Inline([message], True, None, lambda: _error_result(message))
-        text = json.dumps(answer, ensure_ascii=False)
+        text = answer_text(answer)
         return Inline(
             None if media else [text],
             answer_is_error(answer),
@@ -658,7 +657,7 @@ def _meta_result(
     content; the media it set apart as content blocks of their own."""
     import mcp_types as types
 
-    from ..broker.meta_tools import answer_is_error
+    from ..broker.meta_tools import answer_is_error, answer_text
 
     blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
         "image": types.ImageContent,
@@ -666,7 +665,7 @@ def _meta_result(
     }
     return types.CallToolResult(
         content=[
-            types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False)),
+            types.TextContent(type="text", text=answer_text(answer)),
             *(blocks[item["type"]].model_validate(item) for item in media),
         ],
         structured_content=answer,
