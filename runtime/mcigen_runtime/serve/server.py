@@ -127,7 +127,7 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
     from starlette.applications import Starlette
 
-    from ..broker.meta_tools import Broker
+    from ..broker.meta_tools import Broker, BrokerError
     from ..results import ToolResult
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
@@ -497,9 +497,7 @@ class ToolSurface:
     def _meta_inline(
         self, broker: Broker, name: str, arguments: Mapping[str, Any]
     ) -> Inline:
-        from ..broker.meta_tools import BrokerError, answer_is_error, answer_text
-        from .stdio_calls import Inline
-
+        BrokerError, answer_is_error, answer_text, Inline = _meta_inline_names()
         media: list[dict[str, Any]] = []
         try:
             answer = broker.call_meta(name, arguments, media=media)
@@ -648,6 +646,22 @@ class ToolSurface:
         except BrokerError as error:
             return _error_result(str(error))
         return _meta_result(answer, media)
+
+
+@functools.cache
+def _meta_inline_names() -> tuple[
+    type[BrokerError],
+    Callable[[Mapping[str, Any]], bool],
+    Callable[[Any], str],
+    type[Inline],
+]:
+    """What a meta-tool's inline call uses, imported once: an import statement
+    costs a few µs every time it runs, loaded module or not, as much as the
+    broker's own work for a call."""
+    from ..broker.meta_tools import BrokerError, answer_is_error, answer_text
+    from .stdio_calls import Inline
+
+    return BrokerError, answer_is_error, answer_text, Inline
 
 
 def _meta_result(
