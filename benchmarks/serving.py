@@ -37,6 +37,7 @@ from benchmarks.timing import (
     Timed,
     Worker,
     interleave,
+    task_cpu_ns,
     tree_cpu_seconds,
 )
 from tests.mcp_servers import free_port, wait_until_listening
@@ -290,22 +291,45 @@ def latencies(
     action: Action | Mapping[str, Action],
     plan: Plan,
     per_round: int | None = None,
+    cpu: dict[str, list[float]] | None = None,
 ) -> dict[str, list[float]]:
     """Seconds each ``action`` (or each peer's own) took, per peer, the peers
-    taking turns by rounds (after three untimed actions each)."""
+    taking turns by rounds (after three untimed actions each). With ``cpu``, the
+    CPU µs a call each stdio server used, one figure per round."""
     actions = {name: action if callable(action) else action[name] for name in peers}
     for name, peer in peers.items():
         for _ in range(3):
             actions[name](peer)
     times: dict[str, list[float]] = {name: [] for name in peers}
+    calls = per_round or plan.per_round
     for _ in range(plan.rounds):
         for name, peer in peers.items():
             act = actions[name]
-            for _ in range(per_round or plan.per_round):
+            used = _server_cpu_ns(peer)
+            for _ in range(calls):
                 began = time.perf_counter()
                 act(peer)
                 times[name].append(time.perf_counter() - began)
+            if cpu is not None and used is not None:
+                spent = (_server_cpu_ns(peer) or used) - used
+                cpu.setdefault(name, []).append(spent / calls / 1e3)
     return times
+
+
+def _server_cpu_ns(peer: rpc.Peer) -> int | None:
+    if not isinstance(peer, rpc.StdioPeer):
+        return None
+    return task_cpu_ns(peer.process.pid)
+
+
+def cpu_note(cpu: Mapping[str, list[float]], ours: str, theirs: str, what: str) -> str:
+    """``what`` µs a call of ``ours`` and ``theirs`` (medians of the rounds), and
+    the median of the rounds' ratios: taken in the same rounds, so load that
+    slows both does not move it."""
+    ratios = [a / b for a, b in zip(cpu[ours], cpu[theirs], strict=True) if b]
+    mine, other = statistics.median(cpu[ours]), statistics.median(cpu[theirs])
+    ratio = statistics.median(ratios) if ratios else float("nan")
+    return f"{what}: {mine:.0f} µs against {other:.0f} µs, ×{ratio:.2f}"
 
 
 @contextlib.contextmanager
@@ -707,14 +731,15 @@ class Serving:
                 MCIGEN: lambda peer: rpc.call(peer, "meta_call", meta),
                 DIRECT: lambda peer: rpc.call(peer, "greet", {"name": "Ann"}),
             }
-            times = latencies(peers, actions, plan)
+            cpu: dict[str, list[float]] = {}
+            times = latencies(peers, actions, plan, cpu=cpu)
         medians, _ = _figures(times)
         return self.row(
             "broker meta_call of a text tool, stdio",
             "us",
             medians,
             "broker",
-            "",
+            cpu_note(cpu, MCIGEN, DIRECT, "server CPU a call"),
             baseline=DIRECT,
         )
 
@@ -736,12 +761,20 @@ class Serving:
         with Worker(PYTHON, work, setup, calls) as worker:
             timed = [Timed(worker, key) for key in calls]
             found = dict(zip(calls, interleave(timed, plan.call), strict=True))
+            own, children = _cpu_rounds(worker, list(calls), plan)
         figures = {name: timing.stats for name, timing in found.items()}
+        note = "; ".join(
+            (
+                cpu_note(own, MCIGEN, SUBPROCESS, "own CPU a call"),
+                cpu_note(children, MCIGEN, SUBPROCESS, "the command's"),
+            )
+        )
         return self.row(
             "MTDF tool call (echo hi), in process",
             "us",
             figures,
             "mtdf",
+            note,
             baseline=SUBPROCESS,
         )
 
@@ -762,6 +795,21 @@ class Serving:
             "MiB",
             figures,
         )
+
+
+def _cpu_rounds(
+    worker: Worker, keys: list[str], plan: Plan
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """CPU µs a call of each of ``keys``, the calling process's and its children's,
+    the keys taking turns by rounds."""
+    own: dict[str, list[float]] = {key: [] for key in keys}
+    children: dict[str, list[float]] = {key: [] for key in keys}
+    for _ in range(plan.rounds):
+        for key in keys:
+            spent = worker.cpu(key, plan.per_round)
+            own[key].append(spent.cpu / plan.per_round * 1e6)
+            children[key].append(spent.children / plan.per_round * 1e6)
+    return own, children
 
 
 DIRECT, SUBPROCESS = "direct", "subprocess"

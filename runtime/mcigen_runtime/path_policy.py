@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -166,8 +167,7 @@ class WorkingDirectory(os.PathLike[str]):
         self.confined_to: tuple[str, ...] | None = None
         """The directories the kernel lets the process write beneath (None: it is
         not confined)."""
-        by_descriptor = f"/proc/self/fd/{descriptor}"
-        self._spawn_path = by_descriptor if os.path.isdir(by_descriptor) else path
+        self._spawn_path = f"/proc/self/fd/{descriptor}" if _PROC_FD else path
 
     def __fspath__(self) -> str:
         return self._spawn_path
@@ -260,7 +260,16 @@ def sandbox_scopes() -> tuple[str, ...]:
     """The directories a cli call may choose its working directory in when no
     server set the call's sandbox, resolved: the base directory
     (``Client(base_dir=...)``, ``MCIGEN_BASE_DIR``), else the current directory."""
-    return (os.path.realpath(_chosen_base_directory() or os.curdir),)
+    chosen = _chosen_base_directory()
+    if not chosen and _CWD_RESOLVED:
+        return (os.getcwd(),)
+    return (os.path.realpath(chosen or os.curdir),)
+
+
+_CWD_RESOLVED = sys.platform == "linux"
+"""Whether ``os.getcwd()`` gives the working directory with its symlinks resolved,
+as ``realpath`` would: Linux's ``getcwd`` walks the directory's own entries up to
+the root (one system call where ``realpath`` takes one per component)."""
 
 
 @dataclass(frozen=True, slots=True)

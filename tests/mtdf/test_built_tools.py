@@ -270,6 +270,22 @@ def test_a_missing_working_directory_is_an_error_result(
     assert result.text == 'Working directory "nowhere" is not a directory'
 
 
+def test_a_current_directory_reached_by_a_symlink_is_the_sandbox_root_resolved(
+    own: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "sub").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(workspace)
+    monkeypatch.chdir(link)
+    assert printed(call(own, "plain_hello"))["cwd"] == str(workspace)
+    inside = call(own, "plain_hello", working_directory=f"{workspace}/sub")
+    assert printed(inside)["cwd"] == f"{workspace}/sub"
+    with pytest.raises(ToolInputError) as raised:
+        call(own, "plain_hello", working_directory=str(tmp_path))
+    assert raised.value.field == "working_directory"
+    assert f'outside the sandbox root "{workspace}"' in str(raised.value)
+
+
 def test_row_84_seed_guide_keywords_are_enforced(own: str, workspace: Path) -> None:
     assert printed(call(own, "seed", level="high", ids=["1", "2"]))["argv"] == [
         "echo-args",

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ from ..errors import ToolInputError
 from ..manifest import ToolEntry
 from ..plain_json import plain_json
 from ..registry import Registry
-from ..results import STRUCTURED_CONTENT, ToolResult
+from ..results import STRUCTURED_CONTENT, Content, TextContent, ToolResult
 from ..tree import ROOT, TreeLeaf, normalize, parent_of
 from .truncation import json_text, truncate_answer
 
@@ -375,7 +376,7 @@ class Broker:
         normalized, leaf = self._find_tool(path)
         if args is None:
             args = {}
-        if not isinstance(args, Mapping):
+        if type(args) is not dict and not isinstance(args, Mapping):
             raise BrokerError(
                 f"args for '{normalized}' must be an object, got {type(args).__name__}",
                 path=normalized,
@@ -446,7 +447,7 @@ class Broker:
         result: ToolResult,
         media: list[dict[str, Any]] | None,
     ) -> dict[str, Any]:
-        content = [item.model_dump(mode="json") for item in result.content]
+        content = [_dumped(item) for item in result.content]
         if leaf.render_mode == "text":
             content = _texts_joined(content)
         if media is not None:
@@ -472,7 +473,7 @@ class Broker:
             known = ", ".join(tool["name"] for tool in META_TOOLS)
             raise BrokerError(f"no meta-tool '{name}' (there are {known})")
         arguments = {} if arguments is None else arguments
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             raise BrokerError(
                 f"the arguments of {name} must be an object, "
                 f"got {type(arguments).__name__}"
@@ -528,6 +529,15 @@ class Broker:
         return self.call_meta(name, {"path": path})
 
 
+def _dumped(item: Content) -> dict[str, Any]:
+    """A content item as JSON data: a plain text item (what nearly every tool
+    gives) written out here, the same dict as pydantic's dump in a tenth of its
+    time."""
+    if type(item) is TextContent and item.annotations is None and item.meta is None:
+        return {"type": "text", "text": item.text}
+    return item.model_dump(mode="json")
+
+
 def _texts_joined(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The content with its text items joined, newline-separated, into one in
     place of the first; the other items as they were."""
@@ -581,6 +591,11 @@ def _not_in(content: list[dict[str, Any]], metadata: Any) -> Any:
         for key, value in metadata.items()
         if key not in _REPEATS or not carried(value)
     }
+
+
+answer_text = json.JSONEncoder(ensure_ascii=False).encode
+"""A meta-tool's answer as the text an MCP server sends (``json.dumps(answer,
+ensure_ascii=False)``, without making the encoder every call)."""
 
 
 def answer_is_error(answer: Mapping[str, Any]) -> bool:

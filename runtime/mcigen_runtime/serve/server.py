@@ -69,7 +69,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import json
 import logging
 import os
 import sys
@@ -130,7 +129,7 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
     from starlette.applications import Starlette
 
-    from ..broker.meta_tools import Broker
+    from ..broker.meta_tools import Broker, BrokerError
     from ..results import ToolResult
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
@@ -482,11 +481,11 @@ class ToolSurface:
     def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline:
         """The answer to a call :meth:`runs_inline` allows, as :meth:`call` gives
         it, in the shape ``stdio_calls`` writes."""
+        if self.broker is not None:
+            return self._meta_inline(self.broker, name, arguments)
         from ..results import error_result
         from .stdio_calls import Inline
 
-        if self.broker is not None:
-            return self._meta_inline(self.broker, name, arguments)
         entry = self._by_name[name]
         try:
             result = self.registry.invoker(entry)(arguments, self.env)
@@ -500,16 +499,14 @@ class ToolSurface:
     def _meta_inline(
         self, broker: Broker, name: str, arguments: Mapping[str, Any]
     ) -> Inline:
-        from ..broker.meta_tools import BrokerError, answer_is_error
-        from .stdio_calls import Inline
-
+        BrokerError, answer_is_error, answer_text, Inline = _meta_inline_names()
         media: list[dict[str, Any]] = []
         try:
             answer = broker.call_meta(name, arguments, media=media)
         except BrokerError as error:
             message = str(error)
             return Inline([message], True, None, lambda: _error_result(message))
-        text = json.dumps(answer, ensure_ascii=False)
+        text = answer_text(answer)
         return Inline(
             None if media else [text],
             answer_is_error(answer),
@@ -653,6 +650,22 @@ class ToolSurface:
         return _meta_result(answer, media)
 
 
+@functools.cache
+def _meta_inline_names() -> tuple[
+    type[BrokerError],
+    Callable[[Mapping[str, Any]], bool],
+    Callable[[Any], str],
+    type[Inline],
+]:
+    """What a meta-tool's inline call uses, imported once: an import statement
+    costs a few µs every time it runs, loaded module or not, as much as the
+    broker's own work for a call."""
+    from ..broker.meta_tools import BrokerError, answer_is_error, answer_text
+    from .stdio_calls import Inline
+
+    return BrokerError, answer_is_error, answer_text, Inline
+
+
 def _meta_result(
     answer: dict[str, Any], media: list[dict[str, Any]]
 ) -> mcp_types.CallToolResult:
@@ -660,7 +673,7 @@ def _meta_result(
     content; the media it set apart as content blocks of their own."""
     import mcp_types as types
 
-    from ..broker.meta_tools import answer_is_error
+    from ..broker.meta_tools import answer_is_error, answer_text
 
     blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
         "image": types.ImageContent,
@@ -668,7 +681,7 @@ def _meta_result(
     }
     return types.CallToolResult(
         content=[
-            types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False)),
+            types.TextContent(type="text", text=answer_text(answer)),
             *(blocks[item["type"]].model_validate(item) for item in media),
         ],
         structured_content=answer,

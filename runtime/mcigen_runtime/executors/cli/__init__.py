@@ -6,6 +6,8 @@ Generated code imports what it needs from here, never from this package's module
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .args import Operand
@@ -42,12 +44,19 @@ __all__ = [
 
 def run_cli(call: CliCall) -> ToolResult:
     """Run the call's command (:mod:`.run`, imported by the first call)."""
-    from .run import run_cli
-
-    return run_cli(call)
+    return _runners()[0](call)
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
-    from .run import run_cli_async
+    return await _runners()[1](call)
 
-    return await run_cli_async(call)
+
+@functools.cache
+def _runners() -> (
+    tuple[Callable[[CliCall], ToolResult], Callable[[CliCall], Awaitable[ToolResult]]]
+):
+    """The runners, imported once: an import statement costs a few µs each time
+    it runs, its module loaded or not."""
+    from .run import run_cli, run_cli_async
+
+    return run_cli, run_cli_async

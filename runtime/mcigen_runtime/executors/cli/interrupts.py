@@ -10,13 +10,22 @@ signal came, once the call holds the command.
 
 from __future__ import annotations
 
+import importlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 _MAIN = threading.main_thread().ident
+
+_C_SIGNAL: Any = importlib.import_module("_signal")
+"""The C functions behind :mod:`signal` (CPython's ``_signal``): ``signal.signal``
+and ``getsignal`` turn every handler into their enum, for a function a failed
+lookup with an exception, three of them a call (~15 µs)."""
+_getsignal: Callable[[int], object] = _C_SIGNAL.getsignal
+_setsignal: Callable[[int, object], object] = _C_SIGNAL.signal
 
 
 @contextmanager
@@ -25,15 +34,15 @@ def held_back() -> Iterator[None]:
     if threading.get_ident() != _MAIN:  # handlers run in the main thread only
         yield
         return
-    handler = signal.getsignal(signal.SIGINT)
+    handler = _getsignal(signal.SIGINT)
     if not callable(handler):  # ignored, or the kernel's default: nothing runs
         yield
         return
     came: list[FrameType | None] = []
-    signal.signal(signal.SIGINT, lambda _, frame: came.append(frame))
+    _setsignal(signal.SIGINT, lambda _, frame: came.append(frame))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, handler)
+        _setsignal(signal.SIGINT, handler)
         if came:
             handler(signal.SIGINT, came[0])
