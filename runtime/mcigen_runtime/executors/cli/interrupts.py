@@ -20,10 +20,14 @@ from typing import Any
 
 _MAIN = threading.main_thread().ident
 
-_C_SIGNAL: Any = importlib.import_module("_signal")
-"""The C functions behind :mod:`signal` (CPython's ``_signal``): ``signal.signal``
-and ``getsignal`` turn every handler into their enum, for a function a failed
-lookup with an exception, three of them a call (~15 µs)."""
+# The C functions behind :mod:`signal` (CPython's ``_signal``): ``signal.signal``
+# and ``getsignal`` turn every handler into their enum, for a function a failed
+# lookup with an exception, three of them a call (~15 µs). Elsewhere the public
+# functions do the same, slower.
+try:
+    _C_SIGNAL: Any = importlib.import_module("_signal")
+except ImportError:
+    _C_SIGNAL = signal
 _getsignal: Callable[[int], object] = _C_SIGNAL.getsignal
 _setsignal: Callable[[int, object], object] = _C_SIGNAL.signal
 
