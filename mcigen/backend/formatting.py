@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import black
@@ -37,7 +37,8 @@ _MODE = black.Mode(
 )
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PARALLEL_FROM = 200
-"""Fewer pieces than this are formatted in this process (a pool costs ~0.2 s)."""
+"""Fewer pieces than this are formatted in this process (a pool costs ~0.2 s), unless
+the build forked its workers already (``workers.early_workers``)."""
 
 
 def format_modules(
@@ -47,24 +48,49 @@ def format_modules(
 
     The cache maps a text to black's output for it, and a module's output is that of
     its pieces joined: a module that did not change comes from the cache whole, and
-    only a changed one is cut. ``known`` holds pieces formatted already
-    (:func:`formatted_pieces`)."""
+    only a changed one is cut. ``known`` holds modules and pieces formatted already
+    (:func:`formatted_ahead`)."""
+    known = known or {}
     cache = _cache()
-    done = _cached(cache, sources)
-    pieces = {source: _pieces(source) for source in sources if source not in done}
-    every = {p for module in pieces.values() for p in module}
-    formatted = _format_pieces(cache, every, known or {})
+    done = {source: known[source] for source in sources if source in known}
+    done.update(_cached(cache, (source for source in sources if source not in done)))
+    batch = _Batch(cache, known)
+    pieces: dict[str, list[str]] = {}
+    for source in sources:
+        if source not in done and source not in pieces:
+            pieces[source] = _pieces(source)
+            batch.add(pieces[source])
+    formatted = batch.formatted()
     for source, module in pieces.items():
-        done[source] = "\n\n".join(formatted[piece] for piece in module)
+        done[source] = _joined(formatted, module)
         build_cache.write(cache, _key(source), done[source])
     return [done[source] for source in sources]
 
 
-def formatted_pieces(drafts: list[str]) -> dict[str, str]:
-    """black's output for every piece of ``drafts``: modules but for some pieces
-    not made yet, formatted ahead while those are made."""
-    every = {piece for draft in drafts for piece in _pieces(draft)}
-    return _format_pieces(_cache(), every, {})
+def formatted_ahead(modules: list[str], drafts: list[str]) -> dict[str, str]:
+    """black's output for each of ``modules`` and for every piece of ``drafts``,
+    formatted ahead while the rest of the package is made. A draft is a module whose
+    head (its first piece: docstring, imports, ``__all__``) is not the final one yet:
+    its head is left out."""
+    cache = _cache()
+    done = _cached(cache, modules)
+    batch = _Batch(cache, {})
+    pieces: dict[str, list[str]] = {}
+    for module in modules:
+        if module not in done and module not in pieces:
+            pieces[module] = _pieces(module)
+            batch.add(pieces[module])
+    for draft in drafts:
+        batch.add(_pieces(draft)[1:])
+    formatted = batch.formatted()
+    for module, module_pieces in pieces.items():
+        done[module] = _joined(formatted, module_pieces)
+        build_cache.write(cache, _key(module), done[module])
+    return {**formatted, **done}
+
+
+def _joined(formatted: Mapping[str, str], pieces: list[str]) -> str:
+    return "\n\n".join(formatted[piece] for piece in pieces)
 
 
 def _cache() -> Path | None:
@@ -76,53 +102,107 @@ def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:
     return {text: output for text, output in found.items() if output is not None}
 
 
-def _format_pieces(
-    cache: Path | None, pieces: set[str], known: Mapping[str, str]
-) -> dict[str, str]:
-    done = {piece: known[piece] for piece in pieces if piece in known}
-    done.update(_cached(cache, (piece for piece in pieces if piece not in done)))
-    missing = sorted(piece for piece in pieces if piece not in done)
-    for piece, result in _format_by_shape(missing).items():
-        done[piece] = result
-        build_cache.write(cache, _key(piece), result)
-    return done
+_Member = tuple[str, shapes.Split]
+"""A piece and its split."""
+_SENT_AT_ONCE = 16
+"""Stand-ins a worker gets in one task: enough to make a task's cost small against
+black's, few enough that both workers share the work."""
 
 
-def _format_by_shape(pieces: list[str]) -> dict[str, str]:
-    """black on a stand-in for every shape (``shapes.py``: one piece of the shape,
-    its docstrings cut short), its output carried over to the pieces; black on any
-    piece whose output cannot be carried over."""
-    groups: dict[shapes.Shape, list[tuple[str, shapes.Split]]] = {}
-    for piece in pieces:
-        split = shapes.split(piece)
-        groups.setdefault(split.shape(), []).append((piece, split))
-    stand_ins = [shapes.stand_in(members[0][1]) for members in groups.values()]
-    outputs = _black_all([text for text, _ in stand_ins])
-    formatted: dict[str, str] = {}
-    unsure = []
-    for (text, standing), members in zip(stand_ins, groups.values(), strict=True):
-        output = shapes.split_output(outputs[text], standing)
-        for piece, split in members:
-            result = shapes.transplant(output, standing, split)
-            if result is None:
-                unsure.append(piece)
-            else:
-                formatted[piece] = result
-    formatted.update(_black_all(unsure))
-    return formatted
+class _Batch:
+    """The pieces of a build, handed in as its modules are cut: black formats a
+    stand-in for every shape (``shapes.py``: one piece of the shape, its docstrings
+    cut short) and its output is carried over to the shape's pieces; black formats
+    any piece whose output cannot be carried over. With the build's workers
+    (``workers.early_workers``), a stand-in goes to them as soon as its piece is
+    handed in, so black runs while this process cuts and splits the next module."""
+
+    def __init__(self, cache: Path | None, known: Mapping[str, str]) -> None:
+        self._cache = cache
+        self._known = known
+        self._done: dict[str, str] = {}
+        self._handed: set[str] = set()
+        """The pieces to format (each once)."""
+        self._shapes: dict[shapes.Shape, list[_Member]] = {}
+        self._stand_ins: list[tuple[tuple[str, shapes.Split], list[_Member]]] = []
+        self._unsent = 0
+        """The stand-ins at the end of ``_stand_ins`` not given to a worker yet."""
+        self._sent: list[Future[list[str]]] = []
+
+    def add(self, pieces: Iterable[str]) -> None:
+        for piece in pieces:
+            if piece in self._done or piece in self._handed:
+                continue
+            found = self._known.get(piece)
+            if found is None:
+                found = build_cache.read(self._cache, _key(piece))
+            if found is not None:
+                self._done[piece] = found
+                continue
+            self._handed.add(piece)
+            split = shapes.split(piece)
+            members = self._shapes.setdefault(split.shape(), [])
+            if not members:
+                self._stand_ins.append((shapes.stand_in(split), members))
+                self._unsent += 1
+            members.append((piece, split))
+        pool = workers.pool()
+        if pool is not None:
+            self._send(pool, _SENT_AT_ONCE)
+
+    def _send(self, pool: ProcessPoolExecutor, least: int) -> None:
+        while self._unsent >= least and self._unsent:
+            first = len(self._stand_ins) - self._unsent
+            chunk = self._stand_ins[first : first + _SENT_AT_ONCE]
+            texts = [text for (text, _), _ in chunk]
+            self._sent.append(pool.submit(_black_each, texts))
+            self._unsent -= len(chunk)
+
+    def formatted(self) -> dict[str, str]:
+        """black's output for every piece handed in (newly formatted ones written
+        to the cache)."""
+        pool = workers.pool()
+        if pool is not None:
+            self._send(pool, 1)
+        outputs = [output for sent in self._sent for output in sent.result()]
+        waiting = self._stand_ins[len(outputs) :]
+        rest = _black_all([text for (text, _), _ in waiting])
+        outputs += [rest[text] for (text, _), _ in waiting]
+        unsure = []
+        for ((_, standing), members), output in zip(
+            self._stand_ins, outputs, strict=True
+        ):
+            split_output = shapes.split_output(output, standing)
+            for piece, split in members:
+                result = shapes.transplant(split_output, standing, split)
+                if result is None:
+                    unsure.append(piece)
+                else:
+                    self._done[piece] = result
+        self._done.update(_black_all(unsure))
+        for _, members in self._stand_ins:
+            for piece, _ in members:
+                build_cache.write(self._cache, _key(piece), self._done[piece])
+        return self._done
 
 
 def _black_all(pieces: list[str]) -> dict[str, str]:
-    processes = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
     early = workers.pool()
-    if processes > 1 and early is not None:
-        results = list(early.map(_black, pieces, chunksize=64))
+    processes = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
+    if early is not None and len(pieces) > 1:
+        # A few chunks per worker: one of them may still be making the models.
+        chunk = max(1, len(pieces) // (8 * (os.cpu_count() or 1)))
+        results = list(early.map(_black, pieces, chunksize=min(chunk, 64)))
     elif processes > 1:
         with ProcessPoolExecutor(processes) as pool:
             results = list(pool.map(_black, pieces, chunksize=64))
     else:
         results = [_black(piece) for piece in pieces]
     return dict(zip(pieces, results, strict=True))
+
+
+def _black_each(pieces: list[str]) -> list[str]:
+    return [_black(piece) for piece in pieces]
 
 
 def _black(piece: str) -> str:
