@@ -110,10 +110,11 @@ def _emit(
         )
 
     # Every module but the models and the heads of the group modules is known
-    # before the models are made: formatted while they are.
+    # before the models are made: formatted while a worker makes them (without
+    # workers they are made first, and nothing would be gained).
     files = _model_free_files(package, options, batch, source)
     known: dict[str, str] = {}
-    if making is not None:
+    if making is not None and workers.pool() is not None:
         drafts = [group_module(group, no_models) for group in views]
         known = formatted_ahead(list(files.values()), drafts)
     try:
@@ -131,7 +132,9 @@ def _emit(
         files["tools/models/__init__.py"] = render(
             "models_init.py.jinja", {"source": source}
         )
-    paths = sorted(files)
+    # The models' modules first: their pieces are all new (the other modules'
+    # were mostly formatted ahead), so the workers take them while the rest is cut.
+    paths = sorted(files, key=lambda path: (not path.startswith("tools/models/"), path))
     formatted = format_modules([files[path] for path in paths], known)
     output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
     output[MANIFEST] = _manifest(package, options)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import sys
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -219,7 +221,7 @@ def _pieces(source: str) -> list[str]:
     and the comment lines right above it go with it)."""
     lines = source.splitlines(keepends=True)
     cuts: set[int] = set()
-    for node in ast.parse(source).body:
+    for node in _statements(source):
         if isinstance(node, _DEFINITIONS):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
             while first > 0 and lines[first - 1].lstrip().startswith("#"):
@@ -232,6 +234,28 @@ def _pieces(source: str) -> list[str]:
         if piece.strip():
             pieces.append(piece)
     return pieces or [source]
+
+
+_F_PREFIX = re.compile(r"(?<!\w)f(?=[\"'])")
+"""The ``f`` of an f-string that has no other prefix letter (and any ``f`` right
+before a quote inside a string or a comment, which changes nothing that matters)."""
+
+
+def _statements(source: str) -> list[ast.stmt]:
+    """The top-level statements of ``source``, their lines as Python parses them.
+
+    Python 3.11's tokenizer reads an f-string as it reads a plain string: the same
+    characters make one string token whatever the prefix, so with ``f"`` spelled
+    ``u"`` every statement spans the same lines, and the parser does not parse the
+    f-strings' fields (on a 50,000-placeholder template, 0.5 s of a 0.51 s parse).
+    Python 3.12 tokenizes inside f-strings, so there the source is parsed as it is.
+    """
+    if sys.version_info < (3, 12):
+        try:
+            return ast.parse(_F_PREFIX.sub("u", source)).body
+        except SyntaxError:  # as the source itself would fail, or not: parse it
+            pass
+    return ast.parse(source).body
 
 
 def _key(piece: str) -> str:
