@@ -15,7 +15,8 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - what black still has to format is spread over every core, its f-strings given
   to it as plain strings where that is shown to change nothing
   (``fstring_masks.py``: black parses an f-string's fields only to leave it as
-  it was).
+  it was); with the build's early workers, a module's new shapes go to them as soon
+  as it is cut, so black runs while the next module is rendered and cut (``_Batch``).
 """
 
 from __future__ import annotations
