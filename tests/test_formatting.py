@@ -236,3 +236,52 @@ def test_a_large_build_is_plain_blacks_bytes(
     )
     whole, _ = compile_schema(schema, tmp_path / "p", "p", OFFLINE)
     assert pieces is not None and pieces == whole
+
+
+_HEADS = [
+    '"""Doc."""\nimport os\n__all__ = ["f"]\n',
+    '"""Doc."""\nimport os\nif TYPE_CHECKING:\n    from m import A\n__all__ = ["A", "f"]\n',
+    '"""Doc."""\n__all__ = []\n\n\ndef __getattr__(name):\n    return name\n\n\n',
+    '"""Doc."""\nx = 1\n# a comment that ends the head\n',
+    '"""Doc."""\ny = (\n    1,\n)\n\n',
+    '"""Doc."""\ns = """\n',
+]
+_TAILS = [
+    "def f():\n    return 1\n",
+    "# above f\ndef f():\n    pass\n",
+    "# above, then a blank line\n\ndef f():\n    pass\n",
+    "@dec\nclass C:\n    x = 1\n",
+    'def g():\n    return f"{x}"\nZ = 2\n"""What Z is."""\n',
+    "\ndef h(): ...\n",
+    "z = 3\ndef k(): ...\n",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(_HEADS),
+    st.sampled_from(_HEADS),
+    st.lists(st.sampled_from(_TAILS), min_size=1, max_size=4),
+)
+def test_a_final_module_is_cut_as_its_draft_was_or_parsed_again(
+    draft_head: str, final_head: str, tails: list[str]
+) -> None:
+    """A final module that ends as its draft does after the draft's head is cut
+    without parsing that part again only when that gives ``_pieces``' own cut."""
+    tail = "".join(tails)
+    draft, final = draft_head + tail, final_head + tail
+    try:
+        head, *rest = formatting._pieces(draft)
+        expected = formatting._pieces(final)
+    except SyntaxError:
+        return
+    known = {draft[len(head) :]: rest} if draft.startswith(head) else {}
+    assert formatting._pieces_after_draft(final, known) in ([], expected)
+
+
+def test_a_final_module_after_its_draft_is_cut_without_parsing_the_rest() -> None:
+    draft, final = _HEADS[0] + _TAILS[1], _HEADS[1] + _TAILS[1]
+    head, *rest = formatting._pieces(draft)
+    after = formatting._pieces_after_draft(final, {draft[len(head) :]: rest})
+    assert after == formatting._pieces(final)
+    assert after[1:] == rest

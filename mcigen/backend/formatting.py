@@ -54,6 +54,7 @@ def format_modules(
     only a changed one is cut. ``known`` holds modules and pieces formatted already
     (:func:`formatted_ahead`)."""
     known = known or {}
+    tails = known.tails if isinstance(known, Ahead) else {}
     cache = _cache()
     done = {source: known[source] for source in sources if source in known}
     done.update(_cached(cache, (source for source in sources if source not in done)))
@@ -61,7 +62,7 @@ def format_modules(
     pieces: dict[str, list[str]] = {}
     for source in sources:
         if source not in done and source not in pieces:
-            pieces[source] = _pieces(source)
+            pieces[source] = _pieces_after_draft(source, tails) or _pieces(source)
             batch.add(pieces[source])
     formatted = batch.formatted()
     for source, module in pieces.items():
@@ -70,7 +71,18 @@ def format_modules(
     return [done[source] for source in sources]
 
 
-def formatted_ahead(modules: list[str], drafts: list[str]) -> dict[str, str]:
+class Ahead(dict[str, str]):
+    """black's output for the modules and pieces formatted ahead, by text; and
+    ``tails``: the pieces of each draft but its head, by the text they are cut from
+    (the draft after its head), so that the final module need not be parsed again
+    (:func:`_pieces_after_draft`)."""
+
+    def __init__(self, formatted: Mapping[str, str], tails: dict[str, list[str]]):
+        super().__init__(formatted)
+        self.tails = tails
+
+
+def formatted_ahead(modules: list[str], drafts: list[str]) -> Ahead:
     """black's output for each of ``modules`` and for every piece of ``drafts``,
     formatted ahead while the rest of the package is made. A draft is a module whose
     head (its first piece: docstring, imports, ``__all__``) is not the final one yet:
@@ -83,13 +95,56 @@ def formatted_ahead(modules: list[str], drafts: list[str]) -> dict[str, str]:
         if module not in done and module not in pieces:
             pieces[module] = _pieces(module)
             batch.add(pieces[module])
+    tails = {}
     for draft in drafts:
-        batch.add(_pieces(draft)[1:])
+        head, *rest = _pieces(draft)
+        if rest and draft.startswith(head):
+            tails[draft[len(head) :]] = rest
+        batch.add(rest)
     formatted = batch.formatted()
     for module, module_pieces in pieces.items():
         done[module] = _joined(formatted, module_pieces)
         build_cache.write(cache, _key(module), done[module])
-    return {**formatted, **done}
+    return Ahead({**formatted, **done}, tails)
+
+
+def _pieces_after_draft(source: str, tails: Mapping[str, list[str]]) -> list[str]:
+    """``_pieces(source)`` for a module that ends as a draft does after its head
+    (``tails``), parsing only what comes before; [] when none does, or when it
+    cannot be shown to give the same pieces.
+
+    The draft's text after its head starts with a top-level definition (its comment
+    lines with it), where ``_pieces`` cut the draft. If the text before it in
+    ``source`` is whole statements (it parses on its own and ends a line) whose last
+    line is not a comment, then ``source``'s statements are those followed by the
+    draft's, line for line, and ``_pieces`` cuts ``source`` there too, and after it
+    where it cut the draft."""
+    for tail, rest in tails.items():
+        if not source.endswith(tail) or len(source) == len(tail):
+            continue
+        before = source[: -len(tail)]
+        lines = before.splitlines()
+        if (
+            not before.endswith("\n")
+            or len(lines) != before.count("\n")  # no other line breaks
+            or lines[-1].lstrip().startswith("#")
+            or not _starts_a_definition(tail)
+        ):
+            return []
+        try:
+            return [*_pieces(before), *rest]
+        except SyntaxError:
+            return []
+    return []
+
+
+def _starts_a_definition(text: str) -> bool:
+    """Whether ``text`` starts with a top-level definition (or its decorator), after
+    comment lines only: ``_pieces`` cuts before those comments."""
+    for line in text.splitlines():
+        if not line.lstrip().startswith("#"):
+            return line.startswith(("def ", "async def ", "class ", "@"))
+    return False
 
 
 def _joined(formatted: Mapping[str, str], pieces: list[str]) -> str:
