@@ -29,7 +29,7 @@ from .build_entry import build_entry
 from .distribution import runtime_extras, runtime_requirement
 from .executors.mcp_servers import server_functions, server_view
 from .file_env import file_env_names
-from .formatting import format_modules, formatted_pieces
+from .formatting import format_modules, formatted_ahead
 from .imports import import_block, name_order
 from .jinja import render
 from .models import (
@@ -109,17 +109,20 @@ def _emit(
             file_env,
         )
 
+    # Every module but the models and the heads of the group modules is known
+    # before the models are made: formatted while a worker makes them (without
+    # workers they are made first, and nothing would be gained).
+    files = _model_free_files(package, options, batch, source)
     known: dict[str, str] = {}
-    if making is not None:  # format the tools' functions while the models are made
-        known = formatted_pieces([group_module(group, no_models) for group in views])
+    if making is not None and workers.pool() is not None:
+        drafts = [group_module(group, no_models) for group in views]
+        known = formatted_ahead(list(files.values()), drafts)
     try:
         models = make_models(batch) if making is None else making.result()
     except ModelsRefused as refused:
         return {}, _model_failures(diagnostics, refused, package)
-    files = {
-        f"tools/{group}.py": group_module(group, models.get(group, no_models))
-        for group in views
-    }
+    for group in views:
+        files[f"tools/{group}.py"] = group_module(group, models.get(group, no_models))
     for group, group_models in sorted(models.items()):
         label = _group_label(groups[group][0].tool)
         files[f"tools/models/{group}.py"] = _models_module(
@@ -129,6 +132,27 @@ def _emit(
         files["tools/models/__init__.py"] = render(
             "models_init.py.jinja", {"source": source}
         )
+    # The models' modules first: their pieces are all new (the other modules'
+    # were mostly formatted ahead), so the workers take them while the rest is cut.
+    paths = sorted(files, key=lambda path: (not path.startswith("tools/models/"), path))
+    formatted = format_modules([files[path] for path in paths], known)
+    output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
+    output[MANIFEST] = _manifest(package, options)
+    for group, members in batch.enums.items():
+        output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
+    output["py.typed"] = b""
+    output[MARKER] = marker_content(options.name)
+    if options.vendor_runtime:
+        output.update(vendored_runtime(output))
+    return dict(sorted(output.items())), diagnostics
+
+
+def _model_free_files(
+    package: ir.Package, options: ir.BuildOptions, batch: ModelBatch, source: Code
+) -> dict[str, str]:
+    """The modules that do not depend on the models' code: the package's
+    ``__init__``, ``models``, ``__main__``, ``tools/__init__`` and surfaces."""
+    files: dict[str, str] = {}
     exports = sorted(
         (ident(export), ident(p.group))
         for p in package.tools
@@ -171,17 +195,7 @@ def _emit(
         files[f"{surface}.py"] = render(f"{surface}.py.jinja", context)
     if context["operations"]:
         files["operations.py"] = render("operations.py.jinja", context)
-    paths = sorted(files)
-    formatted = format_modules([files[path] for path in paths], known)
-    output = {path: text.encode() for path, text in zip(paths, formatted, strict=True)}
-    output[MANIFEST] = _manifest(package, options)
-    for group, members in batch.enums.items():
-        output[f"tools/{group}.enums.json"] = enum_data.data_file(members)
-    output["py.typed"] = b""
-    output[MARKER] = marker_content(options.name)
-    if options.vendor_runtime:
-        output.update(vendored_runtime(output))
-    return dict(sorted(output.items())), diagnostics
+    return files
 
 
 def _model_failures(

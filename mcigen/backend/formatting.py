@@ -15,15 +15,18 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - what black still has to format is spread over every core, its f-strings given
   to it as plain strings where that is shown to change nothing
   (``fstring_masks.py``: black parses an f-string's fields only to leave it as
-  it was).
+  it was); with the build's early workers, a module's new shapes go to them as soon
+  as it is cut, so black runs while the next module is rendered and cut (``_Batch``).
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
+import sys
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import black
@@ -37,7 +40,8 @@ _MODE = black.Mode(
 )
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PARALLEL_FROM = 200
-"""Fewer pieces than this are formatted in this process (a pool costs ~0.2 s)."""
+"""Fewer pieces than this are formatted in this process (a pool costs ~0.2 s), unless
+the build forked its workers already (``workers.early_workers``)."""
 
 
 def format_modules(
@@ -47,24 +51,104 @@ def format_modules(
 
     The cache maps a text to black's output for it, and a module's output is that of
     its pieces joined: a module that did not change comes from the cache whole, and
-    only a changed one is cut. ``known`` holds pieces formatted already
-    (:func:`formatted_pieces`)."""
+    only a changed one is cut. ``known`` holds modules and pieces formatted already
+    (:func:`formatted_ahead`)."""
+    known = known or {}
+    tails = known.tails if isinstance(known, Ahead) else {}
     cache = _cache()
-    done = _cached(cache, sources)
-    pieces = {source: _pieces(source) for source in sources if source not in done}
-    every = {p for module in pieces.values() for p in module}
-    formatted = _format_pieces(cache, every, known or {})
+    done = {source: known[source] for source in sources if source in known}
+    done.update(_cached(cache, (source for source in sources if source not in done)))
+    batch = _Batch(cache, known)
+    pieces: dict[str, list[str]] = {}
+    for source in sources:
+        if source not in done and source not in pieces:
+            pieces[source] = _pieces_after_draft(source, tails) or _pieces(source)
+            batch.add(pieces[source])
+    formatted = batch.formatted()
     for source, module in pieces.items():
-        done[source] = "\n\n".join(formatted[piece] for piece in module)
+        done[source] = _joined(formatted, module)
         build_cache.write(cache, _key(source), done[source])
     return [done[source] for source in sources]
 
 
-def formatted_pieces(drafts: list[str]) -> dict[str, str]:
-    """black's output for every piece of ``drafts``: modules but for some pieces
-    not made yet, formatted ahead while those are made."""
-    every = {piece for draft in drafts for piece in _pieces(draft)}
-    return _format_pieces(_cache(), every, {})
+class Ahead(dict[str, str]):
+    """black's output for the modules and pieces formatted ahead, by text; and
+    ``tails``: the pieces of each draft but its head, by the text they are cut from
+    (the draft after its head), so that the final module need not be parsed again
+    (:func:`_pieces_after_draft`)."""
+
+    def __init__(self, formatted: Mapping[str, str], tails: dict[str, list[str]]):
+        super().__init__(formatted)
+        self.tails = tails
+
+
+def formatted_ahead(modules: list[str], drafts: list[str]) -> Ahead:
+    """black's output for each of ``modules`` and for every piece of ``drafts``,
+    formatted ahead while the rest of the package is made. A draft is a module whose
+    head (its first piece: docstring, imports, ``__all__``) is not the final one yet:
+    its head is left out."""
+    cache = _cache()
+    done = _cached(cache, modules)
+    batch = _Batch(cache, {})
+    pieces: dict[str, list[str]] = {}
+    for module in modules:
+        if module not in done and module not in pieces:
+            pieces[module] = _pieces(module)
+            batch.add(pieces[module])
+    tails = {}
+    for draft in drafts:
+        head, *rest = _pieces(draft)
+        if rest and draft.startswith(head):
+            tails[draft[len(head) :]] = rest
+        batch.add(rest)
+    formatted = batch.formatted()
+    for module, module_pieces in pieces.items():
+        done[module] = _joined(formatted, module_pieces)
+        build_cache.write(cache, _key(module), done[module])
+    return Ahead({**formatted, **done}, tails)
+
+
+def _pieces_after_draft(source: str, tails: Mapping[str, list[str]]) -> list[str]:
+    """``_pieces(source)`` for a module that ends as a draft does after its head
+    (``tails``), parsing only what comes before; [] when none does, or when it
+    cannot be shown to give the same pieces.
+
+    The draft's text after its head starts with a top-level definition (its comment
+    lines with it), where ``_pieces`` cut the draft. If the text before it in
+    ``source`` is whole statements (it parses on its own and ends a line) whose last
+    line is not a comment, then ``source``'s statements are those followed by the
+    draft's, line for line, and ``_pieces`` cuts ``source`` there too, and after it
+    where it cut the draft."""
+    for tail, rest in tails.items():
+        if not source.endswith(tail) or len(source) == len(tail):
+            continue
+        before = source[: -len(tail)]
+        lines = before.splitlines()
+        if (
+            not before.endswith("\n")
+            or len(lines) != before.count("\n")  # no other line breaks
+            or lines[-1].lstrip().startswith("#")
+            or not _starts_a_definition(tail)
+        ):
+            return []
+        try:
+            return [*_pieces(before), *rest]
+        except SyntaxError:
+            return []
+    return []
+
+
+def _starts_a_definition(text: str) -> bool:
+    """Whether ``text`` starts with a top-level definition (or its decorator), after
+    comment lines only: ``_pieces`` cuts before those comments."""
+    for line in text.splitlines():
+        if not line.lstrip().startswith("#"):
+            return line.startswith(("def ", "async def ", "class ", "@"))
+    return False
+
+
+def _joined(formatted: Mapping[str, str], pieces: list[str]) -> str:
+    return "\n\n".join(formatted[piece] for piece in pieces)
 
 
 def _cache() -> Path | None:
@@ -76,53 +160,107 @@ def _cached(cache: Path | None, texts: Iterable[str]) -> dict[str, str]:
     return {text: output for text, output in found.items() if output is not None}
 
 
-def _format_pieces(
-    cache: Path | None, pieces: set[str], known: Mapping[str, str]
-) -> dict[str, str]:
-    done = {piece: known[piece] for piece in pieces if piece in known}
-    done.update(_cached(cache, (piece for piece in pieces if piece not in done)))
-    missing = sorted(piece for piece in pieces if piece not in done)
-    for piece, result in _format_by_shape(missing).items():
-        done[piece] = result
-        build_cache.write(cache, _key(piece), result)
-    return done
+_Member = tuple[str, shapes.Split]
+"""A piece and its split."""
+_SENT_AT_ONCE = 16
+"""Stand-ins a worker gets in one task: enough to make a task's cost small against
+black's, few enough that both workers share the work."""
 
 
-def _format_by_shape(pieces: list[str]) -> dict[str, str]:
-    """black on a stand-in for every shape (``shapes.py``: one piece of the shape,
-    its docstrings cut short), its output carried over to the pieces; black on any
-    piece whose output cannot be carried over."""
-    groups: dict[shapes.Shape, list[tuple[str, shapes.Split]]] = {}
-    for piece in pieces:
-        split = shapes.split(piece)
-        groups.setdefault(split.shape(), []).append((piece, split))
-    stand_ins = [shapes.stand_in(members[0][1]) for members in groups.values()]
-    outputs = _black_all([text for text, _ in stand_ins])
-    formatted: dict[str, str] = {}
-    unsure = []
-    for (text, standing), members in zip(stand_ins, groups.values(), strict=True):
-        output = shapes.split_output(outputs[text], standing)
-        for piece, split in members:
-            result = shapes.transplant(output, standing, split)
-            if result is None:
-                unsure.append(piece)
-            else:
-                formatted[piece] = result
-    formatted.update(_black_all(unsure))
-    return formatted
+class _Batch:
+    """The pieces of a build, handed in as its modules are cut: black formats a
+    stand-in for every shape (``shapes.py``: one piece of the shape, its docstrings
+    cut short) and its output is carried over to the shape's pieces; black formats
+    any piece whose output cannot be carried over. With the build's workers
+    (``workers.early_workers``), a stand-in goes to them as soon as its piece is
+    handed in, so black runs while this process cuts and splits the next module."""
+
+    def __init__(self, cache: Path | None, known: Mapping[str, str]) -> None:
+        self._cache = cache
+        self._known = known
+        self._done: dict[str, str] = {}
+        self._handed: set[str] = set()
+        """The pieces to format (each once)."""
+        self._shapes: dict[shapes.Shape, list[_Member]] = {}
+        self._stand_ins: list[tuple[tuple[str, shapes.Split], list[_Member]]] = []
+        self._unsent = 0
+        """The stand-ins at the end of ``_stand_ins`` not given to a worker yet."""
+        self._sent: list[Future[list[str]]] = []
+
+    def add(self, pieces: Iterable[str]) -> None:
+        for piece in pieces:
+            if piece in self._done or piece in self._handed:
+                continue
+            found = self._known.get(piece)
+            if found is None:
+                found = build_cache.read(self._cache, _key(piece))
+            if found is not None:
+                self._done[piece] = found
+                continue
+            self._handed.add(piece)
+            split = shapes.split(piece)
+            members = self._shapes.setdefault(split.shape(), [])
+            if not members:
+                self._stand_ins.append((shapes.stand_in(split), members))
+                self._unsent += 1
+            members.append((piece, split))
+        pool = workers.pool()
+        if pool is not None:
+            self._send(pool, _SENT_AT_ONCE)
+
+    def _send(self, pool: ProcessPoolExecutor, least: int) -> None:
+        while self._unsent >= least and self._unsent:
+            first = len(self._stand_ins) - self._unsent
+            chunk = self._stand_ins[first : first + _SENT_AT_ONCE]
+            texts = [text for (text, _), _ in chunk]
+            self._sent.append(pool.submit(_black_each, texts))
+            self._unsent -= len(chunk)
+
+    def formatted(self) -> dict[str, str]:
+        """black's output for every piece handed in (newly formatted ones written
+        to the cache)."""
+        pool = workers.pool()
+        if pool is not None:
+            self._send(pool, 1)
+        outputs = [output for sent in self._sent for output in sent.result()]
+        waiting = self._stand_ins[len(outputs) :]
+        rest = _black_all([text for (text, _), _ in waiting])
+        outputs += [rest[text] for (text, _), _ in waiting]
+        unsure = []
+        for ((_, standing), members), output in zip(
+            self._stand_ins, outputs, strict=True
+        ):
+            split_output = shapes.split_output(output, standing)
+            for piece, split in members:
+                result = shapes.transplant(split_output, standing, split)
+                if result is None:
+                    unsure.append(piece)
+                else:
+                    self._done[piece] = result
+        self._done.update(_black_all(unsure))
+        for _, members in self._stand_ins:
+            for piece, _ in members:
+                build_cache.write(self._cache, _key(piece), self._done[piece])
+        return self._done
 
 
 def _black_all(pieces: list[str]) -> dict[str, str]:
-    processes = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
     early = workers.pool()
-    if processes > 1 and early is not None:
-        results = list(early.map(_black, pieces, chunksize=64))
+    processes = min(os.cpu_count() or 1, len(pieces) // _PARALLEL_FROM)
+    if early is not None and len(pieces) > 1:
+        # A few chunks per worker: one of them may still be making the models.
+        chunk = max(1, len(pieces) // (8 * (os.cpu_count() or 1)))
+        results = list(early.map(_black, pieces, chunksize=min(chunk, 64)))
     elif processes > 1:
         with ProcessPoolExecutor(processes) as pool:
             results = list(pool.map(_black, pieces, chunksize=64))
     else:
         results = [_black(piece) for piece in pieces]
     return dict(zip(pieces, results, strict=True))
+
+
+def _black_each(pieces: list[str]) -> list[str]:
+    return [_black(piece) for piece in pieces]
 
 
 def _black(piece: str) -> str:
@@ -139,7 +277,7 @@ def _pieces(source: str) -> list[str]:
     and the comment lines right above it go with it)."""
     lines = source.splitlines(keepends=True)
     cuts: set[int] = set()
-    for node in ast.parse(source).body:
+    for node in _statements(source):
         if isinstance(node, _DEFINITIONS):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
             while first > 0 and lines[first - 1].lstrip().startswith("#"):
@@ -152,6 +290,28 @@ def _pieces(source: str) -> list[str]:
         if piece.strip():
             pieces.append(piece)
     return pieces or [source]
+
+
+_F_PREFIX = re.compile(r"(?<!\w)f(?=[\"'])")
+"""The ``f`` of an f-string that has no other prefix letter (and any ``f`` right
+before a quote inside a string or a comment, which changes nothing that matters)."""
+
+
+def _statements(source: str) -> list[ast.stmt]:
+    """The top-level statements of ``source``, their lines as Python parses them.
+
+    Python 3.11's tokenizer reads an f-string as it reads a plain string: the same
+    characters make one string token whatever the prefix, so with ``f"`` spelled
+    ``u"`` every statement spans the same lines, and the parser does not parse the
+    f-strings' fields (on a 50,000-placeholder template, 0.5 s of a 0.51 s parse).
+    Python 3.12 tokenizes inside f-strings, so there the source is parsed as it is.
+    """
+    if sys.version_info < (3, 12):
+        try:
+            return ast.parse(_F_PREFIX.sub("u", source)).body
+        except SyntaxError:  # as the source itself would fail, or not: parse it
+            pass
+    return ast.parse(source).body
 
 
 def _key(piece: str) -> str:
