@@ -369,6 +369,12 @@ def test_malformed_messages_get_invalid_request(url: str) -> None:
     assert unversioned.json()["error"]["code"] == -32600
     odd = post(url, {"jsonrpc": "2.0", "id": 4, "method": 12})
     assert odd.json()["error"]["code"] == -32600
+    # Params that are no object: the edge's plain-request shortcut must not pass them.
+    for params in ([1, 2], "all"):
+        listed = post(
+            url, {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": params}
+        )
+        assert (listed.status_code, listed.json()["error"]["code"]) == (400, -32600)
     # A method with "id": null (or another id no request has) is no notification.
     for bad_id in (None, {"n": 1}, True, 2.5):
         refused = post(url, {"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})

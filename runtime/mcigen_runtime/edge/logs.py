@@ -137,11 +137,15 @@ def _logfmt(value: Any) -> str:
     return _json(value)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"))
+"""Made once: ``json.dumps`` with options makes an encoder per call."""
+
+
 def _json(value: Any) -> str:
     """JSON text holding no character that is not printable: the encoder escapes
     control characters, and here also what it keeps as it is (DEL, U+0085, U+2028,
     a bidi override), in its own ``\\uXXXX`` form."""
-    text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    text = _ENCODER.encode(value)
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)

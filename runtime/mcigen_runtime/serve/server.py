@@ -982,7 +982,8 @@ def _streamable_http_app(
     """Stateless Streamable HTTP at ``/mcp``: a JSON answer, or an SSE stream that
     carries the request's progress notifications before its answer when the edge
     says the client asked for them (``http.streams_progress``); ``beside`` runs in
-    the app's lifespan with the two session managers."""
+    the app's lifespan with the two session managers, and the process is
+    :func:`settled` once they run."""
     import contextlib
 
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -1006,6 +1007,7 @@ def _streamable_http_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with answering.run(), streaming.run(), beside():
+            settled()
             yield
 
     exchange = ByProgress(answering.handle_request, streaming.handle_request)
