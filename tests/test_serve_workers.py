@@ -284,11 +284,20 @@ def test_a_stopped_supervisor_stops_every_worker_and_their_commands(
 ) -> None:
     busy.server.process.send_signal(stop)  # the supervisor alone, as Ctrl-C does
     assert gone_within(10, busy.group)
-    answer = busy.connection.recv(65536)
+    assert b"the server is shutting down" in _answer(busy.connection)
     busy.connection.close()
-    assert b"the server is shutting down" in answer
     assert busy.server.process.wait(PATIENCE) == status
     assert ended_within(10, *busy.workers)
+
+
+def _answer(connection: socket.socket) -> bytes:
+    """What the server sent on ``connection`` until it closed it: the headers and
+    the body may come in separate reads."""
+    connection.settimeout(PATIENCE)
+    answer = b""
+    while chunk := connection.recv(65536):
+        answer += chunk
+    return answer
 
 
 def test_a_killed_supervisor_takes_its_workers_and_their_commands_along(
