@@ -15,7 +15,6 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import NOTHING as _NOTHING
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import checked_loop as _checked_loop
@@ -219,7 +218,7 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
                 if (found_3 := _member(item_1, "key")) is not _NOTHING
                 else _first({**context, "svc": item_1}, "svc.key", (("svc", "key"),))
             )
-            value_4 = item_1.value if type(item_1) is _Entry else item_1
+            value_4 = item_1
             out.append(f"{value_2}: {value_4}\n")
         value_5 = props["threshold_ms"]
         out.append(f"(threshold {value_5} ms)")

@@ -14,7 +14,6 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import checked_loop as _checked_loop
@@ -76,7 +75,7 @@ def _invoke_standup_prompt(
             if turns_left >= 0 and len(out) + turns_2 <= out.recount
             else _checked_loop(items_2, turns_2, out, turns_left, limit)
         ):
-            value_3 = item_2.value if type(item_2) is _Entry else item_2
+            value_3 = item_2
             out.append(f"\n- {value_3}: yesterday, today, blockers\n")
         rendered = "".join(out)
         if len(rendered) > limit:

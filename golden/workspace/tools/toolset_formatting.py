@@ -14,7 +14,6 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
 from mcigen_runtime.templating import checked_loop as _checked_loop
@@ -110,7 +109,7 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
             if turns_left >= 0 and len(out) + turns_1 <= out.recount
             else _checked_loop(items_1, turns_1, out, turns_left, limit)
         ):
-            value_2 = item_1.value if type(item_1) is _Entry else item_1
+            value_2 = item_1
             out.append(f"\n- {value_2}\n")
         rendered = "".join(out)
         if len(rendered) > limit:

@@ -338,7 +338,7 @@ class _Compiler:
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
                 return self._chain(tests, literal(alternative.value), literal_end=True)
-            read = self._read(alternative.parts)
+            read = self._read(alternative.parts, shown=True)
             if read is None:
                 return self._first(node, failing=False)
             value, test = read
@@ -349,16 +349,19 @@ class _Compiler:
             tests.append((value, test))
         return self._chain(tests, self._first(node, failing=True))
 
-    def _read(self, parts: tuple[str, ...]) -> tuple[str, str | None] | None:
+    def _read(
+        self, parts: tuple[str, ...], shown: bool = False
+    ) -> tuple[str, str | None] | None:
         """(value, test) of a path read straight from a local, or None for a path
         the runtime must walk. The test tells whether the value is there; None when
         it always is: a loop variable, or a declared property that is required or
         has a default. A loop variable's member is read from a dict in line, as
-        ``member`` reads it (input holds no ``Entry``: only loops make those)."""
+        ``member`` reads it (input holds no ``Entry``: only loops make those). A
+        value only ``shown`` as text may be an ``Entry``: it formats as its value."""
         root = parts[0]
         if root in self.scope:
             variable = self.scope[root]
-            if len(parts) == 1 and variable in self.counters:
+            if len(parts) == 1 and (shown or variable in self.counters):
                 return variable, None
             if len(parts) == 1:
                 entry = self._use("Entry")
