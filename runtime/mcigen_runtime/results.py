@@ -185,7 +185,11 @@ _TEXT_CONTENT_STATE: dict[str, Any] = {
     "text": "",
     "annotations": None,
 }
-_TOOL_RESULT_STATE: dict[str, Any] = {"content": None, "isError": False, "metadata": None}
+_TOOL_RESULT_STATE: dict[str, Any] = {
+    "content": None,
+    "isError": False,
+    "metadata": None,
+}
 """The ``__dict__`` of a text item and of a result, the values a builder changes
 aside: a copy and one or two stores are cheaper than a dict display of the same
 keys (~700 instructions of a text call's ~11,000)."""
