@@ -198,10 +198,12 @@ class _Compiler:
             )
         else:
             self.bounded = self.limit is not None and _has_loop(template.nodes)
-            lines: list[str] = [f"out: {self._list_type()} = {self._new_list()}"]
+            lines: list[str] = []
             if self.bounded:
-                lines[:0] = [f"limit = {self.limit}"] * (self.limit != "limit")
-                lines.insert(len(lines) - 1, "turns_left = limit")
+                if self.limit != "limit":  # a renderer takes it as its parameter
+                    lines.append(f"limit = {self.limit}")
+                lines.append("turns_left = limit")
+            lines.append(f"out: {self._list_type()} = {self._new_list()}")
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
             self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
