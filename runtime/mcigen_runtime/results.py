@@ -179,11 +179,27 @@ _built_by_dict(TextContent, ("type", "text"))
 _built_by_dict(ToolResult, ("content", "isError", "metadata"))
 
 
+_TEXT_CONTENT_STATE: dict[str, Any] = {
+    "meta": None,
+    "type": "text",
+    "text": "",
+    "annotations": None,
+}
+_TOOL_RESULT_STATE: dict[str, Any] = {
+    "content": None,
+    "isError": False,
+    "metadata": None,
+}
+"""The ``__dict__`` of a text item and of a result, the values a builder changes
+aside: a copy and one or two stores are cheaper than a dict display of the same
+keys (~700 instructions of a text call's ~11,000)."""
+
+
 def text_content(text: str) -> TextContent:
     content: TextContent = _new(TextContent)
-    _set_dict(
-        content, {"meta": None, "type": "text", "text": text, "annotations": None}
-    )
+    state = _TEXT_CONTENT_STATE.copy()
+    state["text"] = text
+    _set_dict(content, state)
     return content
 
 
@@ -199,9 +215,15 @@ def text_result(text: str, metadata: dict[str, Any] | None = None) -> ToolResult
     """A result of one text item: what most calls return, so the two builds
     above are written out here (a call costs as much as a quarter of a build)."""
     item = _new(TextContent)
-    _set_dict(item, {"meta": None, "type": "text", "text": text, "annotations": None})
+    item_state = _TEXT_CONTENT_STATE.copy()
+    item_state["text"] = text
+    _set_dict(item, item_state)
     result: ToolResult = _new(ToolResult)
-    _set_dict(result, {"content": [item], "isError": False, "metadata": metadata})
+    state = _TOOL_RESULT_STATE.copy()
+    state["content"] = [item]
+    if metadata is not None:
+        state["metadata"] = metadata
+    _set_dict(result, state)
     return result
 
 

@@ -59,6 +59,8 @@ def test_a_huge_loop_bound_is_an_error_result_at_the_default_limit(pkg) -> None:
     assert "exceeds the limit of 10485760 characters (text_output)" in result.text
     result = pkg.repeat(n=10**12, word="")  # refused before its first turn
     assert "exceed the limit of 10485760 turns (text_output)" in result.text
+    result = pkg.repeat(n=10**20, word="")  # more turns than len() can give
+    assert "exceed the limit of 10485760 turns (text_output)" in result.text
 
 
 def test_a_loop_that_renders_nothing_still_stops(pkg) -> None:  # type: ignore[no-untyped-def]

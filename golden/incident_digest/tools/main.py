@@ -15,14 +15,14 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import NOTHING as _NOTHING
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
-from mcigen_runtime.templating import OutputBudget as _OutputBudget
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import checked_loop as _checked_loop
 from mcigen_runtime.templating import compare as _compare
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.templating import items_of as _items_of
 from mcigen_runtime.templating import member as _member
+from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
 
 if TYPE_CHECKING:
@@ -76,11 +76,19 @@ def _invoke_incident_digest(
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = _Output()
+        limit = _active(_LIMITS).text_output
+        turns_left = limit
+        out: _Output = _Output()
         value_1 = props["team"]
         out.append(f"Incident digest for {value_1}\n")
-        for item_2 in budget.each(_items_of(props["incidents"]), out):
+        items_2 = _items_of(props["incidents"])
+        turns_2 = len(items_2)
+        turns_left -= turns_2
+        for item_2 in (
+            items_2
+            if turns_left >= 0 and len(out) + turns_2 <= out.recount
+            else _checked_loop(items_2, turns_2, out, turns_left, limit)
+        ):
             value_3 = (
                 found_4
                 if (found_4 := _member(item_2, "id")) is not _NOTHING
@@ -142,7 +150,9 @@ def _invoke_incident_digest(
             )
             out.append(f"On call: {value_12}")
         out.append("\n")
-        rendered = budget.text(out)
+        rendered = "".join(out)
+        if len(rendered) > limit:
+            raise _output_too_long(limit)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(rendered)
@@ -192,19 +202,29 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
     }
     context: dict[str, Any] = {"props": props, "env": env, "input": props}
     try:
-        budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = _Output()
-        for item_1 in budget.each(_items_of(props["services"]), out):
+        limit = _active(_LIMITS).text_output
+        turns_left = limit
+        out: _Output = _Output()
+        items_1 = _items_of(props["services"])
+        turns_1 = len(items_1)
+        turns_left -= turns_1
+        for item_1 in (
+            items_1
+            if turns_left >= 0 and len(out) + turns_1 <= out.recount
+            else _checked_loop(items_1, turns_1, out, turns_left, limit)
+        ):
             value_2 = (
                 found_3
                 if (found_3 := _member(item_1, "key")) is not _NOTHING
                 else _first({**context, "svc": item_1}, "svc.key", (("svc", "key"),))
             )
-            value_4 = item_1.value if type(item_1) is _Entry else item_1
+            value_4 = item_1
             out.append(f"{value_2}: {value_4}\n")
         value_5 = props["threshold_ms"]
         out.append(f"(threshold {value_5} ms)")
-        rendered = budget.text(out)
+        rendered = "".join(out)
+        if len(rendered) > limit:
+            raise _output_too_long(limit)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(rendered)
@@ -261,11 +281,19 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
         "mode": raw.get("mode", "fast"),
     }
     try:
-        budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = _Output()
+        limit = _active(_LIMITS).text_output
+        turns_left = limit
+        out: _Output = _Output()
         value_1 = props["job"]
         out.append(f"Job {value_1}: ")
-        for item_2 in budget.each(range(1, 4), out):
+        items_2 = range(1, 4)
+        turns_2 = max(0, items_2.stop - items_2.start)
+        turns_left -= turns_2
+        for item_2 in (
+            items_2
+            if turns_left >= 0 and len(out) + turns_2 <= out.recount
+            else _checked_loop(items_2, turns_2, out, turns_left, limit)
+        ):
             value_3 = item_2
             out.append(f"attempt {value_3} ")
         if _compare(props["mode"], "==", "manual"):
@@ -280,7 +308,9 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
             value_4 = props["mode"]
             out.append(f"then retry {value_4}")
         out.append(".")
-        rendered = budget.text(out)
+        rendered = "".join(out)
+        if len(rendered) > limit:
+            raise _output_too_long(limit)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(rendered)

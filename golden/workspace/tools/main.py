@@ -14,11 +14,11 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
-from mcigen_runtime.templating import OutputBudget as _OutputBudget
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import checked_loop as _checked_loop
 from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
 
 if TYPE_CHECKING:
@@ -62,14 +62,24 @@ def _invoke_standup_prompt(
         raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
     props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
     try:
-        budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = _Output()
+        limit = _active(_LIMITS).text_output
+        turns_left = limit
+        out: _Output = _Output()
         value_1 = props["team"]
         out.append(f"Stand-up for {value_1}:\n")
-        for item_2 in budget.each(_items_of(props["people"]), out):
-            value_3 = item_2.value if type(item_2) is _Entry else item_2
+        items_2 = _items_of(props["people"])
+        turns_2 = len(items_2)
+        turns_left -= turns_2
+        for item_2 in (
+            items_2
+            if turns_left >= 0 and len(out) + turns_2 <= out.recount
+            else _checked_loop(items_2, turns_2, out, turns_left, limit)
+        ):
+            value_3 = item_2
             out.append(f"\n- {value_3}: yesterday, today, blockers\n")
-        rendered = budget.text(out)
+        rendered = "".join(out)
+        if len(rendered) > limit:
+            raise _output_too_long(limit)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(rendered)

@@ -14,11 +14,11 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Entry as _Entry
 from mcigen_runtime.templating import Output as _Output
-from mcigen_runtime.templating import OutputBudget as _OutputBudget
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
+from mcigen_runtime.templating import checked_loop as _checked_loop
 from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
 
 if TYPE_CHECKING:
@@ -98,12 +98,22 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
         raw = _validate_input(BulletListInput, raw, "bullet_list")
     props: dict[str, Any] = {"items": raw["items"]}
     try:
-        budget = _OutputBudget(_active(_LIMITS).text_output)
-        out: list[str] = _Output()
-        for item_1 in budget.each(_items_of(props["items"]), out):
-            value_2 = item_1.value if type(item_1) is _Entry else item_1
+        limit = _active(_LIMITS).text_output
+        turns_left = limit
+        out: _Output = _Output()
+        items_1 = _items_of(props["items"])
+        turns_1 = len(items_1)
+        turns_left -= turns_1
+        for item_1 in (
+            items_1
+            if turns_left >= 0 and len(out) + turns_1 <= out.recount
+            else _checked_loop(items_1, turns_1, out, turns_left, limit)
+        ):
+            value_2 = item_1
             out.append(f"\n- {value_2}\n")
-        rendered = budget.text(out)
+        rendered = "".join(out)
+        if len(rendered) > limit:
+            raise _output_too_long(limit)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
     return _text_result(rendered)

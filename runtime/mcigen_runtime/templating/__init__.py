@@ -10,7 +10,7 @@ from it (``from mcigen_runtime.templating import first``), never from its module
 
 from __future__ import annotations
 
-from .budget import Output, OutputBudget
+from .budget import Output, checked_loop, output_too_long
 from .lookup import (
     NOTHING,
     UNBOUND,
@@ -36,9 +36,9 @@ __all__ = [
     "UNBOUND",
     "Entry",
     "Output",
-    "OutputBudget",
     "TemplateRuntimeError",
     "Value",
+    "checked_loop",
     "compare",
     "first",
     "foreach_items",
@@ -46,6 +46,7 @@ __all__ = [
     "member",
     "native",
     "operand",
+    "output_too_long",
     "range_bound",
     "restore",
     "strip_pieces",

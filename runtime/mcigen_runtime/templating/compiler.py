@@ -126,7 +126,7 @@ Renderer = Callable[[dict[str, Any], int], str]
 
 def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
     """A function ``(context, limit) -> text`` that renders ``template``, compiled
-    to Python, raising :class:`~.output_budget.OutputLimitError` past ``limit``
+    to Python, raising :class:`~.budget.OutputLimitError` past ``limit``
     characters or loop turns; ``name`` is shown in tracebacks."""
     code = compile_text(template, frozenset(), inline_members=True, limit="limit")
     lines = [
@@ -151,7 +151,10 @@ def compile_renderer(template: Template, name: str = "<template>") -> Renderer:
 
 def helper_module(helper: str) -> Any:
     """The runtime module defining a helper that compiled code calls."""
-    return output_budget if helper in ("Output", "OutputBudget") else lookup
+    return output_budget if helper in _BUDGET_HELPERS else lookup
+
+
+_BUDGET_HELPERS = frozenset({"Output", "checked_loop", "output_too_long"})
 
 
 def _parts(path: PathRef) -> str:
@@ -174,8 +177,8 @@ class _Compiler:
         self.inline_members = inline_members
         self.limit = limit
         self.bounded = False
-        """Whether loops count turns and output in ``budget``: the template has a
-        loop and a limit."""
+        """Whether loops count turns (in the locals ``turns_left`` and ``limit``) and
+        output: the template has a loop and a limit."""
         self.result = CompiledText()
         self.counter = 0
         self.context_reads = 0
@@ -195,14 +198,21 @@ class _Compiler:
             )
         else:
             self.bounded = self.limit is not None and _has_loop(template.nodes)
-            lines: list[str] = [f"out: list[str] = {self._new_list()}"]
+            lines: list[str] = []
             if self.bounded:
-                lines.insert(0, f"budget = {self._use('OutputBudget')}({self.limit})")
+                if self.limit != "limit":  # a renderer takes it as its parameter
+                    lines.append(f"limit = {self.limit}")
+                lines.append("turns_left = limit")
+            lines.append(f"out: {self._list_type()} = {self._new_list()}")
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
             self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
-            if self.bounded:  # counted in the statements, where failures are caught
-                self.result.statements.append("rendered = budget.text(out)")
+            if self.bounded:  # checked in the statements, where failures are caught
+                too_long = self._use("output_too_long")
+                self.result.statements += [
+                    'rendered = "".join(out)',
+                    f"if len(rendered) > limit:\n    raise {too_long}(limit)",
+                ]
                 self.result.expression = "rendered"
         return self.result
 
@@ -213,14 +223,17 @@ class _Compiler:
         while self.pending:
             body = self.pending.pop(0)
             self.scope = body.scope
-            params = [f"{body.target}: list[str]"] + [
+            params = [f"{body.target}: {self._list_type()}"] + [
                 f"{local}: {'int' if local in self.counters else 'Any'}"
                 for local in body.scope.values()
             ]
             if self.bounded:
-                params.append(f"budget: {self._use('OutputBudget')}")
-            lines.append(f"def {body.name}({', '.join(params)}) -> None:")
+                params += ["turns_left: int", "limit: int"]
+            returns = "int" if self.bounded else "None"
+            lines.append(f"def {body.name}({', '.join(params)}) -> {returns}:")
             self._nodes(body.nodes, body.target, lines, 1, body.wrap)
+            if self.bounded:  # the turns its loops left, for the loops after it
+                lines.append("    return turns_left")
         self.scope = {}
         return lines
 
@@ -231,12 +244,18 @@ class _Compiler:
         self.pending.append(body)
         # What the body reads is not known yet: loops around it bind their variables.
         self.context_reads += 1
-        arguments = [target, *body.scope.values(), *(["budget"] * self.bounded)]
-        return f"{body.name}({', '.join(arguments)})"
+        arguments = [target, *body.scope.values()]
+        if not self.bounded:
+            return f"{body.name}({', '.join(arguments)})"
+        arguments += ["turns_left", "limit"]
+        return f"turns_left = {body.name}({', '.join(arguments)})"
 
     def _new_list(self) -> str:
         """An empty list of pieces: one that counts what loops append, if bounded."""
         return f"{self._use('Output')}()" if self.bounded else "[]"
+
+    def _list_type(self) -> str:
+        return f"{self._use('Output')}" if self.bounded else "list[str]"
 
     def _name(self, stem: str) -> str:
         self.counter += 1
@@ -321,7 +340,7 @@ class _Compiler:
         for alternative in node.alternatives:
             if isinstance(alternative, StringLiteral):
                 return self._chain(tests, literal(alternative.value), literal_end=True)
-            read = self._read(alternative.parts)
+            read = self._read(alternative.parts, shown=True)
             if read is None:
                 return self._first(node, failing=False)
             value, test = read
@@ -332,16 +351,19 @@ class _Compiler:
             tests.append((value, test))
         return self._chain(tests, self._first(node, failing=True))
 
-    def _read(self, parts: tuple[str, ...]) -> tuple[str, str | None] | None:
+    def _read(
+        self, parts: tuple[str, ...], shown: bool = False
+    ) -> tuple[str, str | None] | None:
         """(value, test) of a path read straight from a local, or None for a path
         the runtime must walk. The test tells whether the value is there; None when
         it always is: a loop variable, or a declared property that is required or
         has a default. A loop variable's member is read from a dict in line, as
-        ``member`` reads it (input holds no ``Entry``: only loops make those)."""
+        ``member`` reads it (input holds no ``Entry``: only loops make those). A
+        value only ``shown`` as text may be an ``Entry``: it formats as its value."""
         root = parts[0]
         if root in self.scope:
             variable = self.scope[root]
-            if len(parts) == 1 and variable in self.counters:
+            if len(parts) == 1 and (shown or variable in self.counters):
                 return variable, None
             if len(parts) == 1:
                 entry = self._use("Entry")
@@ -459,10 +481,11 @@ class _Compiler:
             self._nodes(body, target, lines, depth, wrap)
             return
         pieces = self._name("pieces")
-        lines.append(f"{'    ' * depth}{pieces}: list[str] = {self._new_list()}")
+        pad = "    " * depth
+        lines.append(f"{pad}{pieces}: {self._list_type()} = {self._new_list()}")
         self._nodes(branch.body, pieces, lines, depth, wrap=True)
         strip = self._use("strip_pieces")
-        lines.append(f"{'    ' * depth}{target}.extend({strip}({pieces}))")
+        lines.append(f"{pad}{target}.extend({strip}({pieces}))")
 
     def _condition(self, condition: Condition) -> str:
         if condition.op is None or condition.right is None:
@@ -503,7 +526,7 @@ class _Compiler:
         else:
             source = self._items(node)
         if self.bounded:
-            source = f"budget.each({source}, {target})"
+            source = self._charged(node, source, item, target, lines, pad)
         outer = self.scope.get(node.var)
         self.scope[node.var] = item
         reads_before = self.context_reads
@@ -524,6 +547,35 @@ class _Compiler:
         lines.append(f"{pad}    {context}[{var}] = {item}")
         lines.extend(body)
         lines.append(f"{pad}{self._use('restore')}({context}, {var}, {saved})")
+
+    def _charged(
+        self,
+        node: For | Foreach,
+        source: str,
+        item: str,
+        target: str,
+        lines: list[str],
+        pad: str,
+    ) -> str:
+        """What a bounded loop over ``item`` iterates: its items, bound to a local
+        and their turns charged by lines added to ``lines``; ``checked_loop`` is
+        called only when the turns run out or ``target`` may have grown too much
+        since its last count (a range's length is taken from its ends: ``len``
+        fails past ``sys.maxsize``)."""
+        number = item.removeprefix("item_")
+        items, turns = f"items_{number}", f"turns_{number}"
+        length = (
+            f"max(0, {items}.stop - {items}.start)"
+            if isinstance(node, For)
+            else f"len({items})"
+        )
+        lines.append(f"{pad}{items} = {source}")
+        lines.append(f"{pad}{turns} = {length}")
+        lines.append(f"{pad}turns_left -= {turns}")
+        fits = f"turns_left >= 0 and len({target}) + {turns} <= {target}.recount"
+        checked = self._use("checked_loop")
+        slow = f"{checked}({items}, {turns}, {target}, turns_left, limit)"
+        return f"({items} if {fits} else {slow})"
 
     def _range(self, node: For) -> str:
         return f"range({self._bound(node.start)}, {self._bound(node.end)})"

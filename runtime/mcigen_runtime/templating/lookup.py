@@ -34,6 +34,14 @@ class Entry:
         self.key = key
         self.value = value
 
+    # A placeholder of the loop variable shows the value: compiled code formats
+    # the entry itself, without testing on every turn whether it is one.
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
 
 _NOTHING: Any = object()
 NOTHING: Any = _NOTHING
