@@ -125,8 +125,9 @@ def test_an_unknown_auth_key_is_never_a_keyword_of_generated_code(
     auth[hostile_key] = auth.pop("scopes")
     package, files, diagnostics = _compiled(workspace, document)
     assert files is not None
+    shown = hostile_key.replace("\n", "\\n")  # escaped: the message is one line
     assert [d.message for d in diagnostics.items] == [
-        f"unknown field '{hostile_key}' in oauth2 auth"
+        f"unknown field '{shown}' in oauth2 auth"
     ]
     write_package(files, workspace / package, package)
     with every_module_imported(package):
