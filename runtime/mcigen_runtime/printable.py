@@ -23,3 +23,19 @@ def quoted(value: object) -> str:
     """``value`` (a name, key, path or value of the input) between single quotes,
     as messages name it, its characters that are not printable escaped."""
     return f"'{printable(str(value))}'"
+
+
+def printable_json(text: str) -> str:
+    """One line of JSON text with every character that is not printable written
+    as JSON's own escape: an encoder escapes control characters, but keeps DEL,
+    U+0085, U+2028 and a bidi override as they are."""
+    if text.isprintable():
+        return text
+    import json  # here: the module is imported by every package's errors
+
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+
+
+def printable_lines(text: str) -> str:
+    """``text`` whose lines are kept, each shown through :func:`printable`."""
+    return "\n".join(printable(line) for line in text.split("\n"))

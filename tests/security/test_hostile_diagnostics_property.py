@@ -106,7 +106,8 @@ def _write_mtdf(directory: Path, h: list[str]) -> Path:
     with an unknown field and an option of a type that is none."""
     folder = directory / "tools"
     folder.mkdir()
-    file_name = h[0].replace("/", "").replace("\x00", "") + ".json"
+    # "t" first: a name starting with "." is a hidden file, which a folder skips
+    file_name = "t" + h[0].replace("/", "").replace("\x00", "") + ".json"
     tool = {
         "name": h[1],
         "description": "d",
@@ -279,3 +280,27 @@ def test_listings_show_a_hostile_tool_name_on_its_own_line(tmp_path: Path) -> No
     assert summary == "fi\\x1b[2Jrst"  # the description's first line
     tree = package_main(tmp_path, "broker", "--dump-tree").stdout.splitlines()
     assert tree[1:] == ["  /a\\nb\\x1b[31m  (tool)  fi\\x1b[2Jrst"]
+
+
+def test_describe_shows_a_hostile_description_without_its_controls(
+    tmp_path: Path,
+) -> None:
+    """``python -m pkg describe``: a tool's description and its schema's strings
+    keep their lines, but no escape sequence, line separator or bidi override of
+    the schema reaches the terminal."""
+    description = "Red \x1b[31mtext\nsecond line \u202eevil"
+    tool = text_tool(
+        "t",
+        "{{props.v}}",
+        description=description,
+        inputSchema={
+            "type": "object",
+            "properties": {"v": {"type": "string", "description": "a\u2028b\x7fc"}},
+        },
+    )
+    schema = write_schema(tmp_path, schema_of(tool))
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    shown = package_main(tmp_path, "describe", "t").stdout
+    assert all(line.isprintable() for line in shown.split("\n")), repr(shown)
+    assert "Red \\x1b[31mtext" in shown and "second line \\u202eevil" in shown
+    assert '"description": "a\\u2028b\\u007fc"' in shown

@@ -33,7 +33,7 @@ from ..edge.settings import add_serve_arguments, filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
-from ..printable import printable
+from ..printable import printable, printable_json, printable_lines
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .client_config import client_config
@@ -224,14 +224,14 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
     function = getattr(module, entry.python_name)
     print(f"{entry.python_name}{_signature(function)}")
     print()
-    print(inspect.cleandoc(function.__doc__ or "").rstrip())
+    print(printable_lines(inspect.cleandoc(function.__doc__ or "").rstrip()))
     print()
     print("Input schema:")
-    print(json.dumps(entry.input_schema or {}, indent=2, ensure_ascii=False))
+    print(_shown_json(entry.input_schema or {}))
     if entry.output_schema is not None:
         print()
         print("Output schema:")
-        print(json.dumps(entry.output_schema, indent=2, ensure_ascii=False))
+        print(_shown_json(entry.output_schema))
     if entry.env:
         print()
         print("Environment variables:")
@@ -242,6 +242,13 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
         print("Would run:" if not result.isError else "Would refuse:")
         print(result.text)
     return EXIT_OK
+
+
+def _shown_json(value: Any) -> str:
+    """``value`` as indented JSON, no character of the schema's strings reaching
+    the terminal as a control (an escape sequence, a line separator)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return "\n".join(printable_json(line) for line in text.split("\n"))
 
 
 def _signature(function: Any) -> str:

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from importlib.util import resolve_name
 from typing import TYPE_CHECKING, Any
 
-from ..printable import printable
+from ..printable import printable, printable_json
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -145,10 +145,7 @@ def _json(value: Any) -> str:
     """JSON text holding no character that is not printable: the encoder escapes
     control characters, and here also what it keeps as it is (DEL, U+0085, U+2028,
     a bidi override), in its own ``\\uXXXX`` form."""
-    text = _ENCODER.encode(value)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+    return printable_json(_ENCODER.encode(value))
 
 
 class JsonLines(logging.Formatter):
