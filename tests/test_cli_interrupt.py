@@ -53,7 +53,11 @@ def _live_naps() -> list[int]:
     naps = []
     command = f"sleep\0{SECONDS}\0".encode()
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-        for child in (task / "children").read_text().split():
+        try:
+            children = (task / "children").read_text().split()
+        except FileNotFoundError:  # a thread (another test's) ended meanwhile
+            continue
+        for child in children:
             try:
                 stat = Path(f"/proc/{child}/stat").read_bytes()
                 cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
