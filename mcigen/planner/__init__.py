@@ -67,6 +67,7 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
     model_names: set[str] = set()
     planned: list[ir.PlannedTool] = []
     for tool in tools:
+        _check_name_printable(tool, diagnostics)
         python_name = _python_name(tool, owners, diagnostics)
         owners[python_name] = owners[f"{python_name}_async"] = tool
         model_name = unique(f"{class_name(tool.name)}Input", model_names, separator="")
@@ -108,6 +109,18 @@ def _unique_tool_names(tools: list[ir.Tool], diagnostics: Diagnostics) -> list[i
                 f"{_from(other)}; tool names must be unique",
             )
     return list(first.values())
+
+
+def _check_name_printable(tool: ir.Tool, diagnostics: Diagnostics) -> None:
+    """A name holding a newline, an escape or another character that is not
+    printable reaches ``tools/list`` as it is: a warning (mci-py takes it too)."""
+    if not tool.name.isprintable():
+        diagnostics.warning(
+            tool.location,
+            f"tool {quoted(tool.name)}: its name holds characters that are not "
+            "printable, which MCP clients may show garbled or refuse (MCP asks for "
+            "A-Z, a-z, 0-9, '_', '-' and '.')",
+        )
 
 
 def _check_servers_declared(

@@ -304,3 +304,30 @@ def test_describe_shows_a_hostile_description_without_its_controls(
     assert all(line.isprintable() for line in shown.split("\n")), repr(shown)
     assert "Red \\x1b[31mtext" in shown and "second line \\u202eevil" in shown
     assert '"description": "a\\u2028b\\u007fc"' in shown
+
+
+@pytest.mark.parametrize("source", ["mci", "mtdf"])
+def test_a_tool_name_that_is_not_printable_is_warned_about(
+    tmp_path: Path, source: str
+) -> None:
+    """The name reaches ``tools/list`` as it is: the build says so, at the tool."""
+    name = "get\nweather\x1b[0m"
+    if source == "mci":
+        path = write_schema(tmp_path, schema_of(text_tool(name, "x")))
+    else:
+        path = tmp_path / "tools"
+        path.mkdir()
+        tool = {"name": name, "description": "d", "command": "echo"}
+        (path / "get.json").write_text(json.dumps(tool), encoding="utf-8")
+    warned = [
+        line
+        for line in run_mcigen("check", path).stderr.splitlines()
+        if "not printable" in line
+    ]
+    shown = path if source == "mci" else path / "get.json"
+    assert len(warned) == 1 and warned[0].startswith(f"{shown}:"), warned
+    assert warned[0].endswith(
+        ": warning: tool 'get\\nweather\\x1b[0m': its name holds characters that "
+        "are not printable, which MCP clients may show garbled or refuse (MCP asks "
+        "for A-Z, a-z, 0-9, '_', '-' and '.')"
+    )
