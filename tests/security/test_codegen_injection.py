@@ -228,8 +228,17 @@ def test_diagnostics_stay_one_line_whatever_the_names_hold(tmp_path: Path) -> No
     result = build(tmp_path, schema_of(text_tool(first, "x"), text_tool(second, "y")))
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
-    assert len(lines) == 2 and lines[1] == "0 errors, 1 warning"
-    assert "like tool 'a\\x1b\\nb'" in lines[0] and "tool 'a\\u2028b'" in lines[0]
+    assert len(lines) == 4 and lines[-1] == "0 errors, 3 warnings"
+    assert all(line.isprintable() for line in lines)
+    named = [line for line in lines if "like tool" in line]
+    assert len(named) == 1
+    assert "like tool 'a\\x1b\\nb'" in named[0] and "tool 'a\\u2028b'" in named[0]
+    not_printable = [line for line in lines if "not printable" in line]
+    warned = [line.split(": warning: ", 1)[1] for line in not_printable]
+    assert [text.split(": its name")[0] for text in warned] == [
+        "tool 'a\\x1b\\nb'",
+        "tool 'a\\u2028b'",
+    ]
 
 
 def test_lines_that_look_like_imports_in_descriptions_are_text(tmp_path: Path) -> None:
