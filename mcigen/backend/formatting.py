@@ -55,19 +55,9 @@ def format_modules(
     (:func:`formatted_ahead`)."""
     known = known or {}
     tails = known.tails if isinstance(known, Ahead) else {}
-    cache = _cache()
-    done = {source: known[source] for source in sources if source in known}
-    done.update(_cached(cache, (source for source in sources if source not in done)))
-    batch = _Batch(cache, known)
-    pieces: dict[str, list[str]] = {}
-    for source in sources:
-        if source not in done and source not in pieces:
-            pieces[source] = _pieces_after_draft(source, tails) or _pieces(source)
-            batch.add(pieces[source])
-    formatted = batch.formatted()
-    for source, module in pieces.items():
-        done[source] = _joined(formatted, module)
-        build_cache.write(cache, _key(source), done[source])
+    batch = _Batch(_cache(), known)
+    done, pieces = _handed_in(batch, sources, known, tails)
+    _join(batch, done, pieces, batch.formatted())
     return [done[source] for source in sources]
 
 
@@ -87,14 +77,8 @@ def formatted_ahead(modules: list[str], drafts: list[str]) -> Ahead:
     formatted ahead while the rest of the package is made. A draft is a module whose
     head (its first piece: docstring, imports, ``__all__``) is not the final one yet:
     its head is left out."""
-    cache = _cache()
-    done = _cached(cache, modules)
-    batch = _Batch(cache, {})
-    pieces: dict[str, list[str]] = {}
-    for module in modules:
-        if module not in done and module not in pieces:
-            pieces[module] = _pieces(module)
-            batch.add(pieces[module])
+    batch = _Batch(_cache(), {})
+    done, pieces = _handed_in(batch, modules, {}, {})
     tails = {}
     for draft in drafts:
         head, *rest = _pieces(draft)
@@ -102,10 +86,40 @@ def formatted_ahead(modules: list[str], drafts: list[str]) -> Ahead:
             tails[draft[len(head) :]] = rest
         batch.add(rest)
     formatted = batch.formatted()
-    for module, module_pieces in pieces.items():
-        done[module] = _joined(formatted, module_pieces)
-        build_cache.write(cache, _key(module), done[module])
+    _join(batch, done, pieces, formatted)
     return Ahead({**formatted, **done}, tails)
+
+
+def _handed_in(
+    batch: _Batch,
+    sources: list[str],
+    known: Mapping[str, str],
+    tails: Mapping[str, list[str]],
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The modules of ``sources`` formatted already (in ``known`` or the cache), and
+    the pieces of the others, each module cut once and its pieces handed to
+    ``batch``."""
+    done = {source: known[source] for source in sources if source in known}
+    done.update(_cached(batch.cache, (s for s in sources if s not in done)))
+    pieces: dict[str, list[str]] = {}
+    for source in sources:
+        if source not in done and source not in pieces:
+            pieces[source] = _pieces_after_draft(source, tails) or _pieces(source)
+            batch.add(pieces[source])
+    return done, pieces
+
+
+def _join(
+    batch: _Batch,
+    done: dict[str, str],
+    pieces: Mapping[str, list[str]],
+    formatted: Mapping[str, str],
+) -> None:
+    """Each cut module of ``pieces`` put together from its ``formatted`` pieces,
+    into ``done`` and the batch's cache."""
+    for source, module in pieces.items():
+        done[source] = _joined(formatted, module)
+        build_cache.write(batch.cache, _key(source), done[source])
 
 
 def _pieces_after_draft(source: str, tails: Mapping[str, list[str]]) -> list[str]:
@@ -176,7 +190,7 @@ class _Batch:
     handed in, so black runs while this process cuts and splits the next module."""
 
     def __init__(self, cache: Path | None, known: Mapping[str, str]) -> None:
-        self._cache = cache
+        self.cache = cache
         self._known = known
         self._done: dict[str, str] = {}
         self._handed: set[str] = set()
@@ -193,7 +207,7 @@ class _Batch:
                 continue
             found = self._known.get(piece)
             if found is None:
-                found = build_cache.read(self._cache, _key(piece))
+                found = build_cache.read(self.cache, _key(piece))
             if found is not None:
                 self._done[piece] = found
                 continue
@@ -240,7 +254,7 @@ class _Batch:
         self._done.update(_black_all(unsure))
         for _, members in self._stand_ins:
             for piece, _ in members:
-                build_cache.write(self._cache, _key(piece), self._done[piece])
+                build_cache.write(self.cache, _key(piece), self._done[piece])
         return self._done
 
 
