@@ -25,6 +25,7 @@ from types import ModuleType
 
 import httpx
 import pytest
+from mcigen_runtime.executors.orphans import is_zombie
 
 from .conftest import built_package, schema_of, write_schema
 from .test_serve_lifecycle import (
@@ -147,6 +148,11 @@ def test_what_a_command_left_is_reaped_when_it_exits(
     sleep = detach(stdio, "setsid", pidfile)
     assert _parent(sleep) == stdio.process.pid
     os.kill(sleep, signal.SIGKILL)
+    # the call reaps the zombies it finds: the sleep must be one by then (a
+    # SIGKILL is delivered, not waited for)
+    deadline = time.monotonic() + 10
+    while not is_zombie(sleep) and time.monotonic() < deadline:
+        time.sleep(0.02)
     detach(stdio, "setsid", tmp_path / "second")
     deadline = time.monotonic() + 10
     while Path(f"/proc/{sleep}").exists() and time.monotonic() < deadline:
