@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import built_package, run_mcigen
-from .mcp_servers import TASKS_SERVER
+from .mcp_servers import TASKS_SERVER, http_server
 from .oracle import run_oracle
 from .security.support import build, every_module_imported, importable_from
 from .test_mcp_bounds import cancellations
@@ -27,7 +27,7 @@ from .test_mcp_server import run, stdio_session
 def tasks_schema(log_dir: Path, *args: str, **config: Any) -> dict[str, Any]:
     server = {
         "command": sys.executable,
-        "args": [str(TASKS_SERVER), str(log_dir), *args],
+        "args": [str(TASKS_SERVER), "stdio", str(log_dir), *args],
         "config": config,
     }
     return {"schemaVersion": "1.0", "tools": [], "mcp_servers": {"tasks": server}}
@@ -115,6 +115,23 @@ def test_a_task_call_whose_caller_cancels_it_cancels_its_task(
     assert cancellations(log_dir, before + 1) == before + 1
 
 
+def test_a_task_call_over_streamable_http(tmp_path: Path) -> None:
+    with http_server(TASKS_SERVER, "http", str(tmp_path)) as url:
+        server = {"type": "http", "url": url, "config": {"timeout_ms": 2000}}
+        document = {
+            "schemaVersion": "1.0",
+            "tools": [],
+            "mcp_servers": {"tasks": server},
+        }
+        schema = tmp_path / "tools.mci.json"
+        schema.write_text(json.dumps(document), encoding="utf-8")
+        with built_package(schema, tmp_path / "httptasks") as package:
+            assert package.render(text="over http").text == "rendered over http"
+            slow = package.render(text="slow", seconds=30, _timeout=0.5)
+            assert slow.isError and "did not answer within 0.5 s" in slow.text
+            assert cancellations(tmp_path, 1) == 1
+
+
 def test_served_again_the_tool_claims_no_task_support(
     tasks: tuple[Path, ModuleType],
 ) -> None:
@@ -163,6 +180,7 @@ def test_row_157_mci_py_reads_a_cache_that_keeps_task_support(
     directory = tasks[0]
     cache = directory / "mci" / "mcp" / "tasks.mci.json"
     written = cache.read_bytes()
+    assert b'"taskSupport": "required"' in written
     calls = [
         {"tool": "maybe", "props": {}, "env": {}},
         {"tool": "render", "props": {"text": "hello"}, "env": {}},

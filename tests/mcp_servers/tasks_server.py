@@ -1,7 +1,8 @@
 """An MCP server written with the official SDK's low-level server whose tools
 declare ``execution.taskSupport`` (MCP 2025-11-25 Tasks), over stdio:
 
-    python tasks_server.py LOG_DIR [--no-tasks]
+    python tasks_server.py stdio LOG_DIR [--no-tasks]
+    python tasks_server.py http PORT LOG_DIR     (Streamable HTTP at /mcp on 127.0.0.1)
 
 - ``render`` (``required``): waits ``seconds`` (0 by default), then answers
   ``rendered TEXT``; a plain ``tools/call`` of it is refused (``-32601``, as the
@@ -33,8 +34,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-LOG_DIR = Path(sys.argv[1])
-TASKS = "--no-tasks" not in sys.argv[2:]
+TASKS = "--no-tasks" not in sys.argv
+LOG_DIR = Path([arg for arg in sys.argv if arg != "--no-tasks"][-1])
 TERMINAL = ("completed", "failed", "cancelled")
 
 TOOLS = [
@@ -183,8 +184,24 @@ async def cancel_task(
     return task.wire()
 
 
+class TasksServer(Server[Any]):
+    """The SDK's server, whose capabilities also say it takes task calls."""
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(*args, **kwargs)
+        if TASKS:
+            call = types.TasksCallCapability()
+            capabilities.tasks = types.ServerTasksCapability(
+                cancel=types.TasksCancelCapability(),
+                requests=types.ServerTasksRequestsCapability(
+                    tools=types.TasksToolsCapability(call=call)
+                ),
+            )
+        return capabilities
+
+
 def build() -> Server[Any]:
-    server = Server("tasks", on_list_tools=list_tools, on_call_tool=call_tool)
+    server = TasksServer("tasks", on_list_tools=list_tools, on_call_tool=call_tool)
     server.middleware.append(tasks_middleware)
     if TASKS:
         server.add_request_handler("tasks/get", types.GetTaskRequestParams, get_task)
@@ -197,20 +214,23 @@ def build() -> Server[Any]:
     return server
 
 
-async def main() -> None:
+async def stdio() -> None:
     server = build()
-    options = server.create_initialization_options()
-    if TASKS:
-        call = types.TasksCallCapability()
-        options.capabilities.tasks = types.ServerTasksCapability(
-            cancel=types.TasksCancelCapability(),
-            requests=types.ServerTasksRequestsCapability(
-                tools=types.TasksToolsCapability(call=call)
-            ),
-        )
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, options)
+        await server.run(
+            read_stream, write_stream, server.create_initialization_options()
+        )
+
+
+def main() -> None:
+    if sys.argv[1] == "http":
+        import uvicorn
+
+        app = build().streamable_http_app()
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error")
+    else:
+        anyio.run(stdio)
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    main()

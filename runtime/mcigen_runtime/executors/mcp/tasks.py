@@ -84,6 +84,8 @@ async def call_as_task(
             task: types.Task = types.CreateTaskResult.model_validate(created).task
             try:
                 return await _outcome(session, task, seconds)
+            except TaskEnded:
+                raise
             except BaseException:
                 await _cancel(session, task.task_id)
                 raise
@@ -127,8 +129,8 @@ def _poll_interval(milliseconds: int | None) -> float:
 
 async def _cancel(session: ClientSession, task_id: str) -> None:
     """Tell the server to stop the task, whatever stopped the call (shielded
-    from that cancellation, and bounded); a server that cannot is not asked
-    twice."""
+    from that cancellation, and bounded); if that fails too, the call still
+    reports its own failure."""
     import anyio
     import mcp_types as types
 
@@ -142,5 +144,5 @@ async def _cancel(session: ClientSession, task_id: str) -> None:
                 types.CancelTaskResult,
                 request_read_timeout_seconds=CANCEL_TIMEOUT,
             )
-        except Exception:  # noqa: S110 - the call's own failure is what it reports
+        except Exception:
             pass
