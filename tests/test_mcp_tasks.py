@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,6 +169,33 @@ def test_a_server_that_declares_no_task_calls_is_called_plainly(
     assert result.text == (
         "Failed to execute MCP tool 'render': tool 'render' must be called as a task"
     )
+
+
+def test_a_broker_configs_source_calls_its_required_tool_as_a_task(
+    tmp_path: Path,
+) -> None:
+    """A pyMCPBroker config's tool, renamed and given a timeout of its own,
+    keeps its server's taskSupport."""
+    command = f"{sys.executable} {TASKS_SERVER} stdio {tmp_path}"
+    source = {
+        "command": command,
+        "tool_filter": ["render"],
+        "path_aliases": {"render": "draw"},
+        "tool_overrides": {"render": {"timeout": 2.5}},
+    }
+    config = tmp_path / "broker.json"
+    document = {"tree": [{"path": "/tasks", "source": source}]}
+    config.write_text(json.dumps(document), encoding="utf-8")
+    built = run_mcigen("build", config, "-o", tmp_path / "pkg")
+    assert built.returncode == 0, built.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "pkg", "call", "tasks.draw", "--json", '{"text": "hi"}'],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "rendered hi"), done.stderr
 
 
 def test_row_157_mci_py_reads_a_cache_that_keeps_task_support(
