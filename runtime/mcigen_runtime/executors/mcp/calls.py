@@ -19,6 +19,10 @@ on a fresh one only when its request never went out, or the server never ran it
 may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
 interpreter exit, which also stops stdio server processes.
 
+A tool its server lists with ``execution.taskSupport: "required"`` is called as a
+task (MCP 2025-11-25) when the server declares task calls: see
+:mod:`mcigen_runtime.executors.mcp.tasks`.
+
 A result's content items are the server's, kind for kind (annotations too). The
 progress the server reports during a call goes to the call's progress listener,
 if its caller set one (:mod:`mcigen_runtime.executors.progress`).
@@ -607,15 +611,15 @@ async def _call_within(
     seconds: float,
     listener: ProgressListener | None,
 ) -> CallToolResult:
-    """The tool's answer, made as a task through ``tasks`` if given. Past
-    ``seconds`` the SDK's read timeout gives up on the request and tells the
-    server so (a task is cancelled); anything else that hangs is stopped a
-    little later."""
+    """The tool's answer, made as a task through ``tasks`` if given (bounded on
+    its own: ``seconds``, then its task's cancellation). Past ``seconds`` the
+    SDK's read timeout gives up on the request and tells the server so; anything
+    else that hangs is stopped a little later."""
     import anyio
 
+    if tasks is not None:
+        return await call_as_task(session, tasks, tool, arguments, seconds)
     with anyio.fail_after(seconds + _CALL_GRACE):
-        if tasks is not None:
-            return await call_as_task(session, tasks, tool, arguments, seconds)
         return await _call_tool(session, tool, arguments, seconds, listener)
 
 

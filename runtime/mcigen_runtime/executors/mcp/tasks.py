@@ -29,7 +29,6 @@ POLL_MAX = 5.0
 POLL_DEFAULT = 0.5
 #: How long a ``tasks/cancel`` may take, after the call itself has given up.
 CANCEL_TIMEOUT = 5.0
-_HEADER = "MCP-Protocol-Version"
 
 
 class TaskEnded(Exception):
@@ -68,16 +67,19 @@ async def call_as_task(
     seconds: float,
 ) -> CallToolResult:
     """The tool's result, made as a task; past ``seconds`` the SDK's timeout
-    error (REQUEST_TIMEOUT), having cancelled the task. Raises the SDK's errors as a plain call does, and
-    TaskEnded for a task the server cancelled."""
+    error (REQUEST_TIMEOUT), once the task is cancelled (within CANCEL_TIMEOUT).
+    Raises the SDK's errors as a plain call does, and TaskEnded for a task the
+    server cancelled."""
     import anyio
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
+    from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
     try:
         with anyio.fail_after(seconds):
             params = {"name": tool, "arguments": arguments, "task": {}}
-            options: Any = {"timeout": seconds, "headers": {_HEADER: channel.version}}
+            headers = {MCP_PROTOCOL_VERSION_HEADER: channel.version}
+            options: Any = {"timeout": seconds, "headers": headers}
             created = await channel.dispatcher.send_raw_request(
                 "tools/call", params, options
             )
