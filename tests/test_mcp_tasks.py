@@ -68,6 +68,7 @@ def test_the_cache_keeps_the_task_support_of_each_tool(
     assert executions == {
         "render": {**mcp, "toolName": "render", "taskSupport": "required"},
         "maybe": {**mcp, "toolName": "maybe", "taskSupport": "optional"},
+        "bogus": {**mcp, "toolName": "bogus", "taskSupport": "required"},
         "plain": {**mcp, "toolName": "plain"},
     }
 
@@ -95,7 +96,21 @@ def test_a_task_call_that_times_out_cancels_its_task(
         "MCP tool 'render' did not answer within 0.5 s; the call was cancelled"
     )
     assert cancellations(log_dir, before + 1) == before + 1  # told before it answered
+    # the server asks for a poll every 20 ms: the client waits 50 ms at least
+    polls = (log_dir / "polls.log").read_text().splitlines()
+    assert len([task for task in polls if task == polls[-1]]) <= 10
     assert package.render(text="next").text == "rendered next"
+
+
+def test_an_answer_that_is_no_task_is_an_error_result(
+    tasks: tuple[Path, ModuleType],
+) -> None:
+    result = tasks[1].bogus()
+    assert result.isError
+    assert result.text == (
+        "Failed to execute MCP tool 'bogus': the server's answer is not a task "
+        "(task.taskId: Input should be a valid string)"
+    )
 
 
 def test_a_task_call_whose_caller_cancels_it_cancels_its_task(
@@ -152,7 +167,7 @@ def test_served_again_the_tool_claims_no_task_support(
 
     tools, text = run(scenario)
     assert text == "rendered served"
-    assert [tools[name].get("execution") for name in sorted(tools)] == [None] * 3
+    assert [tools[name].get("execution") for name in sorted(tools)] == [None] * 4
 
 
 def test_a_server_that_declares_no_task_calls_is_called_plainly(

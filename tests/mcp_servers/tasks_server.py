@@ -10,13 +10,16 @@ declare ``execution.taskSupport`` (MCP 2025-11-25 Tasks), over stdio:
 - ``maybe`` (``optional``): answers at once how it was called (``plain`` or
   ``as a task``).
 - ``plain``: no ``execution``; answers ``plain``.
+- ``bogus`` (``required``): a hostile server's: its task is no task (a number
+  for an id, no status).
 
 The SDK (2.3) defines the Tasks types but serves none of them: a middleware
 answers a ``tools/call`` that asks for a task with a ``CreateTaskResult``, and
 ``tasks/get``, ``tasks/result`` and ``tasks/cancel`` are handlers of their own.
 The ``initialize`` answer declares ``tasks`` (``cancel``, ``requests.tools.call``)
 unless ``--no-tasks``. Each ``tasks/cancel`` is a line ``cancelled TASK_ID`` of
-LOG_DIR/cancelled.log, written before it is answered.
+LOG_DIR/cancelled.log, written before it is answered; each ``tasks/get`` a line of
+LOG_DIR/polls.log. The server asks for a poll every 20 ms.
 """
 
 from __future__ import annotations
@@ -54,6 +57,12 @@ TOOLS = [
         description="Says how it was called.",
         input_schema={"type": "object", "properties": {}},
         execution=types.ToolExecution(task_support="optional"),
+    ),
+    types.Tool(
+        name="bogus",
+        description="Answers a task that is none.",
+        input_schema={"type": "object", "properties": {}},
+        execution=types.ToolExecution(task_support="required"),
     ),
     types.Tool(
         name="plain",
@@ -127,6 +136,8 @@ async def tasks_middleware(ctx: Any, call_next: Any) -> Any:
     params = ctx.params or {}
     if ctx.method != "tools/call" or "task" not in params or not TASKS:
         return await call_next(ctx)
+    if params["name"] == "bogus":
+        return {"task": {"taskId": 5}}
     task = _Task(f"task-{next(_ids)}")
     _tasks[task.task_id] = task
     coroutine = _start(task, params["name"], params.get("arguments") or {})
@@ -157,6 +168,8 @@ def _task(task_id: str) -> _Task:
 
 
 async def get_task(ctx: Any, params: types.GetTaskRequestParams) -> dict[str, Any]:
+    with (LOG_DIR / "polls.log").open("a") as log:
+        log.write(f"{params.task_id}\n")
     return _task(params.task_id).wire()
 
 

@@ -67,7 +67,7 @@ from ...results import (
 from ..child_env import network_settings, over_base
 from ..progress import ProgressListener, progress_listener
 from .exchange import Exchange, current, too_large_message
-from .tasks import TaskChannel, TaskEnded, call_as_task, task_channel
+from .tasks import TaskChannel, TaskError, call_as_task, task_channel
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -379,7 +379,7 @@ def _reason(exc: BaseException) -> str:
     exc = _leaf(exc)
     from mcp.shared.exceptions import MCPError
 
-    if isinstance(exc, (_StartupError, _ListingTooLarge, TaskEnded, MCPError)):
+    if isinstance(exc, (_StartupError, _ListingTooLarge, TaskError, MCPError)):
         text = str(exc)
     elif isinstance(exc, TimeoutError) and not str(exc):
         text = "timed out"

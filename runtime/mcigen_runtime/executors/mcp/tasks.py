@@ -15,12 +15,16 @@ request goes through the session's dispatcher as it is.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.shared.dispatcher import Dispatcher
     from mcp_types import CallToolResult, InitializeResult
+
+_M = TypeVar("_M", bound=BaseModel)
 
 #: The bounds of the server's ``pollInterval`` (its own, unless it asks for a
 #: poll faster or slower than these, in seconds).
@@ -31,8 +35,9 @@ POLL_DEFAULT = 0.5
 CANCEL_TIMEOUT = 5.0
 
 
-class TaskEnded(Exception):
-    """The task ended without a result to fetch (the server cancelled it)."""
+class TaskError(Exception):
+    """A task call that has no result: the server cancelled the task, or
+    answered something that is no task; the message says which."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +73,7 @@ async def call_as_task(
 ) -> CallToolResult:
     """The tool's result, made as a task; past ``seconds`` the SDK's timeout
     error (REQUEST_TIMEOUT), once the task is cancelled (within CANCEL_TIMEOUT).
-    Raises the SDK's errors as a plain call does, and TaskEnded for a task the
-    server cancelled."""
+    Raises the SDK's errors as a plain call does, and TaskError."""
     import anyio
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
@@ -83,10 +87,10 @@ async def call_as_task(
             created = await channel.dispatcher.send_raw_request(
                 "tools/call", params, options
             )
-            task: types.Task = types.CreateTaskResult.model_validate(created).task
+            task: types.Task = _read(types.CreateTaskResult, created).task
             try:
                 return await _outcome(session, task, seconds)
-            except TaskEnded:
+            except TaskError:
                 raise
             except BaseException:
                 await _cancel(session, task.task_id)
@@ -107,12 +111,13 @@ async def _outcome(session: ClientSession, task: Any, seconds: float) -> CallToo
         request = types.GetTaskRequest(
             params=types.GetTaskRequestParams(task_id=task.task_id)
         )
-        task = await session.send_request(
-            request, types.GetTaskResult, request_read_timeout_seconds=seconds
+        answer = await session.send_request(
+            request, _Answer, request_read_timeout_seconds=seconds
         )
+        task = _read(types.GetTaskResult, answer.model_extra)
     if task.status == "cancelled":
         message = f": {task.status_message}" if task.status_message else ""
-        raise TaskEnded(f"the server cancelled task {task.task_id}{message}")
+        raise TaskError(f"the server cancelled task {task.task_id}{message}")
     # completed, failed (its result says why), or input_required, which its
     # result answers once the server needs no more input
     fetch = types.GetTaskPayloadRequest(
@@ -121,6 +126,25 @@ async def _outcome(session: ClientSession, task: Any, seconds: float) -> CallToo
     return await session.send_request(
         fetch, types.CallToolResult, request_read_timeout_seconds=seconds
     )
+
+
+class _Answer(BaseModel):
+    """Any JSON object, read by :func:`_read`."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _read(model: type[_M], answer: Any) -> _M:
+    """``answer`` as ``model``; a TaskError that says how it is not one (a
+    hostile server's answer, kept out of the message)."""
+    try:
+        return model.model_validate(answer, by_name=False)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the answer"
+        raise TaskError(
+            f"the server's answer is not a task ({where}: {first['msg']})"
+        ) from None
 
 
 def _poll_interval(milliseconds: int | None) -> float:
