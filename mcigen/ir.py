@@ -133,6 +133,9 @@ class McpExecution:
     timeout_ms: int | None = None
     """How long one call may wait for its answer unless the caller says otherwise
     (a broker config's ``tool_overrides.timeout``); None: the server's."""
+    task_support: str = "forbidden"
+    """The tool's ``execution.taskSupport`` on its server (MCP 2025-11-25):
+    ``forbidden``, ``optional`` or ``required`` (a call must then be a task)."""
 
 
 @dataclass(frozen=True)

@@ -111,9 +111,11 @@ FACES: dict[str, dict[str, str]] = {
         "McpServerParams": (
             "(name, command=, args=, env=, url=, headers=, call_timeout=)"
         ),
-        "call_mcp_tool": "(server, tool, arguments, timeout=, *, limits=, repeatable=)",
+        "call_mcp_tool": (
+            "(server, tool, arguments, timeout=, *, limits=, repeatable=, task_support=)"
+        ),
         "call_mcp_tool_async": (
-            "(server, tool, arguments, timeout=, *, limits=, repeatable=)"
+            "(server, tool, arguments, timeout=, *, limits=, repeatable=, task_support=)"
         ),
     },
     "mcigen_runtime.executors.file": {

@@ -121,11 +121,20 @@ def _tool(source: ir.BrokerSource, tool: ir.Tool, name: str) -> ir.Tool:
         tool,
         name=name,
         description=description,
-        execution=ir.McpExecution(source.server.name, tool.name, timeout_ms),
+        execution=ir.McpExecution(
+            source.server.name, tool.name, timeout_ms, _task_support(tool)
+        ),
         location=_where(source, override),
         toolset=source.server.name,
         origin="mcp",
     )
+
+
+def _task_support(tool: ir.Tool) -> str:
+    execution = tool.execution
+    if isinstance(execution, ir.McpExecution):
+        return execution.task_support
+    return "forbidden"
 
 
 def _check_example_args(

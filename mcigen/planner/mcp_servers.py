@@ -4,8 +4,9 @@ or expired.
 
 The cache is a toolset file with an ``expiresAt`` date; it is written in mci-py's
 format, byte for byte, so that both tools share one cache, except that it keeps a
-tool's ``outputSchema`` and that its metadata holds ``mcigenServer``, a hash of the
-settings the tools were fetched from (mci-py's reader ignores both). Server
+tool's ``outputSchema`` and its ``taskSupport`` (in the entry's ``execution``), and
+that its metadata holds ``mcigenServer``, a hash of the settings the tools were
+fetched from (mci-py's reader ignores all three). Server
 settings may use ``{{env.VAR}}``: they are resolved from the build environment for
 fetching only.
 
@@ -60,6 +61,9 @@ _HINT_TAGS = (
 )
 _ANNOTATION_KEYS = ("title", *(hint for hint, _ in _HINT_TAGS))
 _AUDIENCES = ("user", "assistant")
+_TASKS = ("optional", "required")
+"""The ``execution.taskSupport`` a cache keeps: what a server may list besides
+the default, ``forbidden``."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -435,8 +439,11 @@ def _build_time_params(
 
 
 def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
-    """One tool of the cache, with mci-py's keys in mci-py's order, and the
-    ``outputSchema`` after the ``inputSchema`` when the server gives one."""
+    """One tool of the cache, with mci-py's keys in mci-py's order, the
+    ``outputSchema`` after the ``inputSchema`` when the server gives one, and
+    the tool's ``execution.taskSupport`` in the cache's ``execution`` when the
+    server lists one other than ``forbidden`` (the cache's ``execution`` is
+    MCI's: how to call the tool)."""
     wire = listed.get("annotations") or {}
     annotations = {k: wire[k] for k in _ANNOTATION_KEYS if wire.get(k) is not None}
     audience = wire.get("audience")
@@ -461,6 +468,9 @@ def _cache_entry(server: str, listed: dict[str, Any]) -> dict[str, Any]:
         "serverName": server,
         "toolName": listed["name"],
     }
+    task_support = (listed.get("execution") or {}).get("taskSupport")
+    if task_support in _TASKS:
+        entry["execution"]["taskSupport"] = task_support
     entry.update({"enableAnyPaths": False, "directoryAllowList": [], "tags": tags})
     return entry
 

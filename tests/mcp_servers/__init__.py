@@ -2,7 +2,7 @@
 server listing any tools; a hostile one answering JSON nested very deep; one for
 the bounds of a call (hung, huge and crashing tools); one answering structured
 content, images and sounds; one answering every kind of content and reporting
-progress; one whose listing never ends."""
+progress; one whose listing never ends; one whose tools must be called as tasks."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ BOUNDS_SERVER = Path(__file__).resolve().parent / "bounds_server.py"
 MEDIA_SERVER = Path(__file__).resolve().parent / "media_server.py"
 CONTENT_SERVER = Path(__file__).resolve().parent / "content_server.py"
 PAGING_SERVER = Path(__file__).resolve().parent / "paging_server.py"
+TASKS_SERVER = Path(__file__).resolve().parent / "tasks_server.py"
 
 
 def free_port() -> int:

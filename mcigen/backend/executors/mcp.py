@@ -30,6 +30,9 @@ class McpView(ExecutorView):
     repeatable: bool = False
     """Whether the tool may run twice (read-only or idempotent), so that a call
     whose connection broke after it went out may be made again."""
+    task_support: Code | None = None
+    """The tool's ``taskSupport`` on its server, as a Python literal, unless it
+    is the default (``forbidden``)."""
 
 
 def mcp_view(build: Build, execution: ir.McpExecution) -> McpView:
@@ -38,6 +41,11 @@ def mcp_view(build: Build, execution: ir.McpExecution) -> McpView:
     view = McpView(
         tool_name=literal(execution.tool_name),
         repeatable=any(tool.annotations.get(hint) is True for hint in _REPEATABLE),
+        task_support=(
+            None
+            if execution.task_support == "forbidden"
+            else literal(execution.task_support)
+        ),
         awaits=True,
         needs_props=True,
         server=server,

@@ -139,7 +139,11 @@ class _Lowering:
                 path=self.templated(config, "path", pointer),
                 enable_templating=config.get("enableTemplating", True),
             )
-        return ir.McpExecution(config["serverName"], config["toolName"])
+        return ir.McpExecution(
+            config["serverName"],
+            config["toolName"],
+            task_support=config.get("taskSupport") or "forbidden",
+        )
 
     def http(self, config: JsonObject, pointer: str) -> ir.HttpExecution:
         auth = config.get("auth")

@@ -30,6 +30,8 @@ SUPPORTED_SCHEMA_VERSIONS = ("1.0",)
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 FILTERS = ("only", "except", "tags", "withoutTags", "glob")
 """``glob`` is mcigen's own (``planner/filters.py``); mci-py refuses it."""
+TASK_SUPPORT = ("forbidden", "optional", "required")
+"""An MCP tool's ``execution.taskSupport`` (MCP 2025-11-25)."""
 DEFAULT_TIMEOUT_MS = 30000
 DEFAULT_RETRY_ATTEMPTS = 1
 DEFAULT_RETRY_BACKOFF_MS = 500
@@ -240,7 +242,13 @@ EXECUTION = Tagged(
         ),
         "file": _execution("file", {"path": TEMPLATED}, {"enableTemplating": Bool()}),
         "text": _execution("text", {"text": Str(template=TemplateMode.DIRECTIVES)}, {}),
-        "mcp": _execution("mcp", {"serverName": McpServerName(), "toolName": TEXT}, {}),
+        "mcp": _execution(
+            "mcp",
+            {"serverName": McpServerName(), "toolName": TEXT},
+            # mcigen's own (mci-py ignores it): the tool's execution.taskSupport
+            # on its server, which decides whether a call is made as a task
+            {"taskSupport": OrNull(Str(choices=TASK_SUPPORT))},
+        ),
     },
 )
 

@@ -19,6 +19,10 @@ on a fresh one only when its request never went out, or the server never ran it
 may run twice (``readOnlyHint`` or ``idempotentHint``). Sessions are closed at
 interpreter exit, which also stops stdio server processes.
 
+A tool its server lists with ``execution.taskSupport: "required"`` is called as a
+task (MCP 2025-11-25) when the server declares task calls: see
+:mod:`mcigen_runtime.executors.mcp.tasks`.
+
 A result's content items are the server's, kind for kind (annotations too). The
 progress the server reports during a call goes to the call's progress listener,
 if its caller set one (:mod:`mcigen_runtime.executors.progress`).
@@ -63,6 +67,7 @@ from ...results import (
 from ..child_env import network_settings, over_base
 from ..progress import ProgressListener, progress_listener
 from .exchange import Exchange, current, too_large_message
+from .tasks import TaskChannel, TaskError, call_as_task, task_channel
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -145,10 +150,11 @@ class _ListingTooLarge(Exception):
 class _Entry:
     """One server's session and the task that owns it."""
 
-    __slots__ = ("session", "ready", "stop", "error", "closed")
+    __slots__ = ("session", "tasks", "ready", "stop", "error", "closed")
 
     def __init__(self) -> None:
         self.session: ClientSession | None = None
+        self.tasks: TaskChannel | None = None  # None: the server takes no task calls
         self.ready = asyncio.Event()
         self.stop = asyncio.Event()
         self.error: str | None = None
@@ -260,19 +266,25 @@ async def _own_session(server: McpServerParams, entry: _Entry) -> None:
     """The task that owns one session, from start to stop."""
     import anyio
     from mcp import ClientSession
+    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
     started = time.monotonic()
     try:
         async with AsyncExitStack() as stack:
             read, write = await _open_transport(server, stack)
-            session = await stack.enter_async_context(ClientSession(read, write))
+            # the session's own dispatcher, kept for the calls made as tasks (.tasks)
+            dispatcher: JSONRPCDispatcher[Any] = JSONRPCDispatcher(read, write)
+            session = await stack.enter_async_context(
+                ClientSession(dispatcher=dispatcher)
+            )
             try:
                 with anyio.fail_after(STARTUP_TIMEOUT):
-                    await session.initialize()
+                    initialized = await session.initialize()
             except TimeoutError:
                 raise _StartupError(
                     f"it did not finish initializing within {STARTUP_TIMEOUT:g} s"
                 ) from None
+            entry.tasks = task_channel(dispatcher, initialized)
             entry.session = session
             entry.ready.set()
             _outcomes[server.name] = None
@@ -367,7 +379,7 @@ def _reason(exc: BaseException) -> str:
     exc = _leaf(exc)
     from mcp.shared.exceptions import MCPError
 
-    if isinstance(exc, (_StartupError, _ListingTooLarge, MCPError)):
+    if isinstance(exc, (_StartupError, _ListingTooLarge, TaskError, MCPError)):
         text = str(exc)
     elif isinstance(exc, TimeoutError) and not str(exc):
         text = "timed out"
@@ -553,9 +565,11 @@ async def _call(
     limit: int,
     repeatable: bool,
     listener: ProgressListener | None,
+    as_task: bool,
 ) -> ToolResult:
     """``repeatable``: the tool may run twice (see :func:`call_mcp_tool`);
-    ``listener`` hears the progress the server reports."""
+    ``listener`` hears the progress the server reports; ``as_task``: the call is
+    made as a task when the server takes task calls."""
     metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": tool}
     exchange = Exchange(limit)
     current.set(exchange)  # this task's own context: nothing to reset
@@ -566,7 +580,10 @@ async def _call(
         if entry is None or session is None:
             entry, session = await _session_for(server)
         try:
-            result = await _call_within(session, tool, arguments, seconds, listener)
+            tasks = entry.tasks if as_task else None
+            result = await _call_within(
+                session, tasks, tool, arguments, seconds, listener
+            )
         except Exception as exc:
             if exchange.too_large or not _is_broken(exc):
                 raise
@@ -576,8 +593,11 @@ async def _call(
                 raise _NotRetried(server, tool, exc) from None
             exchange = Exchange(limit)
             current.set(exchange)
-            session = (await _session_for(server))[1]
-            result = await _call_within(session, tool, arguments, seconds, listener)
+            entry, session = await _session_for(server)
+            tasks = entry.tasks if as_task else None
+            result = await _call_within(
+                session, tasks, tool, arguments, seconds, listener
+            )
     except Exception as exc:  # every failure becomes an error result
         return error_result(_failure(tool, exc, exchange, seconds), metadata)
     return _tool_result(result, metadata)
@@ -585,16 +605,20 @@ async def _call(
 
 async def _call_within(
     session: ClientSession,
+    tasks: TaskChannel | None,
     tool: str,
     arguments: dict[str, Any],
     seconds: float,
     listener: ProgressListener | None,
 ) -> CallToolResult:
-    """The tool's answer. Past ``seconds`` the SDK's read timeout gives up on the
-    request and tells the server so; anything else that hangs is stopped a little
-    later."""
+    """The tool's answer, made as a task through ``tasks`` if given (bounded on
+    its own: ``seconds``, then its task's cancellation). Past ``seconds`` the
+    SDK's read timeout gives up on the request and tells the server so; anything
+    else that hangs is stopped a little later."""
     import anyio
 
+    if tasks is not None:
+        return await call_as_task(session, tasks, tool, arguments, seconds)
     with anyio.fail_after(seconds + _CALL_GRACE):
         return await _call_tool(session, tool, arguments, seconds, listener)
 
@@ -647,6 +671,7 @@ def call_mcp_tool(
     *,
     limits: Limits = DEFAULT,
     repeatable: bool = False,
+    task_support: str = "forbidden",
 ) -> ToolResult:
     """Call ``tool`` on the server; works inside and outside a running event loop.
 
@@ -660,11 +685,17 @@ def call_mcp_tool(
         repeatable: The tool is annotated ``readOnlyHint`` or ``idempotentHint``,
             so a call that lost its connection after its request went out may
             be made again on a fresh session.
+        task_support: The tool's ``execution.taskSupport`` on its server. A
+            ``required`` tool is called as a task when the server declares
+            task calls (``tasks.requests.tools.call``): the same result, in the
+            same bounds, its task cancelled when the call is; ``optional`` and
+            ``forbidden`` ones are called plainly.
 
     Raises:
         ToolInputError: ``timeout`` is not a positive number.
     """
-    return _submit(_bounded(server, tool, arguments, timeout, limits, repeatable))
+    call = _bounded(server, tool, arguments, timeout, limits, repeatable, task_support)
+    return _submit(call)
 
 
 async def call_mcp_tool_async(
@@ -675,11 +706,12 @@ async def call_mcp_tool_async(
     *,
     limits: Limits = DEFAULT,
     repeatable: bool = False,
+    task_support: str = "forbidden",
 ) -> ToolResult:
     """Call ``tool`` on the server from any asyncio event loop, as
     :func:`call_mcp_tool` does. Cancelling the awaiting task cancels the call on
     the server too."""
-    call = _bounded(server, tool, arguments, timeout, limits, repeatable)
+    call = _bounded(server, tool, arguments, timeout, limits, repeatable, task_support)
     loop = _loop or _get_loop()
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call, loop))
 
@@ -691,13 +723,15 @@ def _bounded(
     timeout: float | None,
     limits: Limits,
     repeatable: bool,
+    task_support: str,
 ) -> Coroutine[Any, Any, ToolResult]:
     """The call, its bounds and progress listener taken in the caller's context
     (where ``limited()`` and ``progress_to()`` apply), to run on the session loop."""
     seconds = _seconds(server, tool, timeout)
     limit = active(limits).mcp_result
     listener = progress_listener()
-    return _call(server, tool, arguments, seconds, limit, repeatable, listener)
+    as_task = task_support == "required"
+    return _call(server, tool, arguments, seconds, limit, repeatable, listener, as_task)
 
 
 def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
