@@ -2,8 +2,8 @@
 client's), whose validator and serializer are built by their first validation or
 dump rather than by their class statement.
 
-Building them at import was a third of a cached ``MCIClient``'s start (and the
-first one reads every installed distribution's entry points, for pydantic's
+Building them at import was ~15% of a cached ``MCIClient``'s start (and the
+first one read every installed distribution's entry points, for pydantic's
 plugins), while a call builds its result without either (``results``). Pydantic
 gives a deferred model the signature ``(**data)`` until it is built; here, asking
 for the signature (``inspect.signature``, ``help``) builds the model first, so it
