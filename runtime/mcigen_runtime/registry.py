@@ -47,6 +47,8 @@ class Registry:
     """What the broker's meta-tools serve."""
     _by_name: dict[str, int] = field(default_factory=dict, repr=False)
     """Where in :attr:`tools` each name is."""
+    _found: dict[str, ToolEntry] = field(default_factory=dict, init=False, repr=False)
+    """Each name found so far: a call finds its tool with one lookup."""
     servers: tuple[ServerEntry, ...] = ()
     build: dict[str, Any] = field(default_factory=dict)
     """How the package was built (``mcigen build`` input, format, name, flags)."""
@@ -60,10 +62,13 @@ class Registry:
 
     def find(self, name: str) -> ToolEntry:
         """The tool called ``name`` (its MCI name, or its Python name)."""
-        index = self._by_name.get(name)
-        if index is None:
-            raise UnknownToolError(name)
-        return self.tools[index]
+        entry = self._found.get(name)
+        if entry is None:
+            index = self._by_name.get(name)
+            if index is None:
+                raise UnknownToolError(name)
+            entry = self._found[name] = self.tools[index]
+        return entry
 
     def invoker(self, entry: ToolEntry) -> Invoker:
         """``(props, env) -> ToolResult``: validates ``props``, then runs the tool."""
