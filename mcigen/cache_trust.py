@@ -19,7 +19,7 @@ from pathlib import Path
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
-def owned_problem(path: Path, status: os.stat_result) -> str | None:
+def owned_problem(path: Path | str, status: os.stat_result) -> str | None:
     """Why ``path`` (with ``status``, from lstat) may not be part of the cache:
     another owner, write access for others, or a link; None when it may."""
     user = _user()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
 import pickle
+import subprocess
+import sys
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mcigen_runtime.results import (
@@ -111,3 +115,72 @@ def test_a_fast_result_keeps_its_own_fields_set() -> None:
     assert second.content[0].model_fields_set == {"type", "text"}
     assert item.model_dump_json() == '{"_meta":{"m":1},"type":"text","text":"a"}'
     assert TextContent(text="b").model_fields_set == {"text"}
+
+
+FIRST_USE = """
+import inspect, json, sys
+from mcigen_runtime.client import ExecutionResult, Tool
+from mcigen_runtime.results import TextContent, ToolResult, text_result
+
+models = (ToolResult, TextContent, ExecutionResult, Tool)
+built_at_import = [m.__name__ for m in models if m.__pydantic_complete__]
+plugins_looked_up = "pydantic.plugin._loader" in sys.modules
+first = sys.argv[1]
+if first == "signature":
+    shape = [str(inspect.signature(m)) for m in models]
+answer = ExecutionResult.model_construct(result=text_result("hi", {"k": 1}))
+dumped = answer.model_dump_json()
+again = ExecutionResult.model_validate_json(dumped)
+if first == "dump":
+    shape = [str(inspect.signature(m)) for m in models]
+print(json.dumps({
+    "built_at_import": built_at_import,
+    "plugins_looked_up": plugins_looked_up,
+    "dumped": dumped,
+    "again": again == answer,
+    "shape": shape,
+}))
+"""
+
+
+@pytest.mark.parametrize("first", ["signature", "dump"])
+def test_result_models_are_built_on_first_use_with_their_signatures(first: str) -> None:
+    """Importing the result and client models builds none of them (nor makes
+    pydantic look for plugins among the installed distributions: a third of a
+    cached client's start); whichever comes first, their signature or their first
+    dump, each shows its fields as a built model does and dumps as one."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_USE, first],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["built_at_import"] == []
+    assert answer["plugins_looked_up"] is False
+    assert answer["dumped"] == (
+        '{"result":{"content":[{"type":"text","text":"hi"}],"isError":false,'
+        '"metadata":{"k":1}},"jsonrpc":null,"id":null}'
+    )
+    assert answer["again"] is True
+    content = (
+        "content: list[mcigen_runtime.results.TextContent | "
+        "mcigen_runtime.results.ImageContent | mcigen_runtime.results.AudioContent | "
+        "mcigen_runtime.results.EmbeddedResource | "
+        "mcigen_runtime.results.ResourceLink]"
+    )
+    assert answer["shape"] == [
+        f"(*, {content}, isError: bool = False, "
+        "metadata: dict[str, typing.Any] | None = None) -> None",
+        "(*, _meta: dict[str, typing.Any] | None = None, "
+        "type: Literal['text'] = 'text', text: str, "
+        "annotations: mcigen_runtime.results.Annotations | None = None) -> None",
+        "(*, result: mcigen_runtime.results.ToolResult, jsonrpc: str | None = None, "
+        "id: int | None = None) -> None",
+        "(*, name: str, disabled: bool = False, "
+        "annotations: mcigen_runtime.client.Annotations | None = None, "
+        "description: str | None = None, "
+        "inputSchema: dict[str, typing.Any] | None = None, "
+        "execution: mcigen_runtime.client.Execution, tags: list[str] = <factory>, "
+        "toolset_source: str | None = None) -> None",
+    ]

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from .deferred import DeferredModel
 from .errors import ToolInputError
 from .limits import check_sizes, limited
 from .manifest import ToolEntry
@@ -40,7 +41,7 @@ class ClientInputError(MCIClientError, ToolInputError):
     catch it) and a ``ToolInputError`` (naming the field)."""
 
 
-class Annotations(BaseModel):
+class Annotations(DeferredModel):
     title: str | None = None
     readOnlyHint: bool | None = None
     destructiveHint: bool | None = None
@@ -49,13 +50,13 @@ class Annotations(BaseModel):
     audience: list[Literal["user", "assistant"]] | None = None
 
 
-class Execution(BaseModel):
+class Execution(DeferredModel):
     """What kind of executor runs the tool; its settings are compiled into the code."""
 
     type: str
 
 
-class Tool(BaseModel):
+class Tool(DeferredModel):
     """A tool as ``MCIClient.tools()`` describes it."""
 
     name: str
@@ -68,7 +69,7 @@ class Tool(BaseModel):
     toolset_source: str | None = Field(default=None, exclude=True)
 
 
-class ExecutionResult(BaseModel):
+class ExecutionResult(DeferredModel):
     """What ``MCIClient.execute`` returns: the tool's result under ``.result``."""
 
     result: ToolResult
@@ -149,7 +150,8 @@ class BaseClient:
         finally:
             CLIENT_PASS_ENV.reset(passing)
             BASE_DIR_OVERRIDE.reset(token)
-        return ExecutionResult(result=result)
+        # the tool's result is a ToolResult already: nothing to validate
+        return ExecutionResult.model_construct(result=result)
 
     def _entry(self, tool_name: str) -> ToolEntry:
         """The tool by its MCI name only, as mci-py looks tools up."""

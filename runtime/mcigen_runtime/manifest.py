@@ -11,8 +11,9 @@ its ``env`` when it reads some).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, overload
 
 from .tree import Tree, first_line, tree_from_json, tree_to_json
 
@@ -92,6 +93,53 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     return schema if "type" in schema else {"type": "object", **schema}
 
 
+class ToolEntries(Sequence[ToolEntry]):
+    """A manifest's tools in order, each made from its JSON when first read: a
+    client that calls one tool of a thousand makes one entry, not a thousand
+    (a few percent of its start). Equal to a tuple of the same entries."""
+
+    __slots__ = ("_fields", "_made")
+
+    def __init__(self, fields: Iterable[dict[str, Any]]) -> None:
+        self._fields = list(fields)
+        self._made: list[ToolEntry | None] = [None] * len(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[ToolEntry, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> ToolEntry | tuple[ToolEntry, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = _tool(self._fields[index])
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ToolEntries | tuple):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ToolEntries({list(self)!r})"
+
+
+def tool_names(tools: Sequence[ToolEntry]) -> list[tuple[str, str]]:
+    """Each tool's name and Python name, in order; of :class:`ToolEntries`, read
+    from their JSON without making an entry."""
+    if isinstance(tools, ToolEntries):
+        return [(tool["name"], tool["python_name"]) for tool in tools._fields]
+    return [(tool.name, tool.python_name) for tool in tools]
+
+
 @dataclass(frozen=True)
 class ServerEntry:
     """One MCP server the package's tools call, as the manifest describes it."""
@@ -124,7 +172,8 @@ class Manifest:
     """The input's name without extensions."""
     metadata: dict[str, Any]
     runtime: RuntimeSettings
-    tools: tuple[ToolEntry, ...]
+    tools: Sequence[ToolEntry]
+    """A tuple where the compiler makes it; read from a file, :class:`ToolEntries`."""
     tree: Tree
     """What the broker's meta-tools serve."""
     servers: tuple[ServerEntry, ...] = ()
@@ -167,7 +216,7 @@ def read_manifest(text: str) -> Manifest:
             file_env=tuple(runtime.get("file_env") or ()),
             cli_env=runtime.get("cli_env", "inherit"),
         ),
-        tools=tuple(_tool(tool) for tool in document["tools"]),
+        tools=ToolEntries(document["tools"]),
         tree=tree_from_json(document["tree"]),
         servers=tuple(
             ServerEntry(server["name"], server["group"], tuple(server["variables"]))

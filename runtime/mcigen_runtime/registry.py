@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib
 import sys
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .manifest import MANIFEST, ServerEntry, ToolEntry, read_manifest
+from .manifest import MANIFEST, ServerEntry, ToolEntry, read_manifest, tool_names
 from .tree import Tree
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
@@ -40,25 +40,34 @@ class Registry:
 
     package: str
     metadata: dict[str, Any]
-    tools: tuple[ToolEntry, ...]
+    tools: Sequence[ToolEntry]
+    """Read from the manifest, each made when first read (``ToolEntries``:
+    :meth:`find` makes only the one it finds)."""
     tree: Tree
     """What the broker's meta-tools serve."""
-    _by_name: dict[str, ToolEntry] = field(default_factory=dict, repr=False)
+    _by_name: dict[str, int] = field(default_factory=dict, repr=False)
+    """Where in :attr:`tools` each name is."""
+    _found: dict[str, ToolEntry] = field(default_factory=dict, init=False, repr=False)
+    """Each name found so far: a call finds its tool with one lookup."""
     servers: tuple[ServerEntry, ...] = ()
     build: dict[str, Any] = field(default_factory=dict)
     """How the package was built (``mcigen build`` input, format, name, flags)."""
 
     def __post_init__(self) -> None:
-        for entry in self.tools:
-            self._by_name.setdefault(entry.python_name, entry)
-        for entry in self.tools:
-            self._by_name[entry.name] = entry
+        names = tool_names(self.tools)
+        for index, (_, python_name) in enumerate(names):
+            self._by_name.setdefault(python_name, index)
+        for index, (name, _) in enumerate(names):
+            self._by_name[name] = index
 
     def find(self, name: str) -> ToolEntry:
         """The tool called ``name`` (its MCI name, or its Python name)."""
-        entry = self._by_name.get(name)
+        entry = self._found.get(name)
         if entry is None:
-            raise UnknownToolError(name)
+            index = self._by_name.get(name)
+            if index is None:
+                raise UnknownToolError(name)
+            entry = self._found[name] = self.tools[index]
         return entry
 
     def invoker(self, entry: ToolEntry) -> Invoker:

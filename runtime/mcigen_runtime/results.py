@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .deferred import DeferredModel
+
 
 def _unset(value: object) -> bool:
     return value is None
@@ -24,7 +26,7 @@ def _optional() -> Any:
     return Field(default=None, exclude_if=_unset)
 
 
-class _Item(BaseModel):
+class _Item(DeferredModel):
     """A content item or a resource's contents: its ``meta`` dumps as ``_meta``."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
@@ -32,7 +34,7 @@ class _Item(BaseModel):
     meta: dict[str, Any] | None = Field(default=None, alias="_meta", exclude_if=_unset)
 
 
-class Annotations(BaseModel):
+class Annotations(DeferredModel):
     """Who a content item is meant for, how much it matters and when it changed."""
 
     audience: list[Literal["user", "assistant"]] | None = _optional()
@@ -102,7 +104,7 @@ STRUCTURED_CONTENT = "structuredContent"
 """The metadata key of an MCP tool result's structured content."""
 
 
-class ToolResult(BaseModel):
+class ToolResult(DeferredModel):
     """What every generated tool function returns.
 
     A failure while running (a missing placeholder value, an HTTP error status, a

@@ -24,7 +24,10 @@ CLIENT_SCRIPT = textwrap.dedent("""
         "tools": client.list_tools(),
         "seconds": time.perf_counter() - started,
         "compiled": "mcigen.pipeline" in sys.modules,
-        "loaded": [m for m in ("mcigen.ir", "yaml") if m in sys.modules],
+        "loaded": [
+            m for m in ("mcigen.ir", "yaml", "compileall", "logging")
+            if m in sys.modules
+        ],
     }))
     """)
 
