@@ -27,9 +27,7 @@ class Tail:
         """What ``subprocess.run(..., text=True)`` gives: UTF-8, universal newlines.
         A cut stream may start or end inside a character: those bytes are dropped
         or replaced; an uncut one that is not UTF-8 raises ``UnicodeDecodeError``."""
-        data = self.data
-        if not self.dropped and b"\r" not in data:  # most output: nothing to replace
-            return data.decode("utf-8")
+        data = bytes(self.data)
         if self.dropped:
             start = 0
             while start < min(3, len(data)) and data[start] & 0xC0 == 0x80:
