@@ -295,7 +295,19 @@ scopes, or none of it); without one, :func:`call_sandbox` gives the default."""
 def call_sandbox() -> Sandbox:
     """The sandbox of the call being made: the one a server set, else checks
     against :func:`sandbox_scopes` without kernel confinement."""
-    return CALL_SANDBOX.get() or Sandbox(sandbox_scopes())
+    global _default_sandbox
+    chosen = CALL_SANDBOX.get()
+    if chosen is not None:
+        return chosen
+    scopes = sandbox_scopes()
+    if _default_sandbox.scopes != scopes:
+        _default_sandbox = Sandbox(scopes)
+    return _default_sandbox
+
+
+_default_sandbox = Sandbox(())
+"""The last default sandbox made: most calls are made from the same directory,
+and reusing it saves building one (a frozen dataclass) a call."""
 
 
 def writable_directories(
@@ -323,17 +335,19 @@ def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
     :class:`OutsideScopes` when it does not, :class:`OSError` when it cannot be
     opened."""
     root = scopes[0]
-    target = os.path.join(root, path)
+    # the default, the root itself: posixpath.join is a fifth of this function
+    target = root if path == os.curdir else os.path.join(root, path)
     descriptor = os.open(target, DIRECTORY_FLAGS | os.O_CLOEXEC)
     # without descriptor paths: the name, as it resolves now
     real = _descriptor_path(descriptor) or os.path.realpath(target)
-    if not any(lies_inside(real, scope) for scope in scopes):
-        os.close(descriptor)
-        if len(scopes) == 1:
-            raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
-        roots = ", ".join(f'"{scope}"' for scope in scopes)
-        raise OutsideScopes(f'Path "{path}" is outside the sandbox roots {roots}')
-    return WorkingDirectory(descriptor, real)
+    for scope in scopes:
+        if lies_inside(real, scope):
+            return WorkingDirectory(descriptor, real)
+    os.close(descriptor)
+    if len(scopes) == 1:
+        raise OutsideScopes(f'Path "{path}" is outside the sandbox root "{root}"')
+    roots = ", ".join(f'"{scope}"' for scope in scopes)
+    raise OutsideScopes(f'Path "{path}" is outside the sandbox roots {roots}')
 
 
 def open_directory(path: str) -> WorkingDirectory:

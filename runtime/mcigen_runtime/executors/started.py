@@ -38,8 +38,9 @@ def watch_commands(watcher: Watcher) -> None:
 
 def command_starting(program: str, working_directory: str, timeout_s: float) -> None:
     """Called by an executor just before it starts a command."""
-    fields = {"program": program, "cwd": working_directory, "timeout_s": timeout_s}
-    logger.debug("command starting", extra={"fields": fields})  # see edge.logs
+    if logger.isEnabledFor(logging.DEBUG):  # see edge.logs
+        fields = {"program": program, "cwd": working_directory, "timeout_s": timeout_s}
+        logger.debug("command starting", extra={"fields": fields})
     watcher = _watcher.get()
     if watcher is not None:
         watcher(StartedCommand(program, working_directory, timeout_s))

@@ -16,8 +16,12 @@ from ...path_policy import WorkingDirectory
 from .args import Operand
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CliCall:
+    """One call's command, built by the tool's generated code and read by the
+    runner (not frozen: a frozen dataclass sets each field through
+    ``object.__setattr__``, several µs for a call's ten)."""
+
     argv: list[str]
     cwd: WorkingDirectory | None
     """Opened and checked: the command starts in it, given the descriptors it

@@ -60,7 +60,7 @@ def spawn(
     try:
         if confined_to is not None:
             confinement = write_confinement(confined_to)
-        with spawning() as started:
+        with spawning as started:
             process = subprocess.Popen(
                 argv,
                 cwd=cwd,

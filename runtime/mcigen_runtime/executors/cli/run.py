@@ -78,7 +78,8 @@ def run_cli(call: CliCall) -> ToolResult:
     try:
         return _dry_run(call) if DRY_RUN.get() else _run(call)
     finally:
-        remove_files(call.temp_files)
+        if call.temp_files:
+            remove_files(call.temp_files)
 
 
 def _dry_run(call: CliCall) -> ToolResult:
