@@ -6,6 +6,7 @@ text tool's whole call. Calls are traced opcode by opcode, and every
 
 from __future__ import annotations
 
+import asyncio
 import dis
 import json
 import sys
@@ -84,3 +85,16 @@ def test_a_text_tool_answered_inline_over_stdio(package: ModuleType) -> None:
 
     answered()  # warm: the first call imports what calls use
     assert _imports_run(answered, package) == []
+
+
+def test_an_http_call_sync_and_awaited(package: ModuleType) -> None:
+    """The http tool, and its async twin as far as the event loop's thread goes
+    (the exchange itself is the sync one, in a worker thread)."""
+    assert package.fetch().text == "plain text é"  # warm
+    assert _imports_run(package.fetch, package) == []
+
+    async def awaited() -> None:
+        assert (await package.fetch_async()).text == "plain text é"
+
+    asyncio.run(awaited())  # warm
+    assert _imports_run(lambda: asyncio.run(awaited()), package) == []
