@@ -48,7 +48,8 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
         except ValueError as error:
             return f"invalid input for tool '{entry.name}': not JSON ({error})"
         try:
-            result = await box.call_async(name, parsed)
+            started = box.start(name, parsed)
+            result = started if isinstance(started, ToolResult) else await started
         except ToolInputError as error:
             return str(error)
         if result.isError:

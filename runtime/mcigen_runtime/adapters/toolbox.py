@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypedDict
@@ -70,11 +70,20 @@ class Toolbox:
 
     async def call_async(self, name: str, arguments: object) -> ToolResult:
         """:meth:`call`, awaiting the tools that do I/O."""
+        started = self.start(name, arguments)
+        return started if isinstance(started, ToolResult) else await started
+
+    def start(self, name: str, arguments: object) -> ToolResult | Awaitable[ToolResult]:
+        """:meth:`call` of a tool that runs inline (a text tool): its result; of
+        one that does I/O: the call, to await. An adapter that awaits it itself
+        spares a text tool's call the coroutine of :meth:`call_async`, made,
+        started and finished for every call."""
         invoker, awaitable = self._invokers.get(name) or self._resolve(name)
-        props = self._props(name, arguments)
+        if type(arguments) is not dict:
+            arguments = self._props(name, arguments)
         if awaitable is None:
-            return invoker(props, self.env)
-        return await awaitable(props, self.env)
+            return invoker(arguments, self.env)
+        return awaitable(arguments, self.env)
 
     def _resolve(self, name: str) -> tuple[Invoker, AsyncInvoker | None]:
         entry = self.by_name.get(name)

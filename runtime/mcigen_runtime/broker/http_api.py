@@ -22,6 +22,7 @@ holding a lone surrogate is ``invalid_json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -261,6 +262,14 @@ def broker_app(
 
 
 def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> Response:
+    response = _response_class()
+    return response(json_bytes(body), status, headers, media_type="application/json")
+
+
+@functools.cache
+def _response_class() -> type[Response]:
+    """starlette's ``Response``, imported once (an import statement costs
+    microseconds every request)."""
     from starlette.responses import Response
 
-    return Response(json_bytes(body), status, headers, media_type="application/json")
+    return Response

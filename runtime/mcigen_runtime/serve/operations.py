@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import os
 import secrets
 import threading
@@ -140,17 +141,13 @@ class Operation:
         if self._task is None or not self._done.is_set():
             return None
         if self.cancel_reason is not None or self._task.cancelled():
-            from ..results import error_result
-
-            return error_result(
+            return _error_result()(
                 f"operation {self.id} ({self.tool}) was cancelled: "
                 f"{self.cancel_reason or 'cancelled'}"
             )
         error = self._task.exception()
         if error is not None:
-            from ..results import error_result
-
-            return error_result(
+            return _error_result()(
                 f"tool '{self.tool}' failed unexpectedly ({type(error).__name__})"
             )
         return self._task.result()
@@ -218,6 +215,15 @@ class Operation:
     def _finish(self, _: object) -> None:
         self.ended = time.monotonic()
         self._done.set()
+
+
+@functools.cache
+def _error_result() -> Callable[[str], ToolResult]:
+    """``results.error_result``, imported once (this module is loaded with the
+    server, before pydantic, which ``results`` needs)."""
+    from ..results import error_result
+
+    return error_result
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

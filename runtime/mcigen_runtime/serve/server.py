@@ -67,6 +67,7 @@ never pays for it.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import functools
 import logging
@@ -74,7 +75,7 @@ import os
 import sys
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
 from ..edge.logs import (
@@ -130,7 +131,8 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from ..broker.meta_tools import Broker, BrokerError
-    from ..results import ToolResult
+    from ..executors.progress import ProgressListener
+    from ..results import TextContent, ToolResult
     from .disclosure import Disclosure
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
@@ -195,19 +197,30 @@ def _content_blocks() -> TypeAdapter[mcp_types.ContentBlock]:
     return TypeAdapter(types.ContentBlock)
 
 
-def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
-    """``result`` as MCP sends it: an MCP tool's structured content at the top
-    level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
+@functools.cache
+def _answer_names() -> tuple[
+    type[mcp_types.TextContent],
+    type[mcp_types.CallToolResult],
+    type[TextContent],
+    str,
+]:
+    """What every call's answer is made of, imported once (an import statement
+    costs microseconds every time it runs: see :func:`_meta_inline_names`)."""
     import mcp_types as types
 
     from ..results import STRUCTURED_CONTENT, TextContent
 
-    content: list[types.ContentBlock] = []
+    return types.TextContent, types.CallToolResult, TextContent, STRUCTURED_CONTENT
+
+
+def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
+    """``result`` as MCP sends it: an MCP tool's structured content at the top
+    level, where MCP clients look for it; the rest of the metadata in ``_meta``."""
+    McpText, CallToolResult, TextContent, STRUCTURED_CONTENT = _answer_names()
+    content: list[mcp_types.ContentBlock] = []
     for item in result.content:
         if isinstance(item, TextContent) and item.annotations is None:
-            content.append(
-                types.TextContent(type="text", text=item.text, _meta=item.meta)
-            )
+            content.append(McpText(type="text", text=item.text, _meta=item.meta))
         else:
             wire = item.model_dump(mode="json")
             content.append(_content_blocks().validate_python(wire))
@@ -217,7 +230,7 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
         metadata = dict(result.metadata)
         structured = metadata.pop(STRUCTURED_CONTENT, None)
         meta = {METADATA_META_KEY: plain_json(metadata)}
-    return types.CallToolResult(
+    return CallToolResult(
         content=content,
         structured_content=structured,
         is_error=result.isError,
@@ -226,11 +239,8 @@ def mcp_result(result: ToolResult) -> mcp_types.CallToolResult:
 
 
 def _error_result(message: str) -> mcp_types.CallToolResult:
-    import mcp_types as types
-
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
-    )
+    McpText, CallToolResult, _, _ = _answer_names()
+    return CallToolResult(content=[McpText(type="text", text=message)], is_error=True)
 
 
 def _failed(name: str, error: Exception) -> str:
@@ -424,13 +434,11 @@ class ToolSurface:
     def goes_on_in_background(self, name: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call of the tool ``name`` with ``arguments`` is served as an
         operation (one that may be: not refused)."""
-        from .operation_tools import runs_in_background
-
         entry = self._by_name.get(name)
         return (
             entry is not None
             and self.offers_tasks
-            and runs_in_background(entry, arguments)
+            and _runs_in_background()(entry, arguments)
         )
 
     async def start(
@@ -483,9 +491,7 @@ class ToolSurface:
         it, in the shape ``stdio_calls`` writes."""
         if self.broker is not None:
             return self._meta_inline(self.broker, name, arguments)
-        from ..results import error_result
-        from .stdio_calls import Inline
-
+        error_result, Inline = _inline_names()
         entry = self._by_name[name]
         try:
             result = self.registry.invoker(entry)(arguments, self.env)
@@ -561,9 +567,7 @@ class ToolSurface:
         if entry is None:
             raise _unknown_tool(name)
         if self.operations is not None:
-            from .operation_tools import runs_in_background
-
-            if runs_in_background(entry, arguments):
+            if _runs_in_background()(entry, arguments):
                 if self.background_refused is not None:
                     return _error_result(self.background_refused)
                 return await self._call_in_background(
@@ -637,8 +641,7 @@ class ToolSurface:
         arguments: Mapping[str, Any],
         progress: Progress,
     ) -> mcp_types.CallToolResult:
-        from ..broker.meta_tools import BrokerError
-
+        BrokerError = _meta_inline_names()[0]
         if name not in self._meta_names:
             raise _unknown_tool(name)
         media: list[dict[str, Any]] = []
@@ -648,6 +651,16 @@ class ToolSurface:
         except BrokerError as error:
             return _error_result(str(error))
         return _meta_result(answer, media)
+
+
+@functools.cache
+def _inline_names() -> tuple[Callable[..., ToolResult], type[Inline]]:
+    """What a tool's inline call uses, imported once (see
+    :func:`_meta_inline_names`)."""
+    from ..results import error_result
+    from .stdio_calls import Inline
+
+    return error_result, Inline
 
 
 @functools.cache
@@ -671,22 +684,37 @@ def _meta_result(
 ) -> mcp_types.CallToolResult:
     """A meta-tool's answer as MCP sends it: its JSON as text, and as structured
     content; the media it set apart as content blocks of their own."""
-    import mcp_types as types
+    McpText, CallToolResult, _, _ = _answer_names()
+    _, answer_is_error, answer_text, _ = _meta_inline_names()
+    content: list[mcp_types.ContentBlock] = [
+        McpText(type="text", text=answer_text(answer))
+    ]
+    if media:
+        content += _media_blocks(media)
+    return CallToolResult(
+        content=content, structured_content=answer, is_error=answer_is_error(answer)
+    )
 
-    from ..broker.meta_tools import answer_is_error, answer_text
+
+def _media_blocks(
+    media: list[dict[str, Any]],
+) -> list[mcp_types.ImageContent | mcp_types.AudioContent]:
+    import mcp_types as types
 
     blocks: dict[str, type[types.ImageContent | types.AudioContent]] = {
         "image": types.ImageContent,
         "audio": types.AudioContent,
     }
-    return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=answer_text(answer)),
-            *(blocks[item["type"]].model_validate(item) for item in media),
-        ],
-        structured_content=answer,
-        is_error=answer_is_error(answer),
-    )
+    return [blocks[item["type"]].model_validate(item) for item in media]
+
+
+@functools.cache
+def _runs_in_background() -> Callable[[ToolEntry, Mapping[str, Any]], bool]:
+    """``operation_tools.runs_in_background``, imported once (it is asked at
+    every call of a server with background tools)."""
+    from .operation_tools import runs_in_background
+
+    return runs_in_background
 
 
 class Progress:
@@ -722,10 +750,7 @@ class Progress:
         order, all of it before the answer."""
         if self.session is None or self.token is None:
             return await call
-        import asyncio
-
-        from ..executors.progress import progress_to
-
+        progress_to = _progress_to()
         loop = asyncio.get_running_loop()
         reports: asyncio.Queue[tuple[float, float | None, str | None] | None]
         reports = asyncio.Queue()
@@ -768,8 +793,6 @@ class Progress:
         session, token = self.session, self.token
         if session is None or token is None:
             return
-        import asyncio
-
         from .operation_record import final_message
 
         loop = asyncio.get_running_loop()
@@ -792,6 +815,14 @@ class Progress:
         operation.when_done(done)
 
 
+@functools.cache
+def _progress_to() -> Callable[[ProgressListener], AbstractContextManager[None]]:
+    """``executors.progress.progress_to``, imported once."""
+    from ..executors.progress import progress_to
+
+    return progress_to
+
+
 # --------------------------------------------------------------------------- server
 
 
@@ -799,16 +830,22 @@ def caller_of(ctx: ServerRequestContext[Any]) -> Caller:
     """Whose background operations a request may see (see ``operations``)."""
     if ctx.request is None:
         return PROCESS  # stdio
+    return _session_of()(ctx.request.headers)
+
+
+@functools.cache
+def _session_of() -> Callable[[Mapping[str, str]], Caller]:
+    """``http.session_of``, imported once (it is read at every HTTP call)."""
     from .http import session_of
 
-    return session_of(ctx.request.headers)
+    return session_of
 
 
 def build_server(surface: ToolSurface) -> Server[Any]:
     """The SDK's low-level server over ``surface``."""
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
-    from mcp_types import INVALID_PARAMS
+    from mcp_types import INVALID_PARAMS, ListToolsResult
 
     from ..edge.logs import client_of, logged_call
 
@@ -817,15 +854,13 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        import mcp_types as types
-
         pages = surface.listing(surface.revealed(caller_of(ctx))).pages
         page = pages.get(params.cursor if params is not None else None)
         if page is None:
             raise MCPError(
                 code=INVALID_PARAMS, message="Invalid params: unknown cursor"
             )
-        return types.ListToolsResult.model_validate(page, by_name=False)
+        return ListToolsResult.model_validate(page, by_name=False)
 
     async def listed_at_once(
         ctx: ServerRequestContext[Any], call_next: CallNext

@@ -29,11 +29,16 @@ other tools, and every other line, go to the SDK in order.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from mcp_types import ErrorData, JSONRPCError
+from mcp_types.methods import serialize_server_result
+from pydantic_core import PydanticSerializationError, to_json
 
 from ..edge.logs import client_of, logged_call
 from .stdio_start import plain_message, response
@@ -45,7 +50,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..edge.settings import ServeOptions
-    from ..results import ToolResult
+    from ..results import TextContent, ToolResult
     from .sandbox import SandboxPolicy
 
 logger = logging.getLogger(__name__)
@@ -53,9 +58,11 @@ logger = logging.getLogger(__name__)
 _CALL_KEYS = frozenset({"name", "arguments"})
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Inline:
-    """The answer to a call made inline, as ``tools/call`` sends it."""
+    """The answer to a call made inline, as ``tools/call`` sends it. (Not frozen:
+    a frozen dataclass sets each field through ``object.__setattr__``, a third
+    of what answering a text tool's call added to the call.)"""
 
     texts: list[str] | None
     """The text of each content item; None when not all are plain text."""
@@ -69,27 +76,25 @@ class Inline:
         cls, result: ToolResult, as_mcp: Callable[[ToolResult], BaseModel]
     ) -> Inline:
         """A tool's ``result``; ``as_mcp`` gives it as the SDK's handler does."""
-        from ..results import TextContent
-
-        texts = [item for item in result.content if type(item) is TextContent]
-        plain = (
-            result.metadata is None
-            and len(texts) == len(result.content)
-            and all(item.annotations is None and item.meta is None for item in texts)
-        )
-        return cls(
-            [item.text for item in texts] if plain else None,
-            bool(result.isError),
-            None,
-            lambda: as_mcp(result),
-        )
+        text_content = _text_content()
+        texts: list[str] | None = None
+        if result.metadata is None:
+            texts = []
+            for item in result.content:
+                if (
+                    type(item) is not text_content
+                    or item.annotations is not None
+                    or item.meta is not None
+                ):
+                    texts = None
+                    break
+                texts.append(item.text)
+        return cls(texts, bool(result.isError), None, lambda: as_mcp(result))
 
     def json(self, version: str) -> str:
         """The result as the SDK writes it at ``version``: made here for text
         content (written by pydantic-core, as the SDK's models write it), else
         by the SDK's own steps."""
-        from pydantic_core import PydanticSerializationError, to_json
-
         if self.texts is not None:
             result: dict[str, Any] = {
                 "content": [{"text": text, "type": "text"} for text in self.texts],
@@ -101,10 +106,17 @@ class Inline:
                 return to_json(result).decode()
             except PydanticSerializationError:  # no Unicode text: the SDK's steps
                 pass
-        from mcp_types.methods import serialize_server_result
-
         dumped = self.model().model_dump(by_alias=True, mode="json", exclude_none=True)
         return to_json(serialize_server_result("tools/call", version, dumped)).decode()
+
+
+@functools.cache
+def _text_content() -> type[TextContent]:
+    """``results.TextContent``, imported once (the module is loaded with the
+    first tool, not with the server)."""
+    from ..results import TextContent
+
+    return TextContent
 
 
 class Surface(Protocol):
@@ -178,8 +190,6 @@ class InlineCalls:
 
 def _error(request_id: int | str, message: str) -> str:
     """The SDK's answer to a request whose handler raised: code 0, its text."""
-    from mcp_types import ErrorData, JSONRPCError
-
     error = sdk_json({"code": 0, "message": message})
     if error is None:
         answer = JSONRPCError(

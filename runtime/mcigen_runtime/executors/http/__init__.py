@@ -7,6 +7,9 @@ http tools are not called never loads it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
+
 from ...results import ToolResult
 from .request import (
     ApiKeyAuth,
@@ -32,12 +35,20 @@ __all__ = [
 
 
 def send(call: HttpCall) -> ToolResult:
-    from .transport import send
-
-    return send(call)
+    return _senders()[0](call)
 
 
-async def send_async(call: HttpCall) -> ToolResult:
-    from .transport import send_async
+def send_async(call: HttpCall) -> Awaitable[ToolResult]:
+    """:func:`send`, awaited (see ``transport.send_async``)."""
+    return _senders()[1](call)
 
-    return await send_async(call)
+
+@functools.cache
+def _senders() -> (
+    tuple[Callable[[HttpCall], ToolResult], Callable[[HttpCall], Awaitable[ToolResult]]]
+):
+    """The transport's ``send`` and ``send_async``, imported by the first call and
+    looked up once: an import statement costs microseconds every time it runs."""
+    from .transport import send, send_async
+
+    return send, send_async

@@ -25,9 +25,9 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlencode
 from urllib.request import getproxies, proxy_bypass
 
@@ -43,6 +43,9 @@ try:
     import httpx
 except ModuleNotFoundError:
     raise missing_extra("http") from None
+
+if TYPE_CHECKING:
+    import asyncio
 
 # -- transports and tokens ---------------------------------------------------------
 
@@ -438,22 +441,60 @@ def send(call: HttpCall) -> ToolResult:
                 thrown = failure
 
 
-async def send_async(call: HttpCall) -> ToolResult:
-    """:func:`send` in a worker thread, awaited.
+def send_async(call: HttpCall) -> Awaitable[ToolResult]:
+    """:func:`send` in a worker thread, to await (a future of the running loop).
 
     A loopback call costs half what it does over httpx's async transport (whose
     anyio streams cost more than the request), and 16 concurrent tasks make several
     times the calls per second; the process has one connection pool for sync and
     async calls and every event loop. Up to 100 requests run at once (httpx's
     default connection limit); more wait for a thread. A cancelled task stops
-    waiting at once, while its request runs on in its thread to its end or its
-    deadline, and the result is dropped.
+    waiting at once; a request that has not reached a thread yet is then not
+    sent, one that has runs on to its end or its deadline, and the result is
+    dropped. The thread settles the loop's future itself (one callback on the
+    loop), where ``run_in_executor`` chains a second future to it.
     """
-    context = contextvars.copy_context()
-    work = functools.partial(context.run, send, call)
-    import asyncio  # here: sync calls never load it
+    loop = _running_loop()()
+    answer: asyncio.Future[ToolResult] = loop.create_future()
+    _threads().submit(_answer, loop, answer, contextvars.copy_context(), call)
+    return answer
 
-    return await asyncio.get_running_loop().run_in_executor(_threads(), work)
+
+@functools.cache
+def _running_loop() -> Callable[[], asyncio.AbstractEventLoop]:
+    import asyncio  # here, once: sync calls never load it
+
+    return asyncio.get_running_loop
+
+
+def _answer(
+    loop: asyncio.AbstractEventLoop,
+    answer: asyncio.Future[ToolResult],
+    context: contextvars.Context,
+    call: HttpCall,
+) -> None:
+    """In a worker thread: :func:`send`, in the awaiting task's context, its
+    result (or what it raised) set on ``answer`` on its loop."""
+    if answer.cancelled():  # a read of its state: it is not sent
+        return
+    try:
+        settle: tuple[Any, ...] = (_result, answer, context.run(send, call))
+    except BaseException as error:  # noqa: BLE001 - raised in the awaiting task
+        settle = (_raised, answer, error)
+    try:
+        loop.call_soon_threadsafe(*settle)
+    except RuntimeError:  # the loop is closed: nobody awaits the call
+        pass
+
+
+def _result(answer: asyncio.Future[ToolResult], result: ToolResult) -> None:
+    if not answer.done():
+        answer.set_result(result)
+
+
+def _raised(answer: asyncio.Future[ToolResult], error: BaseException) -> None:
+    if not answer.done():
+        answer.set_exception(error)
 
 
 def _finish(call: HttpCall, response: httpx.Response, started: float) -> ToolResult:
