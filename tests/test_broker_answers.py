@@ -53,7 +53,7 @@ def broker(package: ModuleType) -> Broker:
 
 
 def pkg_dir(package: ModuleType) -> Path:
-    return Path(package.__file__).parent.parent
+    return Path(package.__path__[0]).parent
 
 
 def report_json(lines: int) -> dict[str, Any]:

@@ -93,7 +93,8 @@ def through_client(package: ModuleType, calls: list[Any]) -> dict[str, Any]:
     )
     # Ours is a ValueError too (mci-py's is not).
     assert isinstance(package.MCIClientError("x"), ValueError)
-    return json.loads(json.dumps(answers))
+    plain: dict[str, Any] = json.loads(json.dumps(answers))
+    return plain
 
 
 @pytest.mark.parametrize("example", sorted(SCHEMAS))

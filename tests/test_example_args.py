@@ -235,7 +235,11 @@ def arrays(items: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[Any]:
 def objects(draw: st.DrawFn, values: st.SearchStrategy[dict[str, Any]]) -> Any:
     properties = draw(st.dictionaries(st.sampled_from("abcde"), values, max_size=4))
     required = [name for name in properties if draw(st.booleans())]
-    schema = {"type": "object", "properties": properties, "required": required}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+    }
     if draw(st.booleans()):
         schema["additionalProperties"] = False
     return schema

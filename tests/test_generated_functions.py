@@ -212,8 +212,8 @@ def test_invalid_input_raises_tool_input_error_naming_the_field(
     with pytest.raises(pkg.ToolInputError) as caught:
         pkg.greet_person(**kwargs)
     assert isinstance(caught.value, ValueError)
-    assert caught.value.field == field
-    assert caught.value.tool == "greetPerson"
+    assert caught.value.field == field  # type: ignore[attr-defined]
+    assert caught.value.tool == "greetPerson"  # type: ignore[attr-defined]
     assert f"{field}:" in str(caught.value)
 
 
@@ -297,7 +297,7 @@ def test_a_format_is_an_annotation_and_the_tool_gets_the_string_as_given(
 def test_a_format_stays_in_the_published_schema_and_the_docstring(
     pkg: ModuleType,
 ) -> None:
-    import gen_pkg.models as models  # type: ignore[import-not-found]
+    import gen_pkg.models as models
 
     (tool,) = [t for t in pkg.Client().tools() if t.name == "stamp"]
     assert tool.inputSchema == STAMPS
@@ -310,7 +310,7 @@ def test_a_format_stays_in_the_published_schema_and_the_docstring(
 
 
 def test_missing_required_property_through_the_dict_entry(pkg: ModuleType) -> None:
-    from gen_pkg.tools.main import INVOKERS  # type: ignore[import-not-found]
+    from gen_pkg.tools.main import INVOKERS
 
     with pytest.raises(pkg.ToolInputError) as caught:
         INVOKERS["greetPerson"]({}, {})
@@ -338,7 +338,7 @@ def test_importing_the_package_imports_no_tool_module(pkg: ModuleType) -> None:
 
 
 def test_models_module_exposes_input_models(pkg: ModuleType) -> None:
-    import gen_pkg.models as models  # type: ignore[import-not-found]
+    import gen_pkg.models as models
 
     model = models.GreetPersonInput.model_validate({"name": "x"})
     assert model.name == "x"

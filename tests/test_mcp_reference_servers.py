@@ -52,7 +52,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         },
     )
     with built_package(schema, directory / "files_pkg") as package:
-        package.ROOT = root
+        package.__dict__["ROOT"] = root
         yield package
 
 
@@ -105,9 +105,7 @@ def test_embedded_resources_and_links_arrive_as_sent(
 
 
 def test_annotations_become_mci_py_tags(everything: ModuleType) -> None:
-    manifest = json.loads(
-        (Path(everything.__file__).parent / "manifest.json").read_text()
-    )
+    manifest = json.loads((Path(everything.__path__[0]) / "manifest.json").read_text())
     tags = {tool["name"]: tool["tags"] for tool in manifest["tools"]}
     assert tags["echo"] == ["IsReadOnly", "IsIdempotent"]
     assert tags["gzip-file-as-resource"] == ["IsIdempotent", "IsOpenWorld"]

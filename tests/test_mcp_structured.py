@@ -84,7 +84,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     document = {"schemaVersion": "1.0", "tools": [], "mcp_servers": servers}
     schema = write_schema(directory, document, "main.mci.json")
     with built_package(schema, directory / "pkg") as package:
-        package.DIRECTORY = directory
+        package.__dict__["DIRECTORY"] = directory
         yield package
 
 

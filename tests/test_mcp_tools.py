@@ -456,7 +456,7 @@ def test_hyphenated_tool_names_become_python_names(toy: ModuleType) -> None:
 
 def test_server_env_templates_are_resolved_at_call_time(toy: ModuleType) -> None:
     assert toy.get_env(name="TOY_TOKEN").text == "from-the-call"
-    module = Path(toy.__file__).parent / "tools" / "mcp_toy.py"
+    module = Path(toy.__path__[0]) / "tools" / "mcp_toy.py"
     assert "from-the-build" not in module.read_text()
 
 
@@ -497,8 +497,8 @@ def test_a_crashed_server_is_restarted(toy: ModuleType) -> None:
 def test_calls_match_mci_py(toy: ModuleType) -> None:
     """Same content, isError and metadata as mci-py, except the structured content
     mci-py drops."""
-    schema = Path(toy.__file__).parent.parent / "main.mci.json"
-    calls = [
+    schema = Path(toy.__path__[0]).parent / "main.mci.json"
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("add", {"a": 2, "b": 40}),
         ("pixel", {}),
         ("fail", {"message": "no"}),

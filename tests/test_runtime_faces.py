@@ -166,7 +166,10 @@ def _shape(value: object) -> str:
         if kind is parameter.KEYWORD_ONLY and not star:
             parts.append("*")
             star = True
-        prefix = {parameter.VAR_POSITIONAL: "*", parameter.VAR_KEYWORD: "**"}
+        prefix: dict[inspect._ParameterKind, str] = {
+            parameter.VAR_POSITIONAL: "*",
+            parameter.VAR_KEYWORD: "**",
+        }
         star = star or kind is parameter.VAR_POSITIONAL
         default = "=" if parameter.default is not parameter.empty else ""
         parts.append(f"{prefix.get(kind, '')}{parameter.name}{default}")
@@ -200,7 +203,7 @@ def test_a_face_package_exports_exactly_its_pinned_names(face: str) -> None:
 
 def _runtime_imports(source: str, vendored: bool) -> set[tuple[str, str]]:
     """(face, name) for each runtime name a generated module imports."""
-    found = set()
+    found: set[tuple[str, str]] = set()
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.ImportFrom) or node.module is None:
             continue

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -142,7 +142,7 @@ def in_package_dir(
 
 def beside(package: ModuleType) -> dict[str, Any]:
     """Where and in what environment a process runs beside the built package."""
-    directory = Path(package.__file__).parent.parent
+    directory = Path(package.__path__[0]).parent
     return {"cwd": directory, "env": package_env(directory)}
 
 
@@ -408,7 +408,7 @@ def test_an_async_twin_cancelled_in_user_code_stops_its_command(
 def test_a_timeout_sends_sigterm_then_sigkill(
     package: ModuleType, pidfile: Path
 ) -> None:
-    calls = [
+    calls: list[Callable[[], Any]] = [
         lambda: package.stubborn_quick(pidfile=str(pidfile)),
         lambda: asyncio.run(package.stubborn_quick_async(pidfile=str(pidfile))),
     ]
@@ -459,7 +459,7 @@ def test_row_67_ctrl_c_during_a_call_leaves_no_process_of_the_command(
     )
     mcigen = "import sys, row67; row67.nap(pidfile=sys.argv[2])"
     assert run_mcigen("build", schema, "-o", tmp_path / "row67").returncode == 0
-    sleeps = []
+    sleeps: list[int] = []
     try:
         for python, script in ((oracle_python(), mci_py), (sys.executable, mcigen)):
             pidfile = tmp_path / f"pid-{len(sleeps)}"

@@ -241,10 +241,10 @@ def test_an_sdk_session_goes_on_across_connections_and_workers(
                 texts = []
                 for n in range(10):
                     result = await mcp.call_tool("greet", {"name": f"n{n}"})
-                    texts.append(result.content[0].text)  # type: ignore[union-attr]
+                    texts.append(result.content[0].text)
                 # what the worker was told is no command's business
                 role = await mcp.call_tool("role", {})
-                assert role.content[0].text == "none\n"  # type: ignore[union-attr]
+                assert role.content[0].text == "none\n"
                 return texts
 
         assert run(session) == [f"Hello, n{n}!" for n in range(10)]

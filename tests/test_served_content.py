@@ -242,7 +242,7 @@ def test_progress_carries_the_clients_own_token_over_stdio(pkg_dir: Path) -> Non
     try:
         process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
         process.stdin.flush()
-        answers = []
+        answers: list[dict[str, Any]] = []
         while not answers or answers[-1].get("id") != 2:
             answers.append(json.loads(process.stdout.readline()))
     finally:

@@ -198,7 +198,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for name in ("status", "log")
     ]
     git = {"name": "git", "description": "Git", "command": "echo git"}
-    notes = {"name": "notes", "description": "Notes", "command": "echo notes"}
+    notes: dict[str, object] = {
+        "name": "notes",
+        "description": "Notes",
+        "command": "echo notes",
+    }
     notes["synchronous"] = True
     (files / "git.json").write_text(json.dumps({**git, "subcommand": leaves}))
     (files / "notes.json").write_text(json.dumps(notes))

@@ -153,7 +153,7 @@ def test_filters_match_mci_py(tmp_path: Path) -> None:
         {"name": "files", "filter": "tags", "filterValue": "read"},
         tools=[text_tool("local", "l")],
     )
-    calls = [
+    calls: list[dict[str, Any]] = [
         {"tool": name, "props": {}, "env": {}}
         for name in ("read_file", "fetch_url", "local")
     ]

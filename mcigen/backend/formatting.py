@@ -217,6 +217,13 @@ class _Batch:
             if not members:
                 self._stand_ins.append((shapes.stand_in(split), members))
                 self._unsent += 1
+            else:  # its shape's skeleton held once: a large build has thousands
+                split = shapes.Split(
+                    members[0][1].skeleton,
+                    split.units,
+                    split.lengths,
+                    split.whole_docstrings,
+                )
             members.append((piece, split))
         pool = workers.pool()
         if pool is not None:

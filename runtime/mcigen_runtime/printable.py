@@ -36,6 +36,15 @@ def printable_json(text: str) -> str:
     return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
+def printable_indented_json(value: object) -> str:
+    """``value`` as JSON indented by two, its lines kept, each shown through
+    :func:`printable_json` (non-ASCII printable characters as they are)."""
+    import json  # here: see printable_json
+
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return "\n".join(printable_json(line) for line in text.split("\n"))
+
+
 def printable_lines(text: str) -> str:
     """``text`` whose lines are kept, each shown through :func:`printable`."""
     return "\n".join(printable(line) for line in text.split("\n"))

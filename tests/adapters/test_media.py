@@ -65,7 +65,11 @@ def test_openai_agents_get_an_image_output(mediapkg: ModuleType) -> None:
         context = ToolContext(
             None, tool_name=name, tool_call_id="c", tool_arguments="{}"
         )
-        return asyncio.run(tools[name].on_invoke_tool(context, "{}"))
+
+        async def invoked() -> Any:
+            return await tools[name].on_invoke_tool(context, "{}")
+
+        return asyncio.run(invoked())
 
     url = f"data:image/png;base64,{PNG_BASE64}"
     assert output("image") == [ToolOutputImage(image_url=url)]

@@ -64,7 +64,8 @@ def _run(server: ReplayServer, tools: list[Any]) -> str:
 
 
 def _tool_message(server: ReplayServer) -> dict[str, Any]:
-    (message,) = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+    messages: list[dict[str, Any]] = server.requests[1]["messages"]
+    (message,) = [m for m in messages if m["role"] == "tool"]
     return message
 
 

@@ -117,7 +117,7 @@ def test_render_mode_text_joins_the_text_items(meta: ModuleType) -> None:
 
 def test_serve_broker_offers_the_configs_tree(package: ModuleType) -> None:
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with stdio_session(Path(package.__file__).parent.parent, "--broker") as s:
+        async with stdio_session(Path(package.__path__[0]).parent, "--broker") as s:
             tree = await s.call_tool("meta_tree", {"path": "/"})
             desc = await s.call_tool("meta_desc", {"path": "/media/joined"})
             return json.loads(text_of(tree)), json.loads(text_of(desc))

@@ -58,7 +58,9 @@ def test_readiness_names_an_mcp_server_that_failed_to_start(
     package: ModuleType,
 ) -> None:
     port = free_port()
-    with package_server(package, serve_http(package, port), port, **BROKEN) as base:
+    with package_server(
+        package, serve_http(package, port), port, None, **BROKEN
+    ) as base:
         ready = settled(base)
         assert ready.status_code == 503
         assert ready.json() == {
@@ -85,7 +87,7 @@ def test_the_asgi_app_under_uvicorn_answers_health(package: ModuleType) -> None:
     port = free_port()
     argv = [sys.executable, "-m", "uvicorn", f"{package.__name__}.server:app"]
     argv += ["--port", str(port), "--log-level", "warning"]
-    with package_server(package, argv, port, **BROKEN) as base:
+    with package_server(package, argv, port, None, **BROKEN) as base:
         assert httpx.get(f"{base}/healthz", timeout=10).json() == {"status": "ok"}
         ready = settled(base)
         assert ready.status_code == 503

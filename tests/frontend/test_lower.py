@@ -265,7 +265,7 @@ def test_defaults(tmp_path: Path) -> None:
     http, cli, nulls = schema.tools
     assert http.execution == ir.HttpExecution(
         method="GET",
-        url=http.execution.url,  # type: ignore[union-attr]
+        url=http.execution.url,
         headers={},
         params={},
         auth=None,

@@ -70,7 +70,7 @@ def test_ahmas_sequences_run_the_tools_ahma_lists() -> None:
 
 
 def test_a_tool_level_sequence_runs_other_files_tools(tmp_path: Path) -> None:
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"tool": "cargo", "subcommand": "fmt", "args": {"all": True}},
         {
             "tool": "cargo",

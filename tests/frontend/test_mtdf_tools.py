@@ -93,7 +93,7 @@ def test_git_status_has_ahmas_schema_exactly() -> None:
             "working_directory": WORKING_DIRECTORY,
         },
     }
-    assert list(git_status.input_schema["properties"]) == [
+    assert list(git_status.input_schema["properties"]) == [  # type: ignore[call-overload]
         "short",
         "branch",
         "pathspec",
@@ -169,7 +169,7 @@ def test_cargo_has_no_working_directory(tmp_path: Path) -> None:
     assert tools["make_build"].input_schema["properties"] == {
         "working_directory": WORKING_DIRECTORY
     }
-    assert "working_directory" not in _ahma()["cargo_build"].input_schema["properties"]
+    assert "working_directory" not in _ahma()["cargo_build"].input_schema["properties"]  # type: ignore[operator]
 
 
 def test_a_positional_overwrites_a_same_named_option(tmp_path: Path) -> None:

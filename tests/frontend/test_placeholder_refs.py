@@ -21,7 +21,10 @@ def _warnings(
     return [str(d) for d in diagnostics.items]
 
 
-DECLARES_A = {"type": "object", "properties": {"a": {"type": "string"}}}
+DECLARES_A: dict[str, object] = {
+    "type": "object",
+    "properties": {"a": {"type": "string"}},
+}
 
 
 def test_undeclared_property_is_a_warning_at_the_path(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ NOBODY = 65534
 
 def _package_dir(cache: Path) -> Path:
     (record,) = cache.rglob("entry.json")
-    return record.parent / json.loads(record.read_text())["package"]
+    package: str = json.loads(record.read_text())["package"]
+    return record.parent / package
 
 
 def _marker_code(marker: Path) -> str:

@@ -45,13 +45,13 @@ async def hang(ctx: Context) -> str:
     return "unreachable"
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def quick(text: str) -> str:
     """Answers at once."""
     return text
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def huge(size: int) -> str:
     """A text of ``size`` bytes."""
     return "x" * size
@@ -64,19 +64,19 @@ def _count_then_crash_once(tool: str) -> str:
     return "done"
 
 
-@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
 def effect() -> str:
     """A tool with effects (no hint says it may run twice); crashes on the first run."""
     return _count_then_crash_once("effect")
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def look() -> str:
     """A read-only tool; crashes on the first run."""
     return _count_then_crash_once("look")
 
 
-@server.tool(annotations=ToolAnnotations(idempotentHint=True))
+@server.tool(annotations=ToolAnnotations(idempotent_hint=True))
 def put() -> str:
     """An idempotent tool; crashes on the first run."""
     return _count_then_crash_once("put")

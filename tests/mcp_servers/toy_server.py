@@ -30,13 +30,13 @@ PIXEL_PNG = base64.b64decode(
 )
 
 
-@server.tool(annotations=ToolAnnotations(title="Echo", readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(title="Echo", read_only_hint=True))
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
@@ -56,7 +56,7 @@ class Forecast(BaseModel):
     hours: list[Hour]
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def forecast(city: str) -> Forecast:
     """Today's weather in a city (made up: the same everywhere)."""
     hours = [Hour(hour=9, temperature=18), Hour(hour=15, temperature=23.5)]
@@ -88,7 +88,7 @@ def inspect_args(
     return json.dumps(received, sort_keys=True)
 
 
-@server.tool(name="get-env", annotations=ToolAnnotations(openWorldHint=False))
+@server.tool(name="get-env", annotations=ToolAnnotations(open_world_hint=False))
 def get_env(name: str) -> str:
     """The value of one of the server process's environment variables."""
     return os.environ.get(name, "<unset>")
@@ -106,13 +106,13 @@ def pixel() -> Image:
     return Image(data=PIXEL_PNG, format="png")
 
 
-@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
 def fail(message: str) -> str:
     """Always fails with the given message."""
     raise ToolError(message)
 
 
-@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
 def crash() -> str:
     """Exit the server process without answering."""
     os._exit(3)

@@ -15,8 +15,8 @@ import pytest
 from ..conftest import run_mcigen
 from .support import AHMA, EXAMPLES, write_stubs
 
-STUBS = ("git", "cargo", "find", "grep", "head", "touch", "ls", "cat", "python")
-STUBS += ("ahma-mcp", "gh", "echo-args")
+STUBS: tuple[str, ...] = ("git", "cargo", "find", "grep", "head", "touch", "ls")
+STUBS += ("cat", "python", "ahma-mcp", "gh", "echo-args")
 
 
 def build_folder(folder: Path, out_dir: Path) -> Iterator[str]:

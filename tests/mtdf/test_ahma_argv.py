@@ -109,7 +109,10 @@ def test_row_81_an_array_gives_one_word_per_element_each_path_checked(
         workspace / "src"
     ).mkdir()  # a path's folder must exist: only its last name may be new
     (workspace / "src" / "main.rs").write_text("")
-    arguments = {"pattern": "TODO", "files": ["src/main.rs", "README.md"]}
+    arguments: dict[str, object] = {
+        "pattern": "TODO",
+        "files": ["src/main.rs", "README.md"],
+    }
     arguments |= {"ignore-case": True, "line-number": True}
     assert argv(ahma, "file-tools_grep", **arguments) == [
         "grep",

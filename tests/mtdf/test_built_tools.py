@@ -355,6 +355,6 @@ def test_a_positional_named_as_an_option_is_the_operand_as_in_ahma(
     """AHMA-SEMANTICS §4 and §6: the positional's property replaces the option's,
     and the key reaches the command line only as the operand."""
     assert printed(call(own, "twin", x="val"))["argv"] == ["echo-args", "val"]
-    assert registry(own).find("twin").input_schema["properties"]["x"] == {
+    assert registry(own).find("twin").input_schema["properties"]["x"] == {  # type: ignore[index]
         "type": "string"
     }

@@ -252,7 +252,8 @@ def test_cancel_answers_ahmas_text_and_hint_and_a_missing_id_is_invalid_params(
 def test_every_tool_carries_a_title(pkg_dir: Path) -> None:
     async def scenario() -> list[types.Tool]:
         async with session(pkg_dir) as client:
-            return (await client.list_tools()).tools
+            tools: list[types.Tool] = (await client.list_tools()).tools
+            return tools
 
     tools = run(scenario)
     assert {tool.name for tool in tools} >= {"slow", "status", "await", "cancel"}

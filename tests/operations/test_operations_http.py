@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import httpx
+from mcp.shared.dispatcher import ProgressFnT
 
 from ..mcp_servers import free_port
 from ..test_mcp_server import http_server, http_session, run
@@ -16,11 +17,11 @@ from .test_operations_mcp import operation_id, slow, text
 Seen = list[tuple[float, float | None, str | None]]
 
 
-def recorder(seen: Seen) -> object:
+def recorder(seen: Seen) -> ProgressFnT:
     async def on_progress(
-        value: float, total: float | None, message: str | None
+        progress: float, total: float | None, message: str | None
     ) -> None:
-        seen.append((value, total, message))
+        seen.append((progress, total, message))
 
     return on_progress
 

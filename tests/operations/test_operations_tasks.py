@@ -27,7 +27,7 @@ from .background_package import WINDOW
 from .test_operations_redis import serve
 
 CLIENT = Path(__file__).with_name("tasks_client.mjs")
-TASKS = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+TASKS: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
 def node_client(script: Path, config: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +232,9 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
 def raw_modern_call(url: str, tool: str, extension: bool) -> str:
     """The JSON-RPC answer's text to a 2026-07-28 ``tools/call`` of ``tool``,
     whose client declares the Tasks extension or not."""
-    extensions = {"io.modelcontextprotocol/tasks": {}} if extension else {}
+    extensions: dict[str, Any] = (
+        {"io.modelcontextprotocol/tasks": {}} if extension else {}
+    )
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},

@@ -167,7 +167,9 @@ class HostileServer(ThreadingHTTPServer):
 
     @property
     def base(self) -> str:
-        return f"http://{self.server_address[0]}:{self.server_address[1]}"
+        host, port = self.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address
+        return f"http://{host}:{port}"
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up mid-answer is what these attacks expect."""

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_a_large_enum_accepts_its_members_and_names_the_field_it_refuses(
     package = enum_package
     assert package.pick(color=COLORS[-1], codes=[1_299]).text == COLORS[-1]
     errors = sys.modules["mcigen_runtime.errors"]
-    refused = [
+    refused: list[tuple[dict[str, Any], str]] = [
         ({"color": "color-20000"}, "color"),
         ({"color": 7}, "color"),
         ({"color": COLORS[0], "codes": [999]}, "codes.0"),

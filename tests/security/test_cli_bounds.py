@@ -169,7 +169,7 @@ def _in_own_process(package: ModuleType, script: str, *python: str) -> str:
     as ``p``; it must leave nothing on stderr."""
     done = subprocess.run(
         [PY, *python, "-c", f"import {package.__name__} as p\n{script}"],
-        cwd=Path(package.__file__).parent.parent,
+        cwd=Path(package.__path__[0]).parent,
         capture_output=True,
         text=True,
         check=True,

@@ -9,7 +9,7 @@ import ast
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -109,12 +109,14 @@ def test_masked_builds_are_plain_blacks_and_keep_hostile_text(
     output = workspace / package
     formatted: list[tuple[list[str], list[str]]] = []
 
-    def format_modules(sources: list[str], known: object) -> list[str]:
+    def format_modules(
+        sources: list[str], known: Mapping[str, str] | None
+    ) -> list[str]:
         result: list[str] = masked(sources, known)
         formatted.append((sources, result))
         return result
 
-    masked = backend.format_modules
+    masked = backend.format_modules  # type: ignore[attr-defined]  # patched there
     with (
         mock.patch.dict("os.environ", {"MCIGEN_CACHE_DIR": ""}),
         mock.patch.object(backend, "format_modules", format_modules),

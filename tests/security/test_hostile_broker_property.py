@@ -104,7 +104,7 @@ def hostile_configs(draw: st.DrawFn) -> Config:
     first: list[str] = []
     for index in range(draw(st.integers(1, 2))):
         parts = draw(st.lists(segments, min_size=1, max_size=2))
-        if first and draw(st.booleans()):
+        if first and bool(draw(st.booleans())):
             # '/x/y' then '/x.y': once one cache name, read for either node
             parts = [".".join(first)]
         first = first or parts

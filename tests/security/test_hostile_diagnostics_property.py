@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcigen_runtime.edge.logs import JsonLines, TextLines
 from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.landlock import LandlockUnavailable, abi_version
 
 from mcigen.diagnostics import Diagnostics
 from mcigen.frontend.formats import BROKER, MCI, MTDF, Format
@@ -25,7 +28,7 @@ from mcigen.mcp_mode import McpMode
 from mcigen.pipeline import CompileOptions, plan_schema
 from mcigen.planner.mcp_servers import McpAccess
 
-from ..conftest import run_mcigen, schema_of, text_tool, write_schema
+from ..conftest import package_env, run_mcigen, schema_of, text_tool, write_schema
 from .support import BUILDS, package_main
 
 FORGERIES = (
@@ -331,3 +334,148 @@ def test_a_tool_name_that_is_not_printable_is_warned_about(
         "are not printable, which MCP clients may show garbled or refuse (MCP asks "
         "for A-Z, a-z, 0-9, '_', '-' and '.')"
     )
+
+
+try:
+    LANDLOCK_HERE = abi_version() > 0
+except LandlockUnavailable:
+    LANDLOCK_HERE = False
+
+
+def _all_printable(text: str) -> bool:
+    return all(line.isprintable() for line in text.split("\n"))
+
+
+HOSTILE_TOOL = "t\n\x1b[31mforged"
+HOSTILE_REQUIRED = "KEY\x1b[2J\u202e"
+HOSTILE_OPTIONAL = "OPT\x7f\u2066"
+
+
+@pytest.fixture
+def reads_hostile_variables(tmp_path: Path) -> Path:
+    """A package whose tool, of a hostile name, reads two variables of hostile
+    names (unset here): one required, one with a fallback."""
+    text = "{{env." + HOSTILE_REQUIRED + "}} {{env." + HOSTILE_OPTIONAL + " | 'x'}}"
+    schema = write_schema(tmp_path, schema_of(text_tool(HOSTILE_TOOL, text)))
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    return tmp_path
+
+
+def test_doctor_shows_hostile_variable_and_tool_names_escaped(
+    reads_hostile_variables: Path,
+) -> None:
+    shown = package_main(reads_hostile_variables, "doctor")
+    assert shown.returncode == 1
+    assert _all_printable(shown.stdout), repr(shown.stdout)
+    assert shown.stdout.splitlines()[:5] == [
+        "MISSING  $KEY\\x1b[2J\\u202e (required)",
+        "  read by: t\\n\\x1b[31mforged (text)",
+        "unset    $OPT\\x7f\\u2066 (optional)",
+        "  read by: t\\n\\x1b[31mforged (text)",
+        "",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        (("describe", HOSTILE_TOOL), "  KEY\\x1b[2J\\u202e  required, in text"),
+        (("config",), '"KEY\\u001b[2J\\u202e": "${KEY\\u001b[2J\\u202e}"'),
+        (("config",), "left out of env (add those you want to set): OPT\\x7f\\u2066"),
+        (
+            ("broker", "--check-start"),
+            "python -m pkg: warning: $KEY\\x1b[2J\\u202e is not set; these calls "
+            "will fail: t\\n\\x1b[31mforged (text)",
+        ),
+    ],
+    ids=["describe", "config", "config-optional", "broker"],
+)
+def test_what_the_package_says_of_hostile_variables_is_printable(
+    reads_hostile_variables: Path, command: tuple[str, ...], shown: str
+) -> None:
+    """``describe``'s variables, ``config``'s entry and its note of the optional
+    ones, the warning of a server that starts without a required one."""
+    said = package_main(reads_hostile_variables, *command)
+    assert _all_printable(said.stdout), repr(said.stdout)
+    assert _all_printable(said.stderr), repr(said.stderr)
+    lines = (said.stdout + said.stderr).splitlines()
+    assert any(shown in line for line in lines), lines
+
+
+def _write_probed_tools(directory: Path) -> Path:
+    """An MTDF tool of a hostile name whose availability check fails, writing a
+    colour escape on stderr, and whose install instructions forge a line."""
+    folder = directory / "tools"
+    folder.mkdir()
+    tool = {
+        "name": HOSTILE_TOOL,
+        "description": "d",
+        "command": "echo",
+        "install_instructions": "apt install x\nok       forged (1 tool)\x1b[0m",
+        "availability_check": {
+            "command": "sh",
+            "args": ["-c", "printf 'no\\033[31m\\n' >&2; exit 3", "\u202e"],
+        },
+    }
+    (folder / "t.json").write_text(json.dumps(tool), encoding="utf-8")
+    return folder
+
+
+def test_doctor_shows_a_hostile_probe_escaped(tmp_path: Path) -> None:
+    folder = _write_probed_tools(tmp_path)
+    assert run_mcigen("build", folder, "-o", tmp_path / "pkg").returncode == 0
+    shown = package_main(tmp_path, "doctor")
+    assert shown.returncode == 1
+    assert _all_printable(shown.stdout), repr(shown.stdout)
+    missing = [line for line in shown.stdout.splitlines() if line[:1] != "o"]
+    assert missing[:5] == [
+        "MISSING  t\\n\\x1b[31mforged",
+        "  ran:     sh -c 'printf '\"'\"'no\\033[31m\\n'\"'\"' >&2; exit 3' '\\u202e'",
+        "  result:  exited with code 3: no\\x1b[31m",
+        "  tools:   t\\n\\x1b[31mforged",
+        "  install: apt install x\\nok       forged (1 tool)\\x1b[0m",
+    ]
+
+
+@pytest.mark.skipif(not LANDLOCK_HERE, reason="no Landlock here: strict mode refused")
+@pytest.mark.parametrize("command", [("serve",), ("broker", "--check-start")])
+def test_the_sandbox_names_a_hostile_scope_escaped(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """The line a served MTDF package starts with names its ``--sandbox-scope``."""
+    folder = _write_probed_tools(tmp_path)
+    assert run_mcigen("build", folder, "-o", tmp_path / "pkg").returncode == 0
+    scope = tmp_path / "sc\nope\x1b[31m\u202e"
+    scope.mkdir()
+    started = subprocess.run(
+        [sys.executable, "-m", "pkg", *command, "--sandbox-scope", str(scope)],
+        env=package_env(tmp_path, AHMA_DISABLE_SANDBOX=None),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    said = started.stderr.split("\n")[0]
+    assert said.isprintable(), repr(started.stderr)
+    assert said.endswith(f"{tmp_path}/sc\\nope\\x1b[31m\\u202e (Landlock)"), said
+
+
+@pytest.mark.parametrize(
+    "command", [("describe", "run", "--arg", "v=1"), ("call", "run", "--dry-run")]
+)
+def test_what_a_cli_tool_would_run_is_shown_on_one_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """The command line of the schema, holding a newline and an escape, as
+    ``describe`` given input and ``call --dry-run`` show it."""
+    tool = {
+        "name": "run",
+        "execution": {"type": "cli", "command": "echo", "args": ["a\nb\x1b[2J"]},
+    }
+    schema = write_schema(tmp_path, schema_of(tool))
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    shown = package_main(tmp_path, *command)
+    assert shown.returncode == 0, shown.stderr
+    assert _all_printable(shown.stdout), repr(shown.stdout)
+    assert shown.stdout.splitlines()[-1].endswith(": echo 'a\\nb\\x1b[2J'")

@@ -38,7 +38,7 @@ def both(
 ) -> dict[str, tuple[Any, Any]]:
     """Each row's (mci-py's result, ours)."""
     calls = _calls(elsewhere)
-    schema = Path(attacks.__file__).parent.parent / "attacks.mci.json"
+    schema = Path(attacks.__path__[0]).parent / "attacks.mci.json"
     asked = [
         {"tool": tool, "props": props, "env": ENV} for tool, props in calls.values()
     ]

@@ -191,8 +191,8 @@ def test_without_the_sandbox_a_command_writes_anywhere(
 
     async def main() -> types.CallToolResult:
         scope = ("--sandbox-scope", str(places["scope"]))
-        async with session(package, places, *args, *scope, **env) as client:
-            return await touch(client, outside)
+        async with session(package, places, *args, *scope, roots=None, **env) as c:
+            return await touch(c, outside)
 
     result = anyio.run(main)
     assert not result.is_error, text(result)

@@ -270,7 +270,7 @@ def sequences(
 
 
 def _inner(scope: Scope, **changes: Any) -> Scope:
-    fields = {
+    fields: dict[str, Any] = {
         "failure": scope.failure,
         "in_if": scope.in_if,
         "in_for": scope.in_for,

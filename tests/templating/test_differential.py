@@ -65,8 +65,10 @@ def _build(
     assert built.returncode == 0, f"mcigen build failed:\n{built.stderr}"
     sys.path.insert(0, str(directory))
     try:
-        tools = importlib.import_module("mcigen_runtime.registry").registry(name)
-        yield Built(schema, {entry.name: tools.invoker(entry) for entry in tools.tools})
+        loaded = importlib.import_module("mcigen_runtime.registry").registry(name)
+        yield Built(
+            schema, {entry.name: loaded.invoker(entry) for entry in loaded.tools}
+        )
     finally:
         sys.path.remove(str(directory))
         for loaded in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:

@@ -15,7 +15,6 @@ URL instead.
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import site
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..edge.settings import HTTP_PATH
+from ..printable import printable_indented_json
 from .environment import Variable
 
 
@@ -40,9 +40,7 @@ def client_config(package: str, variables: Iterable[Variable], url: str | None) 
             env = {"PYTHONPATH": found_in, **env}
         if env:
             entry["env"] = env
-    return json.dumps(
-        {"mcpServers": {server_name(package): entry}}, indent=2, ensure_ascii=False
-    )
+    return printable_indented_json({"mcpServers": {server_name(package): entry}})
 
 
 def server_name(package: str) -> str:

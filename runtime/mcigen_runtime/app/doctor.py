@@ -23,6 +23,7 @@ from ..executors.cli import CliCall, run_cli_async
 from ..limits import Limits
 from ..manifest import Probe, ToolEntry
 from ..path_policy import WorkingDirectory, open_directory
+from ..printable import printable
 from ..registry import Registry
 
 PROBE_OUTPUT = 64 * 1024
@@ -117,14 +118,20 @@ def _shown(text: str) -> str:
 
 
 def _report(finding: Finding, out: TextIO) -> None:
+    """The finding's lines: each one line, whatever the names, the command, its
+    stderr and the install instructions hold (see ``printable``)."""
     probe = finding.probe
     if finding.problem is None:
         count = len(finding.tools)
-        print(f"ok       {probe.subject} ({count} tool{'s' * (count != 1)})", file=out)
-        return
-    print(f"MISSING  {probe.subject}", file=out)
-    print(f"  ran:     {shlex.join(probe.argv)}", file=out)
-    print(f"  result:  {finding.problem}", file=out)
-    print(f"  tools:   {', '.join(finding.tools)}", file=out)
-    if probe.install_instructions:
-        print(f"  install: {probe.install_instructions}", file=out)
+        lines = [f"ok       {probe.subject} ({count} tool{'s' * (count != 1)})"]
+    else:
+        lines = [
+            f"MISSING  {probe.subject}",
+            f"  ran:     {shlex.join(probe.argv)}",
+            f"  result:  {finding.problem}",
+            f"  tools:   {', '.join(finding.tools)}",
+        ]
+        if probe.install_instructions:
+            lines.append(f"  install: {probe.install_instructions}")
+    for line in lines:
+        print(printable(line), file=out)

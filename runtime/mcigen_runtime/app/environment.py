@@ -18,6 +18,7 @@ from typing import TextIO
 
 from ..env_files import load_env_files
 from ..manifest import EnvUse, ToolEntry
+from ..printable import printable
 
 
 @dataclass(frozen=True)
@@ -69,28 +70,33 @@ def why_missing(name: str, environ: Mapping[str, str]) -> str | None:
 def tool_variable_lines(entry: ToolEntry) -> list[str]:
     """What ``describe`` shows of a tool's variables."""
     return [
-        f"  {use.name}  {'required' if use.required else 'optional'}, "
-        f"in {', '.join(use.fields)}"
-        f"{'' if use.name in os.environ else ' (unset here)'}"
+        printable(
+            f"  {use.name}  {'required' if use.required else 'optional'}, "
+            f"in {', '.join(use.fields)}"
+            f"{'' if use.name in os.environ else ' (unset here)'}"
+        )
         for use in entry.env
     ]
 
 
 def report_variables(variables: list[Variable], out: TextIO) -> int:
-    """``doctor``'s lines for the variables; the number of required ones missing."""
+    """``doctor``'s lines for the variables, each one line whatever the names hold
+    (see ``printable``); the number of required ones missing."""
     missing = 0
     for variable in variables:
         kind = "required" if variable.required else "optional"
         why = why_missing(variable.name, os.environ)
         if why is None:
-            print(f"ok       ${variable.name} ({kind})", file=out)
+            print(printable(f"ok       ${variable.name} ({kind})"), file=out)
             continue
         missing += variable.required
         label = "MISSING " if variable.required else "unset   "
-        print(f"{label} ${variable.name} ({kind})", file=out)
+        lines = [f"{label} ${variable.name} ({kind})"]
         if why != "is not set":
-            print(f"  value:   {why}", file=out)
-        print(f"  read by: {'; '.join(variable.uses)}", file=out)
+            lines.append(f"  value:   {why}")
+        lines.append(f"  read by: {'; '.join(variable.uses)}")
+        for line in lines:
+            print(printable(line), file=out)
     return missing
 
 
@@ -100,8 +106,10 @@ def warn_unset(package: str, entries: Iterable[ToolEntry], out: TextIO) -> None:
         why = why_missing(variable.name, os.environ)
         if variable.required and why is not None:
             print(
-                f"python -m {package}: warning: ${variable.name} {why}; "
-                f"these calls will fail: {'; '.join(variable.uses)}",
+                printable(
+                    f"python -m {package}: warning: ${variable.name} {why}; "
+                    f"these calls will fail: {'; '.join(variable.uses)}"
+                ),
                 file=out,
                 flush=True,
             )

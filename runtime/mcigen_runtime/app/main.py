@@ -33,7 +33,7 @@ from ..edge.settings import add_serve_arguments, filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
-from ..printable import printable, printable_json, printable_lines
+from ..printable import printable, printable_indented_json, printable_lines
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .client_config import client_config
@@ -178,8 +178,10 @@ def _config(package: str, tools: Registry, args: argparse.Namespace) -> int:
     optional = [v.name for v in variables if not v.required]
     if optional and args.http is None:
         print(
-            f"optional, left out of env (add those you want to set): "
-            f"{', '.join(optional)}",
+            printable(
+                f"optional, left out of env (add those you want to set): "
+                f"{', '.join(optional)}"
+            ),
             file=sys.stderr,
         )
     return EXIT_OK
@@ -227,11 +229,11 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
     print(printable_lines(inspect.cleandoc(function.__doc__ or "").rstrip()))
     print()
     print("Input schema:")
-    print(_shown_json(entry.input_schema or {}))
+    print(printable_indented_json(entry.input_schema or {}))
     if entry.output_schema is not None:
         print()
         print("Output schema:")
-        print(_shown_json(entry.output_schema))
+        print(printable_indented_json(entry.output_schema))
     if entry.env:
         print()
         print("Environment variables:")
@@ -240,15 +242,8 @@ def _describe(tools: Registry, args: argparse.Namespace) -> int:
         result = _dry_run(tools, entry, _props(entry, args))
         print()
         print("Would run:" if not result.isError else "Would refuse:")
-        print(result.text)
+        print(printable(result.text))
     return EXIT_OK
-
-
-def _shown_json(value: Any) -> str:
-    """``value`` as indented JSON, no character of the schema's strings reaching
-    the terminal as a control (an escape sequence, a line separator)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    return "\n".join(printable_json(line) for line in text.split("\n"))
 
 
 def _signature(function: Any) -> str:
@@ -282,7 +277,10 @@ def _call(tools: Registry, args: argparse.Namespace) -> int:
         result = _dry_run(tools, entry, props)
     else:
         result = tools.invoker(entry)(props, os.environ)
-    print(json.dumps(result.model_dump(), indent=2) if args.raw else result.text)
+    if args.raw:
+        print(json.dumps(result.model_dump(), indent=2))
+    else:  # what a dry run would run holds the schema's words: shown as one line
+        print(printable(result.text) if args.dry_run else result.text)
     return EXIT_TOOL_ERROR if result.isError else EXIT_OK
 
 

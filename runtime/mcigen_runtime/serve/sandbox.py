@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..landlock import LandlockUnavailable, abi_version
 from ..path_policy import Sandbox, sandbox_scopes
+from ..printable import printable
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
@@ -89,7 +90,7 @@ class SandboxPolicy:
                 "working directories are not checked and commands may write anywhere"
             )
         if self.fixed:
-            where = ", ".join(self.fixed)
+            where = ", ".join(printable(scope) for scope in self.fixed)
         elif asks_roots:
             where = "the client's roots (else the base or current directory)"
         else:
