@@ -16,7 +16,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from xdist.scheduler import LoadScopeScheduling
+
+# The suite runs beside lint on two cores, and CI machines may be busier still: a
+# property's examples are judged on what they find, never on how fast they came.
+settings.register_profile(
+    "mcigen", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("mcigen")
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -412,7 +412,7 @@ def hostile_documents(draw: st.DrawFn) -> dict[str, Any]:
 @settings(
     max_examples=40,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(document=hostile_documents())
 def test_hostile_strings_stay_data_in_pyproject_and_readme(

@@ -44,7 +44,7 @@ _COUNTER = itertools.count()
 @settings(
     max_examples=300,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(text=contents, value=hostile)
 def test_hostile_file_contents_render_as_the_interpreter_does(
