@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
+from ..diagnostics import quoted
 from .executors import Build, ExecutorView, executor_view
 from .executors.mcp_servers import McpServerView
 from .executors.view import declared
@@ -235,7 +236,9 @@ def _docstring(
 ) -> Code:
     """``keywords``: (name, description) of the function's keywords that are not
     tool input, after its parameters."""
-    summary = (tool.description or "").strip() or f"Run the MCI tool '{tool.name}'."
+    summary = (
+        tool.description or ""
+    ).strip() or f"Run the MCI tool {quoted(tool.name)}."
     lines = [summary]
     if parameters or keywords:
         lines += ["", "Args:"]

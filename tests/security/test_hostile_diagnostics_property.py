@@ -309,6 +309,17 @@ def test_describe_shows_a_hostile_description_without_its_controls(
     assert '"description": "a\\u2028b\\u007fc"' in shown
 
 
+def test_a_hostile_name_stays_on_the_docstrings_first_line(tmp_path: Path) -> None:
+    """A tool without a description is summed up by its name: a newline in the
+    name does not start a second line of the summary ``describe`` shows."""
+    name = "t\n\x1b[31mforged"
+    schema = write_schema(tmp_path, schema_of(text_tool(name, "x")))
+    assert run_mcigen("build", schema, "-o", tmp_path / "pkg").returncode == 0
+    shown = package_main(tmp_path, "describe", name).stdout
+    assert all(line.isprintable() for line in shown.split("\n")), repr(shown)
+    assert "Run the MCI tool 't\\n\\x1b[31mforged'." in shown.splitlines()
+
+
 @pytest.mark.parametrize("source", ["mci", "mtdf"])
 def test_a_tool_name_that_is_not_printable_is_warned_about(
     tmp_path: Path, source: str
