@@ -1,11 +1,13 @@
 """The log lines of real server processes, read from their stderr: one per HTTP
-request and one per tool call, text or JSON, never an argument's value (nor the
-secret) unless asked, and more at DEBUG than at INFO (``serve --http``, the ASGI
-app under uvicorn, ``broker``)."""
+request, which carries the fields of the tool call it made, and one per tool call
+over stdio, text or JSON, never an argument's value (nor the secret) unless asked,
+and more at DEBUG than at INFO (``serve`` over stdio and HTTP, the ASGI app under
+uvicorn, ``broker``)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,11 +16,16 @@ from typing import Any
 import httpx
 
 from ..mcp_servers import free_port
-from .conftest import package_server, serving
+from .conftest import broker_env, package_server, serving
 
 SECRET = "s3cret-never-logged"
 VALUE = "value-never-logged"
 JSON = {"Accept": "application/json, text/event-stream"}
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "client", "version": "1.0"},
+}
 
 
 def call(base: str, tool: str, arguments: dict[str, Any], **headers: str) -> Any:
@@ -61,22 +68,62 @@ def test_serve_http_logs_each_request_and_call_as_json_without_values(
     text = log.read_text()
     assert VALUE not in text and SECRET not in text
     lines = json_lines(log)
-    calls = [line for line in lines if line["message"] == "tool call"]
-    assert [(c["tool"], c["outcome"]) for c in calls] == [
+    assert not [line for line in lines if line["message"] == "tool call"]
+    requests = [line for line in lines if line["message"] == "request"]
+    assert [(r["method"], r["path"], r["status"]) for r in requests] == [
+        ("POST", "/mcp", 200)
+    ] * 4
+    assert [(r["tool"], r["outcome"]) for r in requests] == [
         ("hello", "ok"),
         ("hello", "error"),
         ("nothing", "refused"),
         ("echo", "ok"),
     ]
-    assert calls[0]["arguments"] == ["who"]
-    assert calls[0]["client"].startswith("127.0.0.1:")
+    assert requests[0]["arguments"] == ["who"]
+    assert requests[0]["client"].startswith("127.0.0.1:")
+    for line in requests:
+        assert isinstance(line["duration_ms"], float)
+        assert 0 <= line["call_duration_ms"] <= line["duration_ms"]
+        assert line["level"] == "INFO" and line["time"].endswith("+00:00")
+
+
+def test_serve_over_stdio_logs_each_call(package: ModuleType, tmp_path: Path) -> None:
+    """Over stdio there is no request line: a call, the SDK's (the first) or one
+    answered as it is read, has a line of its own."""
+    greet = {"name": "hello", "arguments": {"who": VALUE}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": greet},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": greet},
+    ]
+    log = tmp_path / "stdio.log"
+    argv = [sys.executable, "-m", package.__name__, "serve", "--log-format", "json"]
+    with log.open("wb") as stderr:
+        server = subprocess.Popen(
+            argv,
+            cwd=Path(str(package.__file__)).parent.parent,
+            env=broker_env(package),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        server.stdin.flush()
+        answered = [json.loads(server.stdout.readline()) for _ in range(3)]
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    assert [answer["id"] for answer in answered] == [1, 2, 3]
+    lines = json_lines(log)
+    assert not [line for line in lines if line["message"] == "request"]
+    calls = [line for line in lines if line["message"] == "tool call"]
+    assert [(c["tool"], c["outcome"], c["client"]) for c in calls] == [
+        ("hello", "ok", "stdio")
+    ] * 2
+    assert all(c["arguments"] == ["who"] for c in calls)
     assert all(isinstance(c["duration_ms"], float) for c in calls)
-    assert all(c["level"] == "INFO" and c["time"].endswith("+00:00") for c in calls)
-    requests = [line for line in lines if line["message"] == "request"]
-    assert [(r["method"], r["path"], r["status"]) for r in requests] == [
-        ("POST", "/mcp", 200)
-    ] * 4
-    assert requests[0]["client"] == calls[0]["client"]
+    assert VALUE not in log.read_text()
 
 
 def test_log_arguments_asks_for_the_values(package: ModuleType, tmp_path: Path) -> None:
@@ -84,8 +131,9 @@ def test_log_arguments_asks_for_the_values(package: ModuleType, tmp_path: Path) 
     argv = serve_argv(package, port, "--log-arguments")
     with package_server(package, argv, port, log) as base:
         call(base, "hello", {"who": VALUE})
-    [line] = [line for line in log.read_text().splitlines() if "tool call" in line]
-    assert line.startswith("INFO mcigen_runtime.calls: tool call tool=hello ")
+    [line] = [line for line in log.read_text().splitlines() if "tool=" in line]
+    assert line.startswith("INFO mcigen_runtime.requests: request method=POST ")
+    assert " status=200 " in line and " tool=hello outcome=ok " in line
     assert line.endswith(f' arguments={{"who":"{VALUE}"}}')
 
 
@@ -115,10 +163,9 @@ def test_the_asgi_app_reads_its_log_settings_from_the_environment(
     with package_server(package, argv, port, log, **environment) as base:
         call(base, "hello", {"who": VALUE})
     lines = json_lines(log)
-    assert [line["tool"] for line in lines if line["message"] == "tool call"] == [
-        "hello"
-    ]
-    assert [line["path"] for line in lines if line["message"] == "request"] == ["/mcp"]
+    requests = [line for line in lines if line["message"] == "request"]
+    assert [(line["path"], line["tool"]) for line in requests] == [("/mcp", "hello")]
+    assert not [line for line in lines if line["message"] == "tool call"]
     assert VALUE not in log.read_text()
 
 
@@ -136,10 +183,12 @@ def test_the_broker_logs_calls_and_more_at_debug(
             server.stop()
         logs[level] = json_lines(server.log)
         assert VALUE not in server.log.read_text()
-    calls = [line for line in logs["INFO"] if line["message"] == "tool call"]
-    assert [(c["tool"], c["outcome"]) for c in calls] == [
-        ("/mcp/toy/echo", "ok"),
-        ("/nowhere", "refused"),
+    assert not [line for line in logs["INFO"] if line["message"] == "tool call"]
+    calls = [line for line in logs["INFO"] if "tool" in line]
+    assert all(line["message"] == "request" for line in calls)
+    assert [(c["path"], c["status"], c["tool"], c["outcome"]) for c in calls] == [
+        ("/meta_call", 200, "/mcp/toy/echo", "ok"),
+        ("/meta_call", 404, "/nowhere", "refused"),
     ]
     assert calls[0]["arguments"] == ["text"]
     assert {line["level"] for line in logs["INFO"]} <= {"INFO", "WARNING"}

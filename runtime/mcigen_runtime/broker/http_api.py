@@ -8,8 +8,9 @@ Every other answer is a JSON error ``{"error", "error_description"}`` (plus
 args), one status per case (:data:`ERRORS`). A tool that runs and fails is not
 an error of the request: its answer is 200 with ``"isError": true``.
 
-Each ``meta_call`` is logged as a tool call named by its path (``edge.logs``). In
-front of the endpoints, outermost first: one log line per request (INFO), the
+Each ``meta_call`` is logged as a tool call named by its path, in its request's
+line (``edge.logs``). In front of the endpoints, outermost first: one log line per
+request (INFO), the
 Host/Origin guard of ``serve --http`` (``http_origin``), ``/healthz`` and
 ``/readyz`` (``edge.health``, before the secret is asked for), the bearer secret
 (``http_secret``: 401 with ``WWW-Authenticate: Bearer``), and the call lifecycle
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
+    from starlette.types import Scope
 
     from ..edge.health import UpstreamServers
     from ..edge.origin_policy import HostOriginPolicy
@@ -93,10 +95,11 @@ class BrokerApi:
         self.log_arguments = log_arguments
 
     async def answer(
-        self, endpoint: str, body: bytes, client: str = "unknown"
+        self, endpoint: str, body: bytes, scope: Scope | None = None
     ) -> dict[str, Any]:
-        """The answer to ``POST /<endpoint>`` with ``body`` from ``client``; raises
-        :class:`ApiError`. A ``meta_call`` is logged (see ``edge.logs``)."""
+        """The answer to ``POST /<endpoint>`` with ``body`` in the request
+        ``scope``; raises :class:`ApiError`. A ``meta_call`` is logged in the
+        request's line (see ``edge.logs``)."""
         if endpoint not in ENDPOINTS:
             raise ApiError(
                 "unknown_endpoint",
@@ -112,7 +115,7 @@ class BrokerApi:
         except BrokerError as error:
             raise self._refusal(error) from None
         args = request.get("args") or {}
-        with logged_call(path, client, args, self.log_arguments) as outcome:
+        with logged_call(path, scope, args, self.log_arguments) as outcome:
             try:
                 answer = await self.broker.call_async(path, args)
             except BrokerError as error:
@@ -203,7 +206,7 @@ def broker_app(
     from ..edge.bearer import BearerSecretMiddleware
     from ..edge.health import HealthEndpoints
     from ..edge.lifecycle import CallLifecycleMiddleware
-    from ..edge.logs import RequestLog, client_of
+    from ..edge.logs import RequestLog
     from ..edge.origin_guard import HostOriginGuard
 
     api = BrokerApi(broker, log_arguments)
@@ -217,7 +220,7 @@ def broker_app(
                     "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes"
                 )
             answer = await api.answer(
-                request.path_params["endpoint"], body, client_of(request.scope)
+                request.path_params["endpoint"], body, request.scope
             )
         except ClientGone:
             return _json(499, {})  # nobody reads it

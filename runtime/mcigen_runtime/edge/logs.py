@@ -1,7 +1,8 @@
-"""The log of a package's servers (``serve``, the ASGI app, ``broker``), on stderr:
-one line per HTTP request (:class:`RequestLog`) and one per tool call
-(:func:`logged_call`), at INFO; DEBUG adds each MCP message's method, each command
-a tool starts, and how each upstream MCP session starts and ends.
+"""The log of a package's servers (``serve``, the ASGI app, ``broker``), on stderr,
+at INFO: one line per HTTP request (:class:`RequestLog`), which also carries the
+fields of the tool call the request made (:func:`logged_call`), and one line per
+tool call over stdio; DEBUG adds each MCP message's method, each command a tool
+starts, and how each upstream MCP session starts and ends.
 
 Each line is a message and its fields: ``text`` (the default) writes ``LEVEL
 logger: message key=value ...`` (a string with a space, a quote or ``=`` in JSON
@@ -14,10 +15,13 @@ asks for them; it names the arguments given.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import math
+import os
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -61,8 +65,8 @@ def add_log_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_LEVEL,
         metavar="LEVEL",
         help=f"one of {', '.join(LOG_LEVELS)} (default {DEFAULT_LEVEL}: a line per "
-        "request and per tool call; DEBUG adds MCP messages, the commands tools "
-        "start and upstream MCP sessions)",
+        "HTTP request, with its tool call, and per tool call over stdio; DEBUG adds "
+        "MCP messages, the commands tools start and upstream MCP sessions)",
     )
     parser.add_argument(
         "--log-format",
@@ -182,9 +186,25 @@ def shown_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+LINE = "mcigen.log_line"
+"""The scope key of an HTTP request's :class:`RequestLine`."""
+
+
+class RequestLine:
+    """What a tool call served in an HTTP request adds to the request's line:
+    ``call`` holds the call's fields until the line is written (``open`` no
+    more)."""
+
+    __slots__ = ("call", "open")
+
+    def __init__(self) -> None:
+        self.call: dict[str, Any] | None = None
+        self.open = True
+
+
 class RequestLog:
     """ASGI middleware: one INFO line per HTTP request, with its method, path,
-    status, duration (ms) and client."""
+    status, duration (ms) and client, and the fields of the tool call it made."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -195,6 +215,7 @@ class RequestLog:
             return
         started = time.monotonic()
         status = 0
+        line = scope[LINE] = RequestLine()
 
         async def noting_status(message: Message) -> None:
             nonlocal status
@@ -205,28 +226,66 @@ class RequestLog:
         try:
             await self.app(scope, receive, noting_status)
         finally:
-            _info(
-                request_logger,
-                "request",
-                {
+            line.open = False
+            if request_logger.isEnabledFor(logging.INFO):
+                fields = {
                     "method": scope["method"],
                     "path": scope["path"][:200],
                     "status": status,
                     "duration_ms": _ms_since(started),
                     "client": client_of(scope),
-                },
-            )
+                }
+                if line.call is not None:
+                    fields.update(line.call)
+                _info(request_logger, "request", fields)
 
 
 def _info(logger: logging.Logger, message: str, fields: dict[str, Any]) -> None:
-    """``logger.info(message)`` with ``fields``, in a record that does not look
-    for its caller in the stack (no formatter here writes it): a line per request
-    and per call, the cheaper the better."""
-    if logger.isEnabledFor(logging.INFO):
-        record = logger.makeRecord(
-            logger.name, logging.INFO, "", 0, message, (), None, extra={FIELDS: fields}
-        )
+    """``logger.info(message)`` with ``fields`` (INFO enabled): a line per request,
+    the cheaper the better. Unless a record factory of its own is set, the record
+    is a copy of one the logger made for ``message`` in this thread and process,
+    with its own time and fields: ``LogRecord()`` looks up the thread's, the
+    process's and the task's names and splits the caller's path each time, which
+    costs as much as writing the line. (Nothing looks for the caller in the
+    stack: no formatter here writes it.)"""
+    if logging.getLogRecordFactory() is not logging.LogRecord:
+        record = logger.makeRecord(logger.name, logging.INFO, "", 0, message, (), None)
+        setattr(record, FIELDS, fields)
         logger.handle(record)
+        return
+    key = (logger.name, message, threading.get_ident(), os.getpid())
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) > 64:  # threads come and go
+            _MADE.clear()
+        first = logger.makeRecord(logger.name, logging.INFO, "", 0, message, (), None)
+        made = _MADE[key] = (vars(first), first.created - first.relativeCreated / 1000)
+    prototype, start = made
+    record = _new_record(logging.LogRecord)
+    record.__dict__.update(prototype)
+    now = time.time()
+    record.created = now
+    record.msecs = int((now - int(now)) * 1000) + 0.0
+    record.relativeCreated = (now - start) * 1000
+    if getattr(logging, "logAsyncioTasks", False):  # Python 3.12 on
+        record.taskName = _task_name()
+    setattr(record, FIELDS, fields)
+    logger.handle(record)
+
+
+_MADE: dict[tuple[str, str, int, int], tuple[dict[str, Any], float]] = {}
+"""The attributes of a record, and the time its ``relativeCreated`` counts
+from, per logger, message, thread and process."""
+
+_new_record = object.__new__
+
+
+def _task_name() -> str | None:
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return None
+    return None if task is None else task.get_name()
 
 
 def _ms_since(started: float) -> float:
@@ -251,13 +310,16 @@ class CallOutcome:
 @contextmanager
 def logged_call(
     tool: str,
-    client: str,
+    scope: Scope | None,
     arguments: Mapping[str, Any] | None,
     with_values: bool,
 ) -> Iterator[CallOutcome]:
-    """One INFO line once the call of ``tool`` by ``client`` ends: its outcome
-    (see :class:`CallOutcome`), duration (ms), client and arguments (their names;
-    their values too when ``with_values``)."""
+    """The call of ``tool`` in the HTTP request ``scope`` (None: over stdio),
+    logged once it ends: its outcome (see :class:`CallOutcome`), duration (ms)
+    and arguments (their names; their values too when ``with_values``) go into
+    the request's line (``call_duration_ms`` beside the request's duration), or
+    into a line of their own, with the client, when there is no request line
+    open to carry them (stdio)."""
     outcome = CallOutcome()
     started = time.monotonic()
     try:
@@ -267,14 +329,30 @@ def logged_call(
             outcome.outcome = "cancelled"
         raise
     finally:
-        fields: dict[str, Any] = {
-            "tool": tool[:200],
-            "outcome": outcome.outcome,
-            "duration_ms": _ms_since(started),
-            "client": client,
-        }
-        if arguments is not None:
-            fields["arguments"] = (
-                dict(arguments) if with_values else sorted(map(str, arguments))
-            )
-        _info(call_logger, "tool call", fields)
+        line = None if scope is None else scope.get(LINE)
+        if isinstance(line, RequestLine) and line.open and line.call is None:
+            if request_logger.isEnabledFor(logging.INFO):
+                line.call = {
+                    "tool": tool[:200],
+                    "outcome": outcome.outcome,
+                    "call_duration_ms": _ms_since(started),
+                }
+                _add_arguments(line.call, arguments, with_values)
+        elif call_logger.isEnabledFor(logging.INFO):
+            fields = {
+                "tool": tool[:200],
+                "outcome": outcome.outcome,
+                "duration_ms": _ms_since(started),
+                "client": client_of(scope),
+            }
+            _add_arguments(fields, arguments, with_values)
+            _info(call_logger, "tool call", fields)
+
+
+def _add_arguments(
+    fields: dict[str, Any], arguments: Mapping[str, Any] | None, with_values: bool
+) -> None:
+    if arguments is not None:
+        fields["arguments"] = (
+            dict(arguments) if with_values else sorted(map(str, arguments))
+        )

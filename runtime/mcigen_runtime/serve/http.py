@@ -42,6 +42,7 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -290,16 +291,17 @@ def _asks_progress(request: dict[str, object]) -> bool:
     return isinstance(token, (str, int)) and not isinstance(token, bool)
 
 
-def _media_types(accept: bytes | None) -> set[str]:
+@lru_cache(maxsize=256)  # clients send a few Accept headers, over and over
+def _media_types(accept: bytes | None) -> frozenset[str]:
     if accept is None:
-        return set()
-    return {
+        return frozenset()
+    return frozenset(
         part.split(b";")[0].strip().lower().decode("latin-1")
         for part in accept.split(b",")
-    }
+    )
 
 
-def _accepts_only_sse(types: set[str]) -> bool:
+def _accepts_only_sse(types: frozenset[str]) -> bool:
     return not types & _JSON_TYPES and bool(types & _SSE_TYPES)
 
 

@@ -847,7 +847,7 @@ def build_server(surface: ToolSurface) -> Server[Any]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS, ListToolsResult
 
-    from ..edge.logs import client_of, logged_call
+    from ..edge.logs import logged_call
 
     schemas = {d["name"]: d["inputSchema"] for d in surface.definitions}
 
@@ -888,9 +888,9 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         """``run(arguments, sandbox)`` for the call ``params``, in one log line:
         refused when it raises the protocol's error, else answered."""
         arguments = params.arguments or {}
-        client = client_of(None if ctx.request is None else ctx.request.scope)
+        scope = None if ctx.request is None else ctx.request.scope
         with logged_call(
-            params.name, client, arguments, surface.options.log_arguments
+            params.name, scope, arguments, surface.options.log_arguments
         ) as outcome:
             sandbox = await surface.sandbox_of(params.name, ctx.session)
             try:

@@ -40,7 +40,7 @@ from mcp_types import ErrorData, JSONRPCError
 from mcp_types.methods import serialize_server_result
 from pydantic_core import PydanticSerializationError, to_json
 
-from ..edge.logs import client_of, logged_call
+from ..edge.logs import logged_call
 from .stdio_start import plain_message, response
 from .wire import HANDSHAKE_VERSIONS, sdk_json, writes_alike
 
@@ -176,9 +176,7 @@ class InlineCalls:
             return None
         surface = self._surface
         request_id = message["id"]
-        with logged_call(
-            name, client_of(None), given, surface.options.log_arguments
-        ) as outcome:
+        with logged_call(name, None, given, surface.options.log_arguments) as outcome:
             try:
                 inline = surface.call_inline(name, given)
             except Exception as error:  # as the SDK's dispatcher answers it
