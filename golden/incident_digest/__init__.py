@@ -12,10 +12,10 @@ try:
     from mcigen_runtime import require_runtime
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
-        "incident_digest needs mcigen-runtime>=0.5.0,<0.6: pip install 'mcigen-runtime>=0.5.0,<0.6'"
+        "incident_digest needs mcigen-runtime>=0.6.0,<0.7: pip install 'mcigen-runtime>=0.6.0,<0.7'"
     ) from None
 
-require_runtime("0.5.0", __name__)
+require_runtime("0.6.0", __name__)
 
 if TYPE_CHECKING:
     from mcigen_runtime.errors import ToolInputError
