@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from .conftest import built_package, write_schema
 from .mcp_servers import BOUNDS_SERVER, LISTED_SERVER
 from .oracle import answers_within, run_oracle
-from .security.support import build, every_module_imported, importable_from
+from .security.support import built_and_imported
 from .test_mcp_bounds import MIB, cancellations, runs
 from .test_mcp_server import run, stdio_session
 
@@ -44,9 +44,9 @@ def bounds(
     """The package ``pkg`` of the bounds server's tools (a call may wait 1 s for
     its answer), and its directory, which is also the server's log directory."""
     directory = tmp_path_factory.mktemp("bounds")
-    built = build(directory, bounds_schema(directory, timeout_ms=1000))
-    assert built.returncode == 0, built.stderr
-    with importable_from(directory), every_module_imported("pkg") as package:
+    with built_and_imported(
+        directory, bounds_schema(directory, timeout_ms=1000)
+    ) as package:
         yield directory, package
 
 

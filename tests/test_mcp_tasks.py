@@ -20,7 +20,7 @@ import pytest
 from .conftest import built_package, run_mcigen
 from .mcp_servers import TASKS_SERVER, http_server
 from .oracle import run_oracle
-from .security.support import build, every_module_imported, importable_from
+from .security.support import built_and_imported
 from .test_mcp_bounds import cancellations
 from .test_mcp_server import run, stdio_session
 
@@ -41,9 +41,9 @@ def tasks(
     """The package ``pkg`` of the tasks server's tools (a call may wait 2 s), and
     its directory, which is also the server's log directory."""
     directory = tmp_path_factory.mktemp("tasks")
-    built = build(directory, tasks_schema(directory, timeout_ms=2000))
-    assert built.returncode == 0, built.stderr
-    with importable_from(directory), every_module_imported("pkg") as package:
+    with built_and_imported(
+        directory, tasks_schema(directory, timeout_ms=2000)
+    ) as package:
         yield directory, package
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .support import build, every_module_imported, importable_from
+from .support import built_and_imported
 
 NAMED = {"type": "object", "properties": {"name": {"type": "string"}}}
 
@@ -31,7 +31,7 @@ def cli_tool(name: str, argv: list[str], cwd: str, **fields: Any) -> Any:
 @contextmanager
 def package_of(directory: Path, tools: list[Any]) -> Iterator[ModuleType]:
     """The tools built from a schema in ``directory`` into ``directory``/pkg, imported."""
-    built = build(directory, {"schemaVersion": "1.0", "tools": tools})
-    assert built.returncode == 0, built.stderr
-    with importable_from(directory), every_module_imported("pkg") as package:
+    with built_and_imported(
+        directory, {"schemaVersion": "1.0", "tools": tools}
+    ) as package:
         yield package

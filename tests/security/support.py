@@ -153,3 +153,15 @@ def built_from_tools(
     schema = write_schema(directory, schema_of(*tools), f"{name}.mci.json")
     with built_package(schema, directory / name, *options) as package:
         yield package
+
+
+@contextmanager
+def built_and_imported(
+    directory: Path, document: dict[str, Any]
+) -> Iterator[ModuleType]:
+    """``document`` built into ``directory/pkg`` (see :func:`build`) and imported
+    whole (see :func:`every_module_imported`) while the block runs."""
+    built = build(directory, document)
+    assert built.returncode == 0, built.stderr
+    with importable_from(directory), every_module_imported("pkg") as package:
+        yield package

@@ -20,7 +20,7 @@ import pytest
 from ..mcp_servers import DEEP_SERVER
 from ..oracle import answers_within
 from ..test_mcp_server import run, stdio_session
-from .support import build, every_module_imported, importable_from
+from .support import built_and_imported
 
 DEEP = 200_000
 UNREADABLE = "the server's answer could not be read: Invalid JSON: recursion limit"
@@ -32,9 +32,7 @@ def deep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Modul
     directory = tmp_path_factory.mktemp("deep")
     server = {"command": sys.executable, "args": [str(DEEP_SERVER)]}
     document = {"schemaVersion": "1.0", "tools": [], "mcp_servers": {"deep": server}}
-    built = build(directory, document)
-    assert built.returncode == 0, built.stderr
-    with importable_from(directory), every_module_imported("pkg") as package:
+    with built_and_imported(directory, document) as package:
         yield directory, package
 
 
