@@ -99,6 +99,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return _ModuleFixturesTogether(config, log)
 
 
+@pytest.fixture(scope="module")
+def mcp_sessions_closed() -> Iterator[None]:
+    """The MCP sessions a module's calls opened, closed after its last test (a
+    module asks for it with ``pytestmark``)."""
+    yield
+    from mcigen_runtime.executors.mcp.calls import close_mcp_sessions
+
+    close_mcp_sessions()
+
+
 FIGURES = ("mcipy_suite", "timing")
 """Properties a test records for the run's summary: counts and times a reader
 should see without opening a report."""

@@ -28,6 +28,9 @@ from .test_mcp_server import run, stdio_session
 HUNG = "MCP tool 'hang' did not answer within {} s; the call was cancelled"
 
 
+pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
+
+
 def bounds_schema(log_dir: Path, **config: Any) -> dict[str, Any]:
     server = {
         "command": sys.executable,
@@ -48,14 +51,6 @@ def bounds(
         directory, bounds_schema(directory, timeout_ms=1000)
     ) as package:
         yield directory, package
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _close_sessions() -> Iterator[None]:
-    yield
-    from mcigen_runtime.executors.mcp.calls import close_mcp_sessions
-
-    close_mcp_sessions()
 
 
 def test_the_servers_timeout_and_the_callers(bounds: tuple[Path, ModuleType]) -> None:

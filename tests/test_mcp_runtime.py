@@ -46,6 +46,9 @@ LAUNCHER = (
 STDIO = McpServerParams(name="toy", command=sys.executable, args=(TOY, "stdio"))
 
 
+pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
+
+
 def counted_server(log: Path, **fields: Any) -> McpServerParams:
     return McpServerParams(
         name="toy",
@@ -80,12 +83,6 @@ def wait_gone(pid: int, timeout: float = 10.0) -> bool:
             return False
         time.sleep(0.02)
     return True
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_sessions_after_module() -> Iterator[None]:
-    yield
-    close_mcp_sessions()
 
 
 @pytest.fixture(scope="module")

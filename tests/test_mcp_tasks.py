@@ -24,6 +24,8 @@ from .security.support import built_and_imported
 from .test_mcp_bounds import cancellations
 from .test_mcp_server import run, stdio_session
 
+pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
+
 
 def tasks_schema(log_dir: Path, *args: str, **config: Any) -> dict[str, Any]:
     server = {
@@ -45,14 +47,6 @@ def tasks(
         directory, tasks_schema(directory, timeout_ms=2000)
     ) as package:
         yield directory, package
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _close_sessions() -> Iterator[None]:
-    yield
-    from mcigen_runtime.executors.mcp.calls import close_mcp_sessions
-
-    close_mcp_sessions()
 
 
 def _cached(directory: Path) -> dict[str, dict[str, Any]]:
