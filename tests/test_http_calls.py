@@ -55,6 +55,9 @@ HEADERS: dict[str, list[tuple[str, str]]] = {
     "two types": [BOTH, ("content-type", "text/plain"), JSON_TYPE],
 }
 
+RAW = "a\udcffb"
+"""``CALLS_RAW``: the byte ``\xff`` in the environment, a lone surrogate to Python."""
+
 HOSTILE = [
     "</script><script>alert(1)</script>",
     "\x00\x1b[31m\x7f",
@@ -74,6 +77,7 @@ BODIES: list[Any] = [
     call(7, "listing", {"items": ["a", "b"], "loud": True}),
     call(8, "listing", {"items": ["x"] * 3, "loud": False, "extra": [1.5, None]}),
     call(9, "home"),  # CALLS_HOME unset: the template fails
+    call(26, "raw"),  # CALLS_RAW is no UTF-8: an answer that cannot be written
     call(2**52, "greet", {"name": "big id"}),
     call(2**53, "greet", {"name": "an id json and the SDK may write apart"}),
     call('a"b\\c', "greet", {"name": "an id with quotes"}),
@@ -185,7 +189,9 @@ def servers(
                 port, log = free_port(), logs / f"{face}-{mode}.log"
                 argv = [sys.executable, "-m", "calls", "serve", "--http", str(port)]
                 argv += [*args, "--log-format", "json", "--log-arguments"]
-                env = package_env(built, MCIGEN_HTTP_INLINE=inline, CALLS_HOME=None)
+                env = package_env(
+                    built, MCIGEN_HTTP_INLINE=inline, CALLS_HOME=None, CALLS_RAW=RAW
+                )
                 out = stack.enter_context(log.open("wb"))
                 process = stack.enter_context(
                     listening(argv, port, cwd=built, env=env, stderr=out)
@@ -223,13 +229,15 @@ def test_calls_are_answered_as_the_sdk_answers_them(
     assert b'"text":"Hello, Ann!"' in said
     assert b"data: {" in said  # the one-frame SSE answers
     assert b"HTTP/1.1 406" in said and b"HTTP/1.1 415" in said
+    assert b"HTTP/1.1 500" in said  # the answer of raw
 
 
 def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     servers: dict[str, dict[str, Server]],
 ) -> None:
     headers = ["both", "sse only", "2024-11-05", "2025-11-25"]
-    cases = [(body_of(body), name) for name in headers for body in META_CALLS]
+    bodies = [*META_CALLS, call(17, "meta_call", {"path": "/raw"})]
+    cases = [(body_of(body), name) for name in headers for body in bodies]
     answers = compare(servers["broker"], cases)
     assert any(b"Hello, last!" in answer for answer in answers)
 

@@ -32,7 +32,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def build_calls(directory: Path) -> Path:
     """Package ``calls`` built in ``directory``: text tools (one with a loop and a
-    condition, one that needs an environment variable) and a cli tool."""
+    condition, two that show an environment variable) and a cli tool."""
     name = {"type": "object", "properties": {"name": {"type": "string"}}}
     tools = [
         text_tool(
@@ -53,6 +53,7 @@ def build_calls(directory: Path) -> Path:
             },
         ),
         text_tool("home", "{{env.CALLS_HOME}}"),
+        text_tool("raw", "{{env.CALLS_RAW}}"),
         {
             "name": "echo",
             "inputSchema": {**name, "required": ["name"]},

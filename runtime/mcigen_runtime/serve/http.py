@@ -129,7 +129,7 @@ class ExchangeEdge:
             answered = self.calls.answer(message, headers, scope)
             if answered is not None:
                 answering = _Answering(answer)
-                sending = send_body(answering, 200, answered.encode(), _JSON_ANSWER)
+                sending = send_body(answering, *answered, _JSON_ANSWER)
                 await _stopping(sending, answering, request_id)
                 return
         if initialize:

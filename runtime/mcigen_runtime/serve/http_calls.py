@@ -6,6 +6,9 @@ calls answered so, and how). The answer is the SDK's JSON answer: ``200``,
 one SSE event for a client that accepts only ``text/event-stream``, as it frames
 the SDK's.
 
+A call whose result cannot be written (see ``inline_calls.Unwritable``) is
+answered as the SDK's transport answers it: ``500`` and its JSON-RPC error.
+
 Over HTTP a request is answered so only when also:
 
 - the app serves: its lifespan has started the SDK's session managers and not
@@ -30,14 +33,16 @@ check, the lifecycle middleware.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from mcp_types import DEFAULT_NEGOTIATED_VERSION
+from mcp_types import DEFAULT_NEGOTIATED_VERSION, INTERNAL_ERROR
 
 from ..edge.body import Headers, header
-from .inline_calls import InlineAnswers
+from ..edge.json_text import json_bytes
+from .inline_calls import InlineAnswers, Unwritable
 from .telemetry import records_requests
 from .wire import HANDSHAKE_VERSIONS, MESSAGE_KEYS, plain_id
 
@@ -46,7 +51,18 @@ if TYPE_CHECKING:
 
     from .inline_calls import Surface
 
+logger = logging.getLogger(__name__)
+
 _JSON = "application/json"
+
+_UNWRITTEN = json_bytes(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": INTERNAL_ERROR, "message": "Error handling POST request"},
+    }
+)
+"""The SDK's transport's answer to a request it failed to answer (``500``)."""
 
 
 class HttpCalls:
@@ -68,10 +84,10 @@ class HttpCalls:
 
     def answer(
         self, message: Mapping[str, Any], headers: Headers, scope: Scope
-    ) -> str | None:
-        """The JSON answer to ``message``, the request the edge read, sent with
-        ``headers`` in the exchange ``scope``, the call made; None when the SDK
-        answers it."""
+    ) -> tuple[int, bytes] | None:
+        """The status and JSON answer to ``message``, the request the edge read,
+        sent with ``headers`` in the exchange ``scope``, the call made; None
+        when the SDK answers it."""
         if (
             not self._serving
             or message.get("method") != "tools/call"
@@ -85,7 +101,12 @@ class HttpCalls:
         version = _version(header(headers, b"mcp-protocol-version"))
         if version is None:
             return None
-        return self._answers.answer(message, version, scope)
+        try:
+            answered = self._answers.answer(message, version, scope)
+        except Unwritable as error:
+            logger.error("the answer to tools/call cannot be written: %s", error)
+            return 500, _UNWRITTEN
+        return None if answered is None else (200, answered.encode())
 
 
 @lru_cache(maxsize=64)  # clients send a few, over and over

@@ -19,7 +19,11 @@ I/O; such a call touches no file and starts no command, so it needs no sandbox).
 The call is logged as the SDK's handler logs it. A result other than text
 content (none of the generated text tools gives one; a meta-tool's image or
 audio) is dumped by the SDK's own models; an exception a meta-tool raises is the
-SDK's error answer to it (code 0, its text). Such a call runs to its end without
+SDK's error answer to it (code 0, its text). A result that holds text that is no
+Unicode (a lone surrogate: the undecodable bytes of an environment variable a
+template shows, say), which the SDK's transports fail to write, raises
+:class:`Unwritable` once the call is logged, for the transport to fail as the
+SDK's does. Such a call runs to its end without
 yielding to the event loop, so a cancellation of it comes too late, as it would
 for the SDK's handler of the same call.
 """
@@ -51,6 +55,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _CALL_KEYS = frozenset({"name", "arguments"})
+
+
+class Unwritable(Exception):
+    """A call's result holds text that is no Unicode: it cannot be written."""
 
 
 @dataclass(slots=True)
@@ -89,7 +97,7 @@ class Inline:
     def json(self, version: str) -> str:
         """The result as the SDK writes it at ``version``: made here for text
         content (written by pydantic-core, as the SDK's models write it), else
-        by the SDK's own steps."""
+        by the SDK's own steps. Raises :class:`Unwritable`."""
         if self.texts is not None:
             result: dict[str, Any] = {
                 "content": [{"text": text, "type": "text"} for text in self.texts],
@@ -102,7 +110,10 @@ class Inline:
             except PydanticSerializationError:  # no Unicode text: the SDK's steps
                 pass
         dumped = self.model().model_dump(by_alias=True, mode="json", exclude_none=True)
-        return to_json(serialize_server_result("tools/call", version, dumped)).decode()
+        try:
+            return to_json(serialize_server_result("tools/call", version, dumped)).decode()
+        except PydanticSerializationError as error:
+            raise Unwritable(str(error)) from None
 
 
 @functools.cache
@@ -137,7 +148,8 @@ class InlineAnswers:
         """The answer to ``message``, a plain JSON-RPC request of ``tools/call``
         (see the module docs), as the SDK writes it at the protocol ``version``,
         the call made and logged (into the line of the HTTP request ``scope``;
-        None: over stdio); None when the SDK answers it."""
+        None: over stdio); None when the SDK answers it. Raises
+        :class:`Unwritable`."""
         params = message.get("params")
         if not isinstance(params, dict) or not _CALL_KEYS.issuperset(params):
             return None
