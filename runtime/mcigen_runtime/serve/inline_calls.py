@@ -110,8 +110,9 @@ class Inline:
             except PydanticSerializationError:  # no Unicode text: the SDK's steps
                 pass
         dumped = self.model().model_dump(by_alias=True, mode="json", exclude_none=True)
+        shaped = serialize_server_result("tools/call", version, dumped)
         try:
-            return to_json(serialize_server_result("tools/call", version, dumped)).decode()
+            return to_json(shaped).decode()
         except PydanticSerializationError as error:
             raise Unwritable(str(error)) from None
 
