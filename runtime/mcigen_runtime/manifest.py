@@ -20,6 +20,15 @@ from .tree import Tree, first_line, tree_from_json, tree_to_json
 MANIFEST = "manifest.json"
 """Its name in the package directory."""
 
+_TOOLS_OPEN = '\n  "tools": [\n    {\n'
+_TOOLS_CLOSE = "\n    }\n  ]"
+_BETWEEN_TOOLS = "\n    },\n    {\n"
+_NAME = '      "name": '
+_PYTHON_NAME = '      "python_name": '
+"""How :func:`manifest_json` lays out the tools: one object a line at four spaces,
+its name and Python name the first two lines inside at six (a JSON string holds no
+raw newline, so these lines are the layout's alone)."""
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -96,13 +105,23 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
 class ToolEntries(Sequence[ToolEntry]):
     """A manifest's tools in order, each made from its JSON when first read: a
     client that calls one tool of a thousand makes one entry, not a thousand
-    (a few percent of its start). Equal to a tuple of the same entries."""
+    (a few percent of its start). A tool's JSON may be its text, parsed then too:
+    a client reading a 1000-tool manifest parses one tool's, not 1 MB. Equal to a
+    tuple of the same entries."""
 
-    __slots__ = ("_fields", "_made")
+    __slots__ = ("_fields", "_made", "_names")
 
-    def __init__(self, fields: Iterable[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        fields: Iterable[dict[str, Any] | str],
+        names: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """``fields``: each tool's JSON, parsed or as text; ``names``: each tool's
+        name and Python name, in order (read from ``fields`` when None, which must
+        then be parsed)."""
         self._fields = list(fields)
         self._made: list[ToolEntry | None] = [None] * len(self._fields)
+        self._names = names if names is not None else _names_of(self._fields)
 
     def __len__(self) -> int:
         return len(self._fields)
@@ -118,8 +137,21 @@ class ToolEntries(Sequence[ToolEntry]):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         made = self._made[index]
         if made is None:
-            made = self._made[index] = _tool(self._fields[index])
+            made = self._made[index] = self._make(index)
         return made
+
+    def _make(self, index: int) -> ToolEntry:
+        fields = self._fields[index]
+        if not isinstance(fields, str):
+            return _tool(fields)
+        entry = _tool(json.loads(fields))
+        if self._names[index] != (entry.name, entry.python_name):
+            raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
+        return entry
+
+    def names(self) -> list[tuple[str, str]]:
+        """Each tool's name and Python name, in order, without making an entry."""
+        return list(self._names)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ToolEntries | tuple):
@@ -132,11 +164,20 @@ class ToolEntries(Sequence[ToolEntry]):
         return f"ToolEntries({list(self)!r})"
 
 
+def _names_of(fields: list[dict[str, Any] | str]) -> list[tuple[str, str]]:
+    names = []
+    for tool in fields:
+        if isinstance(tool, str):
+            raise TypeError("tools given as text need their names given")
+        names.append((tool["name"], tool["python_name"]))
+    return names
+
+
 def tool_names(tools: Sequence[ToolEntry]) -> list[tuple[str, str]]:
     """Each tool's name and Python name, in order; of :class:`ToolEntries`, read
     from their JSON without making an entry."""
     if isinstance(tools, ToolEntries):
-        return [(tool["name"], tool["python_name"]) for tool in tools._fields]
+        return tools.names()
     return [(tool.name, tool.python_name) for tool in tools]
 
 
@@ -204,7 +245,12 @@ def manifest_json(manifest: Manifest) -> bytes:
 
 def read_manifest(text: str) -> Manifest:
     """The manifest a package's ``manifest.json`` holds."""
-    document = json.loads(text)
+    split = _tools_apart(text)
+    if split is None:
+        document = json.loads(text)
+        tools = ToolEntries(document["tools"])
+    else:
+        document, tools = split
     runtime = document.get("runtime") or {}
     return Manifest(
         package=document["package"],
@@ -216,13 +262,51 @@ def read_manifest(text: str) -> Manifest:
             file_env=tuple(runtime.get("file_env") or ()),
             cli_env=runtime.get("cli_env", "inherit"),
         ),
-        tools=ToolEntries(document["tools"]),
+        tools=tools,
         tree=tree_from_json(document["tree"]),
         servers=tuple(
             ServerEntry(server["name"], server["group"], tuple(server["variables"]))
             for server in document.get("servers") or ()
         ),
     )
+
+
+def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries] | None:
+    """The manifest without its tools, parsed, and each tool's JSON as text, read
+    for its names alone; None when ``text`` is not laid out as
+    :func:`manifest_json` writes it (it is then parsed whole)."""
+    start = text.find(_TOOLS_OPEN)
+    end = text.find(_TOOLS_CLOSE, start)
+    if start < 0 or end < 0:
+        return None
+    texts = text[start + len(_TOOLS_OPEN) : end].split(_BETWEEN_TOOLS)
+    try:
+        names = [_names_line(tool) for tool in texts]
+        rest = json.loads(
+            f'{text[:start]}\n  "tools": []{text[end + len(_TOOLS_CLOSE):]}'
+        )
+    except ValueError:
+        return None
+    return rest, ToolEntries([f"{{{tool}}}" for tool in texts], names)
+
+
+def _names_line(tool: str) -> tuple[str, str]:
+    """The name and Python name of a tool's JSON as :func:`manifest_json` lays it
+    out; ValueError when it is not."""
+    name, python_name, _ = tool.split("\n", 2)
+    if not (name.startswith(_NAME) and python_name.startswith(_PYTHON_NAME)):
+        raise ValueError("not a manifest's layout")
+    return _string(name[len(_NAME) : -1]), _string(python_name[len(_PYTHON_NAME) : -1])
+
+
+def _string(literal: str) -> str:
+    """The string a JSON string literal spells; ValueError when it is none."""
+    if "\\" in literal or len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        spelled = json.loads(literal)
+        if not isinstance(spelled, str):
+            raise ValueError("not a string")
+        return spelled
+    return literal[1:-1]
 
 
 def _tool_json(tool: ToolEntry) -> dict[str, Any]:
