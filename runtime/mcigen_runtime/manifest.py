@@ -105,23 +105,30 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
 class ToolEntries(Sequence[ToolEntry]):
     """A manifest's tools in order, each made from its JSON when first read: a
     client that calls one tool of a thousand makes one entry, not a thousand
-    (a few percent of its start). A tool's JSON may be its text, parsed then too:
-    a client reading a 1000-tool manifest parses one tool's, not 1 MB. Equal to a
-    tuple of the same entries."""
+    (a few percent of its start). Read from a manifest's text, a tool's JSON is
+    parsed then too (:meth:`in_text`): such a client parses one tool's, not 1 MB.
+    Equal to a tuple of the same entries."""
 
-    __slots__ = ("_fields", "_made", "_names")
+    __slots__ = ("_fields", "_made", "_names", "_text")
 
-    def __init__(
-        self,
-        fields: Iterable[dict[str, Any] | str],
-        names: list[tuple[str, str]] | None = None,
-    ) -> None:
-        """``fields``: each tool's JSON, parsed or as text; ``names``: each tool's
-        name and Python name, in order (read from ``fields`` when None, which must
-        then be parsed)."""
-        self._fields = list(fields)
+    def __init__(self, fields: Iterable[dict[str, Any]]) -> None:
+        self._fields: list[dict[str, Any] | slice] = list(fields)
         self._made: list[ToolEntry | None] = [None] * len(self._fields)
-        self._names = names if names is not None else _names_of(self._fields)
+        self._names = [(tool["name"], tool["python_name"]) for tool in fields]
+        self._text = ""
+
+    @classmethod
+    def in_text(
+        cls, text: str, spans: list[slice], names: list[tuple[str, str]]
+    ) -> ToolEntries:
+        """The tools whose JSON objects are ``text[span]``, in order, with these
+        names and Python names."""
+        entries = cls(())
+        entries._fields = list(spans)
+        entries._made = [None] * len(spans)
+        entries._names = names
+        entries._text = text
+        return entries
 
     def __len__(self) -> int:
         return len(self._fields)
@@ -142,9 +149,9 @@ class ToolEntries(Sequence[ToolEntry]):
 
     def _make(self, index: int) -> ToolEntry:
         fields = self._fields[index]
-        if not isinstance(fields, str):
+        if not isinstance(fields, slice):
             return _tool(fields)
-        entry = _tool(json.loads(fields))
+        entry = _tool(json.loads(self._text[fields]))
         if self._names[index] != (entry.name, entry.python_name):
             raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
         return entry
@@ -162,15 +169,6 @@ class ToolEntries(Sequence[ToolEntry]):
 
     def __repr__(self) -> str:
         return f"ToolEntries({list(self)!r})"
-
-
-def _names_of(fields: list[dict[str, Any] | str]) -> list[tuple[str, str]]:
-    names = []
-    for tool in fields:
-        if isinstance(tool, str):
-            raise TypeError("tools given as text need their names given")
-        names.append((tool["name"], tool["python_name"]))
-    return names
 
 
 def tool_names(tools: Sequence[ToolEntry]) -> list[tuple[str, str]]:
@@ -272,28 +270,40 @@ def read_manifest(text: str) -> Manifest:
 
 
 def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries] | None:
-    """The manifest without its tools, parsed, and each tool's JSON as text, read
-    for its names alone; None when ``text`` is not laid out as
-    :func:`manifest_json` writes it (it is then parsed whole)."""
+    """The manifest without its tools, parsed, and the tools read for their names
+    alone, each tool's JSON where ``text`` holds it; None when ``text`` is not
+    laid out as :func:`manifest_json` writes it (it is then parsed whole)."""
     start = text.find(_TOOLS_OPEN)
     end = text.find(_TOOLS_CLOSE, start)
     if start < 0 or end < 0:
         return None
-    texts = text[start + len(_TOOLS_OPEN) : end].split(_BETWEEN_TOOLS)
+    spans, names = [], []
+    opening = start + len(_TOOLS_OPEN) - len("{\n")
     try:
-        names = [_names_line(tool) for tool in texts]
+        while True:
+            names.append(_names_at(text, opening + len("{\n")))
+            between = text.find(_BETWEEN_TOOLS, opening, end)
+            closing = (end if between < 0 else between) + len("\n    }")
+            spans.append(slice(opening, closing))
+            if between < 0:
+                break
+            opening = between + len(_BETWEEN_TOOLS) - len("{\n")
         rest = json.loads(
             f'{text[:start]}\n  "tools": []{text[end + len(_TOOLS_CLOSE):]}'
         )
     except ValueError:
         return None
-    return rest, ToolEntries([f"{{{tool}}}" for tool in texts], names)
+    return rest, ToolEntries.in_text(text, spans, names)
 
 
-def _names_line(tool: str) -> tuple[str, str]:
-    """The name and Python name of a tool's JSON as :func:`manifest_json` lays it
-    out; ValueError when it is not."""
-    name, python_name, _ = tool.split("\n", 2)
+def _names_at(text: str, line: int) -> tuple[str, str]:
+    """The name and Python name on the two lines from ``line`` on, as
+    :func:`manifest_json` writes a tool's first two; ValueError when they are
+    not."""
+    name_end = text.find("\n", line)
+    python_name_end = text.find("\n", name_end + 1)
+    name = text[line:name_end]
+    python_name = text[name_end + 1 : python_name_end]
     if not (name.startswith(_NAME) and python_name.startswith(_PYTHON_NAME)):
         raise ValueError("not a manifest's layout")
     return _string(name[len(_NAME) : -1]), _string(python_name[len(_PYTHON_NAME) : -1])
