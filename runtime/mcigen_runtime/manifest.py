@@ -203,6 +203,8 @@ class RuntimeSettings:
 
 @dataclass(frozen=True)
 class Manifest:
+    """What a package's ``manifest.json`` holds."""
+
     package: str
     build: dict[str, Any]
     """What the package was built from and how (``input``, ``format``, ``name``,
@@ -274,20 +276,22 @@ def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries] | None:
     alone, each tool's JSON where ``text`` holds it; None when ``text`` is not
     laid out as :func:`manifest_json` writes it (it is then parsed whole)."""
     start = text.find(_TOOLS_OPEN)
-    end = text.find(_TOOLS_CLOSE, start)
-    if start < 0 or end < 0:
+    if start < 0:
         return None
     spans, names = [], []
     opening = start + len(_TOOLS_OPEN) - len("{\n")
     try:
-        while True:
+        # the array's end is looked for after its last tool alone, not across every
+        # tool again (nothing after the array is laid out at four spaces)
+        while (between := text.find(_BETWEEN_TOOLS, opening)) >= 0:
             names.append(_names_at(text, opening + len("{\n")))
-            between = text.find(_BETWEEN_TOOLS, opening, end)
-            closing = (end if between < 0 else between) + len("\n    }")
-            spans.append(slice(opening, closing))
-            if between < 0:
-                break
+            spans.append(slice(opening, between + len("\n    }")))
             opening = between + len(_BETWEEN_TOOLS) - len("{\n")
+        end = text.find(_TOOLS_CLOSE, opening)
+        if end < 0:
+            return None
+        names.append(_names_at(text, opening + len("{\n")))
+        spans.append(slice(opening, end + len("\n    }")))
         rest = json.loads(
             f'{text[:start]}\n  "tools": []{text[end + len(_TOOLS_CLOSE):]}'
         )
