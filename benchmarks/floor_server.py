@@ -4,6 +4,8 @@
     python floor_server.py SCHEMA                    stdio
     FLOOR_SCHEMA=SCHEMA uvicorn floor_server:app     stateless Streamable HTTP, JSON answers
     FLOOR_BARE=1 uvicorn floor_server:app             no SDK: one fixed answer (uvicorn alone)
+    FLOOR_SCHEMA=SCHEMA python floor_server.py --reuse-port PORT
+                                                     one of several workers (below)
 
 It lists the schema's tools as they are (name, description, inputSchema, one page)
 and answers the three tools of ``serving.serve_schema`` by hand: ``greet`` with an
@@ -128,7 +130,27 @@ def _http_app() -> Any:
     )
 
 
-if __name__ == "__main__":
+def _serve_reusing_port(port: int) -> None:
+    """The HTTP app (``FLOOR_BARE`` or ``FLOOR_SCHEMA``) as one of several workers,
+    as mcigen's ``serve --workers`` runs them: binding 127.0.0.1:PORT itself with
+    ``SO_REUSEPORT`` (the kernel spreads connections over the workers), on a
+    socket asyncio knows is TCP (it sets ``TCP_NODELAY`` on its connections, which
+    on the socket uvicorn's ``--workers`` share it does not)."""
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", port))
+    app = _bare if os.environ.get("FLOOR_BARE") else _http_app()
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+if __name__ == "__main__" and sys.argv[1] == "--reuse-port":
+    _serve_reusing_port(int(sys.argv[2]))
+elif __name__ == "__main__":
     anyio.run(_stdio, server(sys.argv[1]))
 elif os.environ.get("FLOOR_BARE"):
     app = _bare

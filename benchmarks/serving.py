@@ -38,7 +38,7 @@ from benchmarks.timing import (
     Worker,
     interleave,
     task_cpu_ns,
-    tree_cpu_seconds,
+    tree_cpu_ns,
 )
 from tests.mcp_servers import free_port, wait_until_listening
 
@@ -53,9 +53,10 @@ LIST_SIZES = (10, 100, 1000)
 
 MCIGEN, MCIX, FLOOR = "mcigen", "mcix", "floor"
 BARE = "bare uvicorn"
-UVICORN_WORKERS = "mcigen under uvicorn --workers"
-"""A note of the two-worker rows: mcigen's app under uvicorn's own workers."""
 """The HTTP rows' third server: an ASGI app without the SDK (uvicorn alone)."""
+UVICORN_WORKERS = "mcigen under uvicorn --workers"
+"""A note of the two-worker rows: mcigen's app under uvicorn's own workers, with
+the protocol docs/deployment.md gives it."""
 CALLS: tuple[tuple[str, str, dict[str, Any]], ...] = (  # (row, tool, arguments)
     ("text", "greet", {"name": "Ann"}),
     ("http", "fetch", {}),
@@ -157,44 +158,54 @@ PORT = "{port}"
 
 
 @contextlib.contextmanager
-def uvicorn(argv: list[str], cwd: Path, env: Mapping[str, str]) -> Iterator[str]:
+def uvicorn(
+    argv: list[str], cwd: Path, env: Mapping[str, str], copies: int = 1
+) -> Iterator[str]:
     """``argv`` serving: a uvicorn command without ``--port``, or a command that
-    holds :data:`PORT` (mcigen's ``serve --http``); yields the URL of its ``/mcp``
-    once every worker listens, and its process id through :data:`SERVED`. Its log
-    goes to a file (a pipe nobody reads would fill and stop it)."""
+    holds :data:`PORT` (mcigen's ``serve --http``, the floor's ``--reuse-port``),
+    started ``copies`` times (each binding the port with ``SO_REUSEPORT``), each in
+    a session of its own; yields the URL of its ``/mcp`` once every worker listens,
+    and the process ids through :data:`SERVED`. The log goes to a file (a pipe
+    nobody reads would fill and stop it)."""
     port = free_port()
     if any(PORT in arg for arg in argv):
         argv = [arg.replace(PORT, str(port)) for arg in argv]
     else:
         argv = [*argv, "--host", "127.0.0.1", "--port", str(port)]
         argv += ["--log-level", "warning"]
-    with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-        )
+    with tempfile.TemporaryFile() as log, contextlib.ExitStack() as stack:
+        servers = []
+        for _ in range(copies):
+            servers.append(
+                subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=dict(env),
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                    start_new_session=True,
+                )
+            )
+            stack.callback(_stop, servers[-1])
         try:
-            try:
-                wait_until_listening(server, port, timeout=120)
-                _wait_for_listeners(server, port, _listeners(argv))
-            except Exception as error:
-                log.seek(0)
-                said = log.read()[-2000:].decode(errors="replace")
-                raise RuntimeError(f"{argv[0]} did not serve: {said}") from error
-            SERVED[0] = server.pid
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            with contextlib.suppress(ProcessLookupError):  # it ended by itself
-                os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            wait_until_listening(servers[0], port, timeout=120)
+            _wait_for_listeners(servers, port, copies * _listeners(argv))
+        except Exception as error:
+            log.seek(0)
+            said = log.read()[-2000:].decode(errors="replace")
+            raise RuntimeError(f"{argv[0]} did not serve: {said}") from error
+        SERVED[:] = [server.pid for server in servers]
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it ended by itself
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
 
 
 def _listeners(argv: list[str]) -> int:
@@ -206,11 +217,15 @@ def _listeners(argv: list[str]) -> int:
 
 
 def _wait_for_listeners(
-    server: subprocess.Popen[bytes], port: int, count: int, timeout: float = 120
+    servers: Sequence[subprocess.Popen[bytes]],
+    port: int,
+    count: int,
+    timeout: float = 120,
 ) -> None:
     deadline = time.monotonic() + timeout
     while _listening(port) < count:
-        if server.poll() is not None or time.monotonic() > deadline:
+        ended = any(server.poll() is not None for server in servers)
+        if ended or time.monotonic() > deadline:
             raise RuntimeError(f"{count} workers did not all listen at {port}")
         time.sleep(0.05)
 
@@ -224,32 +239,55 @@ def _listening(port: int) -> int:
         )
 
 
-SERVED = [0]
-"""The process id of the uvicorn server last started (for its CPU time)."""
+SERVED: list[int] = []
+"""The process ids of the server last started (for its CPU time)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """How a server is started."""
+
+    argv: list[str]
+    env: dict[str, str]
+    copies: int = 1
+    """Processes started, each binding the port itself (``SO_REUSEPORT``)."""
+
+
+GUARDED = "mcigen_runtime.edge.connections:GuardedH11Protocol"
+"""The protocol docs/deployment.md gives mcigen's app under uvicorn (``--http``)."""
 
 
 def http_argvs(
     schema: Schema, floor: Path | venvs.Missing, workers: int, own: bool = False
-) -> dict[str, tuple[list[str], dict[str, str]] | venvs.Missing]:
-    """The command and environment of each HTTP server: mcigen's app under uvicorn
-    (``own``: under its own ``serve --http --workers N``), the floor's, and a bare
-    ASGI app (no SDK) that shows what uvicorn alone costs."""
+) -> dict[str, Command | venvs.Missing]:
+    """How each HTTP server is started: mcigen's app under uvicorn (``own``: under
+    its own ``serve --http --workers N``), the floor's, and a bare ASGI app (no SDK)
+    that shows what uvicorn alone costs. With ``own`` and several workers, the
+    floor and the bare app are served as ``serve`` serves mcigen: N processes, each
+    binding the port with ``SO_REUSEPORT`` in a session of its own."""
     tail = ["--workers", str(workers)]
     env = _env(schema)
     ours = [str(PYTHON), "-m", "uvicorn", f"{schema.package}.server:app", *tail]
+    if workers > 1:  # the protocol docs/deployment.md gives uvicorn's workers
+        ours += ["--http", GUARDED]
     if own:
         ours = [str(PYTHON), "-m", schema.package, "serve"]
         ours += ["--http", f"127.0.0.1:{PORT}", *tail]
-    argvs: dict[str, tuple[list[str], dict[str, str]] | venvs.Missing] = {
-        MCIGEN: (ours, env)
-    }
+    argvs: dict[str, Command | venvs.Missing] = {MCIGEN: Command(ours, env)}
     if isinstance(floor, venvs.Missing):
         argvs[FLOOR] = argvs[BARE] = floor
         return argvs
+    floor_env = {**env, "FLOOR_SCHEMA": str(schema.path)}
+    bare_env = {**env, "FLOOR_BARE": "1"}
+    if own and workers > 1:
+        each = [str(floor), str(FLOOR_SERVER), "--reuse-port", PORT]
+        argvs[FLOOR] = Command(each, floor_env, copies=workers)
+        argvs[BARE] = Command(each, bare_env, copies=workers)
+        return argvs
     floor_app = [str(floor), "-m", "uvicorn", "floor_server:app", "--app-dir"]
     floor_app += [str(FLOOR_SERVER.parent), *tail]
-    argvs[FLOOR] = (floor_app, {**env, "FLOOR_SCHEMA": str(schema.path)})
-    argvs[BARE] = (floor_app, {**env, "FLOOR_BARE": "1"})
+    argvs[FLOOR] = Command(floor_app, floor_env)
+    argvs[BARE] = Command(floor_app, bare_env)
     return argvs
 
 
@@ -349,15 +387,14 @@ def stdio_peers(
 
 
 def throughput(
-    urls: Sequence[str], servers: Sequence[int], clients: int, seconds: float
+    url: str, servers: Sequence[int], clients: int, seconds: float
 ) -> tuple[list[float], str]:
     """Calls/s of ``clients`` threads calling ``greet`` over HTTP, each on a
     connection of its own (a bare socket: see ``rpc.SocketPeer``), in four windows
     of ``seconds``; and where the CPU went: the clients' process and the server's
-    processes, in cores and per call, and how the connections were spread over
-    the server's workers.
+    processes (``servers`` and their children), in cores and per call, and how the
+    connections were spread over the server's workers.
 
-    The clients take the servers at ``urls`` (process ids ``servers``) in turn.
     The connections open one after another, each answering ``initialize`` before
     the next opens, as clients arriving over time would."""
     stop = threading.Event()
@@ -365,8 +402,8 @@ def throughput(
     ended: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
     peers: list[rpc.SocketPeer] = []
-    for n in range(clients):  # one by one (see the docstring)
-        peers.append(rpc.SocketPeer(urls[n % len(urls)]))
+    for _ in range(clients):  # one by one (see the docstring)
+        peers.append(rpc.SocketPeer(url))
         peers[-1].initialize()
 
     def client(index: int, peer: rpc.SocketPeer) -> None:
@@ -391,16 +428,13 @@ def throughput(
     spread: list[int] = []
     try:
         ready.wait(timeout=120)
-        began, ours, theirs = (
-            time.perf_counter(),
-            time.process_time(),
-            sum(map(tree_cpu_seconds, servers)),
-        )
-        for server, url in zip(servers, urls, strict=True):
+        for server in servers:
             spread += connections_per_worker(server, url)
+        began, ours = time.perf_counter(), time.process_time()
+        theirs = sum(map(tree_cpu_ns, servers))
         stop.wait(seconds)  # the measuring window itself
-        cpu_client = time.process_time() - ours
-        cpu_server = sum(map(tree_cpu_seconds, servers)) - theirs
+        cpu_server = (sum(map(tree_cpu_ns, servers)) - theirs) / 1e9
+        cpu_client, finished = time.process_time() - ours, time.perf_counter()
     except threading.BrokenBarrierError:
         if not errors:
             raise
@@ -417,10 +451,12 @@ def throughput(
             slot = int((moment - began) / window)
             if 0 <= slot < 4:
                 counts[slot] += 1
-    calls = max(sum(counts), 1)
+    calls = max(1, sum(began <= t <= finished for times in ended for t in times))
+    elapsed = finished - began
     cpu = (
-        f"CPU: clients {cpu_client / seconds:.2f} cores, "
-        f"server {cpu_server / seconds:.2f} ({cpu_server / calls * 1e3:.2f} ms/call)"
+        f"CPU: clients {cpu_client / elapsed:.2f} cores "
+        f"({cpu_client / calls * 1e3:.2f} ms/call), server {cpu_server / elapsed:.2f}"
+        f" ({cpu_server / calls * 1e3:.2f} ms/call)"
     )
     if len(spread) > 1:
         spread.sort(reverse=True)
@@ -612,7 +648,7 @@ class Serving:
                 if isinstance(command, venvs.Missing):
                     continue
                 url = stack.enter_context(
-                    uvicorn(command[0], self.served.work, command[1])
+                    uvicorn(command.argv, self.served.work, command.env)
                 )
                 peer = rpc.HttpPeer(url)
                 stack.callback(peer.close)
@@ -630,9 +666,10 @@ class Serving:
         return rows
 
     def throughput(self, plan: Plan) -> list[Row]:
-        """mcigen served by ``serve --http --workers N``; with several workers, in
-        the notes, mcigen under ``uvicorn --workers N`` and the floor as N
-        one-worker servers, each in a session of its own."""
+        """mcigen served by ``serve --http --workers N``, the floor and the bare
+        app by uvicorn with one worker, and with N as ``serve`` serves mcigen (see
+        :func:`http_argvs`); in the notes of N workers, mcigen's app under
+        ``uvicorn --workers N``."""
         rows = []
         single: dict[tuple[str, int], float] = {}
         for workers in plan.workers:
@@ -647,14 +684,14 @@ class Serving:
                 if isinstance(command, venvs.Missing):
                     continue
                 self.log(f"{SECTION}: HTTP throughput, {name}, {workers} worker(s)")
-                with uvicorn(command[0], self.served.work, command[1]) as url:
+                with uvicorn(
+                    command.argv, self.served.work, command.env, command.copies
+                ) as url:
+                    pids = list(SERVED)
                     for clients in plan.clients:
-                        rates, used = throughput(
-                            [url], [SERVED[0]], clients, plan.seconds
-                        )
+                        rates, used = throughput(url, pids, clients, plan.seconds)
                         figures[clients][name] = Stats.of(rates)
                         cpu[clients][name] = used
-            apart = self._servers_apart(plan, workers) if workers > 1 else {}
             for clients in plan.clients:
                 found = figures[clients]
                 if workers == 1:
@@ -670,51 +707,20 @@ class Serving:
                 )
                 if BARE in found:
                     row.note += f" | bare uvicorn (no SDK) {found[BARE].median:.0f}/s"
-                one = single.get((MCIGEN, clients))
-                if workers > 1 and one and MCIGEN in found:
-                    scaling = found[MCIGEN].median / one
-                    row.extra["scaling"] = scaling
-                    row.extra["scales"] = scaling >= 1.8
-                    row.note += f" | ×{scaling:.2f} one worker's"
-                if workers > 1 and one and UVICORN_WORKERS in found:
-                    rate = found[UVICORN_WORKERS].median
-                    row.note += (
-                        f" | {UVICORN_WORKERS}: {rate:.0f}/s (×{rate / one:.2f})"
+                for name in (MCIGEN, FLOOR, UVICORN_WORKERS):
+                    one = single.get(
+                        (MCIGEN if name == UVICORN_WORKERS else name, clients)
                     )
-                for name, rate in apart.get(clients, {}).items():
-                    one = single.get((name, clients))
-                    ratio = f" (×{rate / one:.2f} one worker's)" if one else ""
-                    row.note += (
-                        f" | {name} as {workers} one-worker servers, each its own"
-                        f" session: {rate:.0f}/s{ratio}"
-                    )
+                    if workers == 1 or not one or name not in found:
+                        continue
+                    scaling = found[name].median / one
+                    if name == MCIGEN:
+                        row.extra["scaling"] = scaling
+                        row.extra["scales"] = scaling >= 1.8
+                    rate = f"{found[name].median:.0f}/s " if name != MCIGEN else ""
+                    row.note += f" | {name} {rate}×{scaling:.2f} one worker's"
                 rows.append(row)
         return rows
-
-    def _servers_apart(self, plan: Plan, count: int) -> dict[int, dict[str, float]]:
-        """Calls/s of the floor served by ``count`` single-worker servers, each in
-        a session of its own, the clients taking them in turn: what ``count``
-        processes get of this machine when the kernel shares the CPU by session
-        (``sched_autogroup``), as ``serve --workers`` has them (uvicorn's workers
-        are one session)."""
-        found: dict[int, dict[str, float]] = {n: {} for n in plan.clients}
-        command = http_argvs(self.served, self.floor, 1)[FLOOR]
-        if isinstance(command, venvs.Missing):
-            return found
-        self.log(f"{SECTION}: HTTP throughput, {FLOOR}, {count} servers")
-        with contextlib.ExitStack() as stack:
-            urls, pids = [], []
-            for _ in range(count):
-                urls.append(
-                    stack.enter_context(
-                        uvicorn(command[0], self.served.work, command[1])
-                    )
-                )
-                pids.append(SERVED[0])
-            for clients in plan.clients:
-                rates, _ = throughput(urls, pids, clients, plan.seconds)
-                found[clients][FLOOR] = Stats.of(rates).median
-        return found
 
     def broker(self, plan: Plan) -> Row:
         self.log(f"{SECTION}: broker meta_call")

@@ -330,17 +330,10 @@ def tree_pids(root: int) -> list[int]:
     return found
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of the live processes of ``root``'s tree so far."""
-    ticks = 0
-    for pid in tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
+def tree_cpu_ns(root: int) -> int:
+    """CPU nanoseconds of the live processes of ``root``'s tree so far (see
+    :func:`task_cpu_ns`)."""
+    return sum(map(task_cpu_ns, tree_pids(root)))
 
 
 def task_cpu_ns(pid: int) -> int:

@@ -55,6 +55,10 @@ __all__ = [*MCIPY_NAMES, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "MCIClient":  # what most scripts import alone: not mcipy's other names
+        from .mci_client import MCIClient
+
+        return MCIClient
     if name in MCIPY_NAMES:
         from . import mcipy_names
 

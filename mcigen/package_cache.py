@@ -13,8 +13,12 @@ expired is a miss: the build fetches the tools again.
 An entry is imported only as it was stored: its record holds a hash of every file
 of the package (bytecode too, which Python would run in place of an intact
 module), and an entry with a file changed, added or missing, or not this user's
-alone (``cache_trust``), is a miss that the build replaces. Slots are per Python
-version and optimisation level, whose bytecode differs.
+alone (``cache_trust``), is a miss that the build replaces. The record also keeps
+each file's inode, size and times as the build left it, and a hit does not read a
+file that still has them (as git's index does: no write to a file leaves its change
+time as it was, and no process but root's can set that time); a file without them
+(a copied cache) is hashed. Slots are per Python version and optimisation level,
+whose bytecode differs.
 
 The hit path reads the inputs, the package's files and nothing of the compiler.
 """
@@ -32,7 +36,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -171,11 +175,11 @@ def _entry(
     recorded = _recorded(record)
     if recorded is None:
         return None
-    name, files, expires = recorded
+    name, files, expires, statuses = recorded
     if expiring and expires is not None and _today() >= expires:
         return None
     package = entry / name
-    if _contents(package) != files:
+    if not _intact(package, files, statuses):
         return None
     mark_used(entry)
     return CachedPackage(name, package, schema)
@@ -188,42 +192,96 @@ def _users_alone(path: Path | str) -> bool:
         return False
 
 
-def _recorded(text: str | None) -> tuple[str, dict[str, str], str | None] | None:
-    """An entry's record: its package's name, files and expiry; None if damaged."""
+Statuses = dict[str, list[int]]
+"""The inode, size, modification and change times (ns) of each file, by relative
+path (``_status``)."""
+
+
+def _recorded(
+    text: str | None,
+) -> tuple[str, dict[str, str], str | None, Statuses] | None:
+    """An entry's record: its package's name, the hash of each of its files,
+    its expiry and the statuses of its files; None if damaged."""
     if text is None:
         return None
     try:
         recorded = json.loads(text)
         name, files = recorded["package"], recorded["files"]
         expires = recorded["expires"]
-    except (ValueError, TypeError, KeyError):
+        statuses = recorded.get("statuses") or {}
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
     if not (isinstance(name, str) and name.isidentifier() and isinstance(files, dict)):
         return None
-    return name, files, expires if isinstance(expires, str) else None
+    expires = expires if isinstance(expires, str) else None
+    return name, files, expires, statuses if isinstance(statuses, dict) else {}
 
 
-def _contents(directory: Path) -> dict[str, str] | None:
-    """The hash of every file under ``directory``, by relative path; None if it
-    is missing, or anything in it is a link or not this user's alone."""
+def _intact(package: Path, files: dict[str, str], statuses: Statuses) -> bool:
+    """Whether the files under ``package`` are the recorded ``files``, each this
+    user's alone and with its recorded hash (or still its recorded status)."""
+    if not _users_alone(package):
+        return False
+    found = 0
+    try:
+        for relative, path, status in _walk(package):
+            if cache_trust.owned_problem(path, status) is not None:
+                return False
+            if relative is None:  # a folder
+                continue
+            found += 1
+            expected = files.get(relative)
+            if expected is None:
+                return False
+            if statuses.get(relative) != _status(status) and _hash_of(path) != expected:
+                return False
+    except OSError:
+        return False
+    return found == len(files)
+
+
+def _status(status: os.stat_result) -> list[int]:
+    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def _contents(directory: Path) -> tuple[dict[str, str], Statuses] | None:
+    """The hash and status of every file under ``directory``, by relative path;
+    None if it is missing, or anything in it is a link or not this user's alone."""
     if not _users_alone(directory):
         return None
     try:
-        found: dict[str, str] = {}
-        # paths as strings: pathlib's objects were ~15% of the time of this walk
-        for folder, subfolders, names in os.walk(directory, onerror=_raise):
-            paths = [os.path.join(folder, name) for name in names]
-            subpaths = (os.path.join(folder, name) for name in subfolders)
-            if not all(_users_alone(path) for path in [*paths, *subpaths]):
+        hashes: dict[str, str] = {}
+        statuses: Statuses = {}
+        for relative, path, status in _walk(directory):
+            if cache_trust.owned_problem(path, status) is not None:
                 return None
-            below = os.path.relpath(folder, directory).replace(os.sep, "/")
-            for name, path in zip(names, paths, strict=True):
-                with open(path, "rb") as file:
-                    digest = hashlib.file_digest(file, "sha256").hexdigest()
-                found[name if below == "." else f"{below}/{name}"] = digest
+            if relative is not None:
+                hashes[relative] = _hash_of(path)
+                statuses[relative] = _status(status)
     except OSError:
         return None
-    return found
+    return hashes, statuses
+
+
+def _walk(directory: Path) -> Iterator[tuple[str | None, str, os.stat_result]]:
+    """Every file (with its path relative to ``directory``, ``/``-separated) and
+    folder (None) under ``directory``, with its ``lstat``; OSError if one cannot be
+    listed or read."""
+    # paths as strings: pathlib's objects were ~15% of the time of this walk
+    for folder, subfolders, names in os.walk(directory, onerror=_raise):
+        for name in subfolders:
+            path = os.path.join(folder, name)
+            yield None, path, os.lstat(path)
+        below = os.path.relpath(folder, directory).replace(os.sep, "/")
+        for name in names:
+            path = os.path.join(folder, name)
+            relative = name if below == "." else f"{below}/{name}"
+            yield relative, path, os.lstat(path)
+
+
+def _hash_of(path: str) -> str:
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def _raise(error: OSError) -> None:
@@ -295,12 +353,12 @@ def _store(
     # common in containers) would otherwise compile the package on every start.
     compileall.compile_dir(built.directory, quiet=2)
     _make_private(built.directory)
-    files = _contents(built.directory)
-    if files is None:  # not stored, so never imported by another process
+    contents = _contents(built.directory)
+    if contents is None:  # not stored, so never imported by another process
         atexit.register(shutil.rmtree, staging, True)
         return built
     expires = _earliest_expiry(library) if connect else None
-    build_cache.write_private(staging, _ENTRY, _record(built.name, files, expires))
+    build_cache.write_private(staging, _ENTRY, _record(built.name, contents, expires))
     build_cache.write(slot, _LIBRARY, str(library))
     entry = slot / _digest(content, library)
     try:
@@ -312,9 +370,9 @@ def _store(
             staging.rename(entry)
             return CachedPackage(built.name, entry / built.name, built.schema)
         shutil.rmtree(staging, ignore_errors=True)
-        found_files = _contents(found.directory)
+        found_contents = _contents(found.directory)
         build_cache.write_private(
-            entry, _ENTRY, _record(found.name, found_files, expires)
+            entry, _ENTRY, _record(found.name, found_contents, expires)
         )
         return found
     return CachedPackage(built.name, entry / built.name, built.schema)
@@ -329,8 +387,13 @@ def _make_private(directory: Path) -> None:
             os.chmod(os.path.join(folder, name), 0o600)
 
 
-def _record(package: str, files: dict[str, str] | None, expires: str | None) -> str:
-    return json.dumps({"package": package, "files": files, "expires": expires})
+def _record(
+    package: str, contents: tuple[dict[str, str], Statuses] | None, expires: str | None
+) -> str:
+    files, statuses = contents if contents is not None else (None, None)
+    return json.dumps(
+        {"package": package, "files": files, "expires": expires, "statuses": statuses}
+    )
 
 
 def _library_dir(schema: Path, content: bytes) -> Path:

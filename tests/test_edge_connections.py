@@ -30,6 +30,9 @@ more than the descriptors."""
 
 HEADER_TIMEOUT = 3.0
 
+GUARDED = "mcigen_runtime.edge.connections:GuardedH11Protocol"
+"""The protocol docs/deployment.md gives uvicorn (``--http``)."""
+
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 JSON = {"Accept": "application/json, text/event-stream"}
 
@@ -68,7 +71,7 @@ def asgi(port: int) -> tuple[list[str], str, object]:
         "--port",
         str(port),
         "--http",
-        "mcigen_runtime.edge.connections:GuardedH11Protocol",
+        GUARDED,
         "--backlog",
         str(DESCRIPTORS // 2 // 4),  # docs/deployment.md's rule: a quarter of the cap
     )
@@ -181,3 +184,20 @@ def test_slow_requests_cannot_lock_clients_out(
         finally:
             for connection in sockets:
                 connection.close()
+
+
+def test_answers_under_uvicorns_workers_are_not_held_back(pkg_dir: Path) -> None:
+    """Under ``uvicorn --workers`` with the documented protocol, requests on one
+    kept-alive connection are answered without Nagle's ~40 ms wait for an ACK
+    (uvicorn's workers listen on a socket asyncio does not know is TCP)."""
+    port = free_port()
+    argv = [sys.executable, "-m", "uvicorn", "pkg.server:app", "--port", str(port)]
+    argv += ["--workers", "2", "--http", GUARDED]
+    with http_server(pkg_dir, argv, port) as url, httpx.Client(timeout=30) as client:
+        assert client.post(url, json=PING, headers=JSON).is_success  # workers up
+        took = []
+        for _ in range(20):
+            started = time.monotonic()
+            assert client.post(url, json=PING, headers=JSON).is_success
+            took.append(time.monotonic() - started)
+    assert sorted(took)[len(took) // 2] < 0.02, took

@@ -20,6 +20,15 @@ from .tree import Tree, first_line, tree_from_json, tree_to_json
 MANIFEST = "manifest.json"
 """Its name in the package directory."""
 
+_TOOLS_OPEN = '\n  "tools": [\n    {\n'
+_TOOLS_CLOSE = "\n    }\n  ]"
+_BETWEEN_TOOLS = "\n    },\n    {\n"
+_NAME = '      "name": '
+_PYTHON_NAME = '      "python_name": '
+"""How :func:`manifest_json` lays out the tools: one object a line at four spaces,
+its name and Python name the first two lines inside at six (a JSON string holds no
+raw newline, so these lines are the layout's alone)."""
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -96,13 +105,30 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
 class ToolEntries(Sequence[ToolEntry]):
     """A manifest's tools in order, each made from its JSON when first read: a
     client that calls one tool of a thousand makes one entry, not a thousand
-    (a few percent of its start). Equal to a tuple of the same entries."""
+    (a few percent of its start). Read from a manifest's text, a tool's JSON is
+    parsed then too (:meth:`in_text`): such a client parses one tool's, not 1 MB.
+    Equal to a tuple of the same entries."""
 
-    __slots__ = ("_fields", "_made")
+    __slots__ = ("_fields", "_made", "_names", "_text")
 
     def __init__(self, fields: Iterable[dict[str, Any]]) -> None:
-        self._fields = list(fields)
+        self._fields: list[dict[str, Any] | slice] = list(fields)
         self._made: list[ToolEntry | None] = [None] * len(self._fields)
+        self._names = [(tool["name"], tool["python_name"]) for tool in fields]
+        self._text = ""
+
+    @classmethod
+    def in_text(
+        cls, text: str, spans: list[slice], names: list[tuple[str, str]]
+    ) -> ToolEntries:
+        """The tools whose JSON objects are ``text[span]``, in order, with these
+        names and Python names."""
+        entries = cls(())
+        entries._fields = list(spans)
+        entries._made = [None] * len(spans)
+        entries._names = names
+        entries._text = text
+        return entries
 
     def __len__(self) -> int:
         return len(self._fields)
@@ -118,8 +144,21 @@ class ToolEntries(Sequence[ToolEntry]):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         made = self._made[index]
         if made is None:
-            made = self._made[index] = _tool(self._fields[index])
+            made = self._made[index] = self._make(index)
         return made
+
+    def _make(self, index: int) -> ToolEntry:
+        fields = self._fields[index]
+        if not isinstance(fields, slice):
+            return _tool(fields)
+        entry = _tool(json.loads(self._text[fields]))
+        if self._names[index] != (entry.name, entry.python_name):
+            raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
+        return entry
+
+    def names(self) -> list[tuple[str, str]]:
+        """Each tool's name and Python name, in order, without making an entry."""
+        return list(self._names)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ToolEntries | tuple):
@@ -136,7 +175,7 @@ def tool_names(tools: Sequence[ToolEntry]) -> list[tuple[str, str]]:
     """Each tool's name and Python name, in order; of :class:`ToolEntries`, read
     from their JSON without making an entry."""
     if isinstance(tools, ToolEntries):
-        return [(tool["name"], tool["python_name"]) for tool in tools._fields]
+        return tools.names()
     return [(tool.name, tool.python_name) for tool in tools]
 
 
@@ -164,6 +203,8 @@ class RuntimeSettings:
 
 @dataclass(frozen=True)
 class Manifest:
+    """What a package's ``manifest.json`` holds."""
+
     package: str
     build: dict[str, Any]
     """What the package was built from and how (``input``, ``format``, ``name``,
@@ -204,7 +245,12 @@ def manifest_json(manifest: Manifest) -> bytes:
 
 def read_manifest(text: str) -> Manifest:
     """The manifest a package's ``manifest.json`` holds."""
-    document = json.loads(text)
+    split = _tools_apart(text)
+    if split is None:
+        document = json.loads(text)
+        tools = ToolEntries(document["tools"])
+    else:
+        document, tools = split
     runtime = document.get("runtime") or {}
     return Manifest(
         package=document["package"],
@@ -216,13 +262,65 @@ def read_manifest(text: str) -> Manifest:
             file_env=tuple(runtime.get("file_env") or ()),
             cli_env=runtime.get("cli_env", "inherit"),
         ),
-        tools=ToolEntries(document["tools"]),
+        tools=tools,
         tree=tree_from_json(document["tree"]),
         servers=tuple(
             ServerEntry(server["name"], server["group"], tuple(server["variables"]))
             for server in document.get("servers") or ()
         ),
     )
+
+
+def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries] | None:
+    """The manifest without its tools, parsed, and the tools read for their names
+    alone, each tool's JSON where ``text`` holds it; None when ``text`` is not
+    laid out as :func:`manifest_json` writes it (it is then parsed whole)."""
+    start = text.find(_TOOLS_OPEN)
+    if start < 0:
+        return None
+    spans, names = [], []
+    opening = start + len(_TOOLS_OPEN) - len("{\n")
+    try:
+        # the array's end is looked for after its last tool alone, not across every
+        # tool again (nothing after the array is laid out at four spaces)
+        while (between := text.find(_BETWEEN_TOOLS, opening)) >= 0:
+            names.append(_names_at(text, opening + len("{\n")))
+            spans.append(slice(opening, between + len("\n    }")))
+            opening = between + len(_BETWEEN_TOOLS) - len("{\n")
+        end = text.find(_TOOLS_CLOSE, opening)
+        if end < 0:
+            return None
+        names.append(_names_at(text, opening + len("{\n")))
+        spans.append(slice(opening, end + len("\n    }")))
+        rest = json.loads(
+            f'{text[:start]}\n  "tools": []{text[end + len(_TOOLS_CLOSE):]}'
+        )
+    except ValueError:
+        return None
+    return rest, ToolEntries.in_text(text, spans, names)
+
+
+def _names_at(text: str, line: int) -> tuple[str, str]:
+    """The name and Python name on the two lines from ``line`` on, as
+    :func:`manifest_json` writes a tool's first two; ValueError when they are
+    not."""
+    name_end = text.find("\n", line)
+    python_name_end = text.find("\n", name_end + 1)
+    name = text[line:name_end]
+    python_name = text[name_end + 1 : python_name_end]
+    if not (name.startswith(_NAME) and python_name.startswith(_PYTHON_NAME)):
+        raise ValueError("not a manifest's layout")
+    return _string(name[len(_NAME) : -1]), _string(python_name[len(_PYTHON_NAME) : -1])
+
+
+def _string(literal: str) -> str:
+    """The string a JSON string literal spells; ValueError when it is none."""
+    if "\\" in literal or len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        spelled = json.loads(literal)
+        if not isinstance(spelled, str):
+            raise ValueError("not a string")
+        return spelled
+    return literal[1:-1]
 
 
 def _tool_json(tool: ToolEntry) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from mcigen import MCIClient
+from mcigen import package_cache as package_cache_module
 
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
@@ -225,3 +226,60 @@ def test_a_cached_package_missing_a_module_is_built_again(
     (package / "tools" / "main.py").unlink()
     assert run_client(schema, package_cache)["text"] == HELLO
     assert (package / "tools" / "main.py").is_file()
+
+
+def test_a_hit_reads_no_file_the_build_left_as_it_was(
+    tmp_path: Path, package_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files of an entry as its build left them are known by their inode, size
+    and times: a client's start does not read the package to hash it (at 1000 tools,
+    7 MB; at 5000, 36 MB)."""
+    schema = greetings(tmp_path)
+    assert run_client(schema, package_cache)["text"] == HELLO
+    hashed: list[str] = []
+    hash_of = package_cache_module._hash_of
+
+    def counted(path: str) -> str:
+        hashed.append(path)
+        return hash_of(path)
+
+    monkeypatch.setattr(package_cache_module, "_hash_of", counted)
+    found = package_cache_module.package_for(schema, True, {})
+    assert hashed == [] and found.directory == _package_dir(package_cache)
+
+
+def test_bytecode_rewritten_in_place_with_its_size_and_times_is_not_run(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    """A write changes a file's status change time, which no process but root's can
+    set back: bytecode rewritten in place, its inode, size and modification time
+    kept, is hashed, and the entry built again."""
+    schema = greetings(tmp_path)
+    assert run_client(schema, package_cache)["text"] == HELLO
+    marker = tmp_path / "tampered-code-ran"
+    module = _package_dir(package_cache) / "tools" / "main.py"
+    bytecode = Path(importlib.util.cache_from_source(str(module)))
+    stored, status = bytecode.read_bytes(), bytecode.stat()
+    tampered = _same_size_bytecode(stored, _marker_code(marker))
+    bytecode.write_bytes(tampered)
+    os.utime(bytecode, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert (bytecode.stat().st_ino, bytecode.stat().st_size) == (
+        status.st_ino,
+        status.st_size,
+    )
+    assert run_client(schema, package_cache)["text"] == HELLO
+    assert not marker.exists()
+    assert bytecode.read_bytes() != tampered  # built again in place
+
+
+def _same_size_bytecode(stored: bytes, source: str) -> bytes:
+    """``stored``'s header (still valid for its module) and the code of ``source``,
+    padded to ``stored``'s size."""
+
+    def code(padding: int) -> bytes:
+        padded = f"{source}\n_ = {'x' * padding!r}\n"
+        return stored[:16] + marshal.dumps(compile(padded, "main.py", "exec"))
+
+    padding = 300 + len(stored) - len(code(300))  # a long string: a byte a char
+    assert padding >= 300 and len(code(padding)) == len(stored)
+    return code(padding)
