@@ -27,9 +27,12 @@ LONG = 'é\u2028\x1f"\\/' * 900
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Package ``calls``: text tools (one with a loop and a condition, one that
-    needs an environment variable) and a cli tool."""
-    directory = tmp_path_factory.mktemp("calls")
+    return build_calls(tmp_path_factory.mktemp("calls"))
+
+
+def build_calls(directory: Path) -> Path:
+    """Package ``calls`` built in ``directory``: text tools (one with a loop and a
+    condition, two that show an environment variable) and a cli tool."""
     name = {"type": "object", "properties": {"name": {"type": "string"}}}
     tools = [
         text_tool(
@@ -50,6 +53,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
             },
         ),
         text_tool("home", "{{env.CALLS_HOME}}"),
+        text_tool("raw", "{{env.CALLS_RAW}}"),
         {
             "name": "echo",
             "inputSchema": {**name, "required": ["name"]},

@@ -29,6 +29,8 @@ Streamable HTTP transport expects, and its answer made into what the client acce
   other request gets one JSON answer, as the transport allows.
 - A message with a ``method`` and ``"id": null`` (or another id no request may
   have) is ``-32600`` (see ``message_id``).
+- A ``tools/call`` of a tool that runs inline (a text tool) is answered here,
+  as the SDK would answer it, without the SDK (see ``http_calls``).
 - A request the ASGI server cancels before its answer began (uvicorn's
   ``--timeout-graceful-shutdown`` has passed) is answered with a JSON-RPC error
   (``-32000``, the server is shutting down) rather than uvicorn's bare ``500``.
@@ -41,7 +43,7 @@ import json
 import logging
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +69,8 @@ from .operations import Caller
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from .http_calls import HttpCalls
+
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -83,15 +87,17 @@ _SSE_TYPES = frozenset({"text/event-stream", "text/*", "*/*"})
 _STREAMS_PROGRESS = "mcigen.streams_progress"
 """The scope key that says an exchange is answered with an SSE stream."""
 _BOTH = b"application/json, text/event-stream"
+_JSON_ANSWER = ((b"content-type", b"application/json"),)
 
 
 class ExchangeEdge:
-    """ASGI middleware that shapes the exchanges at ``path`` (see the module docs);
-    other paths pass through."""
+    """ASGI middleware that shapes the exchanges at ``path`` (see the module docs),
+    answering those ``calls`` answers; other paths pass through."""
 
-    def __init__(self, app: ASGIApp, path: str) -> None:
+    def __init__(self, app: ASGIApp, path: str, calls: HttpCalls | None) -> None:
         self.app = app
         self.path = path
+        self.calls = calls
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
@@ -113,10 +119,19 @@ class ExchangeEdge:
             await send_body(answer, 413, b"", [(b"content-type", b"text/plain")])
             return
         try:
-            body, initialize, request_id, asks_progress = _normalised(body)
+            message, body, initialize, request_id, asks_progress = _normalised(body)
         except _Refusal as refusal:
             await send_json(answer, refusal.status, refusal.answer)
             return
+        if self.calls is not None and (
+            accept is None or sse_only or types & _JSON_TYPES
+        ):
+            answered = self.calls.answer(message, headers, scope)
+            if answered is not None:
+                answering = _Answering(answer)
+                sending = send_body(answering, *answered, _JSON_ANSWER)
+                await _stopping(sending, answering, request_id)
+                return
         if initialize:
             answer = _with_new_session(answer)
         streams = asks_progress and bool(types & _SSE_TYPES)
@@ -132,12 +147,8 @@ class ExchangeEdge:
         headers += [(b"accept", accept), (b"content-length", str(len(body)).encode())]
         scope = {**scope, "headers": headers, _STREAMS_PROGRESS: streams}
         answering = _Answering(answer)
-        try:
-            await self.app(scope, _replay(body, receive), answering)
-        except asyncio.CancelledError:
-            if answering.started or request_id is _NO_ANSWER:
-                raise
-            await send_json(answering, 200, _stopped(request_id))
+        exchange = self.app(scope, _replay(body, receive), answering)
+        await _stopping(exchange, answering, request_id)
 
 
 class ByProgress:
@@ -168,6 +179,19 @@ class _Refusal(Exception):
 
 _NO_ANSWER = object()
 """The id of a message that gets no answer (a notification, a response)."""
+
+
+async def _stopping(
+    answering_it: Awaitable[None], answering: _Answering, request_id: object
+) -> None:
+    """``answering_it``; when the ASGI server cancels it before the answer began,
+    the JSON-RPC error that says so."""
+    try:
+        await answering_it
+    except asyncio.CancelledError:
+        if answering.started or request_id is _NO_ANSWER:
+            raise
+        await send_json(answering, 200, _stopped(request_id))
 
 
 def _stopped(request_id: object) -> dict[str, Any]:
@@ -217,10 +241,10 @@ def _with_new_session(send: Send) -> Send:
     return send_with_session
 
 
-def _normalised(body: bytes) -> tuple[bytes, bool, object, bool]:
-    """``body`` as the SDK should read it, whether it is an ``initialize``
-    request, its id (:data:`_NO_ANSWER` when it is not a request), and whether it
-    asks for progress; raises :class:`_Refusal`."""
+def _normalised(body: bytes) -> tuple[dict[str, Any], bytes, bool, object, bool]:
+    """The message ``body`` holds, ``body`` as the SDK should read it, whether it
+    is an ``initialize`` request, its id (:data:`_NO_ANSWER` when it is not a
+    request), and whether it asks for progress; raises :class:`_Refusal`."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -265,12 +289,13 @@ def _normalised(body: bytes) -> tuple[bytes, bool, object, bool]:
     answered = "method" in message and "id" in message
     if message.get("method") != "initialize" or "id" not in message:
         request = message["id"] if answered else _NO_ANSWER
-        return body, False, request, answered and _asks_progress(message)
+        return message, body, False, request, answered and _asks_progress(message)
     try:
         message["params"] = lenient_initialize(message.get("params"))
     except InitializeParamsError as error:
         raise _Refusal(200, request_id, INVALID_PARAMS, str(error)) from None
-    return json.dumps(message, ensure_ascii=False).encode(), True, message["id"], False
+    normalised = json.dumps(message, ensure_ascii=False).encode()
+    return message, normalised, True, message["id"], False
 
 
 def _plain_request(message: dict[str, object]) -> bool:

@@ -54,10 +54,11 @@ guard, on every bind; it replaces the SDK's own check, which is off), ``/healthz
 and ``/readyz`` (``edge.health``), ``http_secret`` (with a secret, every
 request must carry ``Authorization: Bearer SECRET``, else ``401``) and
 ``http_exchange`` (only POST, bounded bodies, malformed JSON-RPC refused in one
-line, lenient ``initialize``, one SSE frame for clients that accept only SSE).
+line, lenient ``initialize``, one SSE frame for clients that accept only SSE,
+a text tool's call answered as the SDK would answer it, without it: ``http_calls``).
 On stdio, ``stdio`` reads ``initialize`` as leniently and answers lines the SDK
-cannot read, and ``stdio_start`` answers the first requests while the SDK loads
-(:func:`early_answers`). Every tool call is logged (``edge.logs``); OpenTelemetry, when
+cannot read, ``stdio_start`` answers the first requests while the SDK loads
+(:func:`early_answers`), and ``stdio_calls`` a text tool's calls after. Every tool call is logged (``edge.logs``); OpenTelemetry, when
 the ``OTEL_*`` variables ask for it, is in ``telemetry``.
 
 The MCP SDK is imported only when a server is built, so ``python -m PKG list``
@@ -134,10 +135,11 @@ if TYPE_CHECKING:
     from ..executors.progress import ProgressListener
     from ..results import TextContent, ToolResult
     from .disclosure import Disclosure
+    from .http_calls import HttpCalls
+    from .inline_calls import Inline
     from .operation_tools import InvalidParams
     from .operations import Caller, Running, Store
     from .shared_operations import SharedOperations
-    from .stdio_calls import Inline
     from .stdio_lines import WireLines
     from .stdio_start import EarlyAnswers, Handoff
 
@@ -488,7 +490,7 @@ class ToolSurface:
 
     def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline:
         """The answer to a call :meth:`runs_inline` allows, as :meth:`call` gives
-        it, in the shape ``stdio_calls`` writes."""
+        it, in the shape ``inline_calls`` writes."""
         if self.broker is not None:
             return self._meta_inline(self.broker, name, arguments)
         error_result, Inline = _inline_names()
@@ -658,7 +660,7 @@ def _inline_names() -> tuple[Callable[..., ToolResult], type[Inline]]:
     """What a tool's inline call uses, imported once (see
     :func:`_meta_inline_names`)."""
     from ..results import error_result
-    from .stdio_calls import Inline
+    from .inline_calls import Inline
 
     return error_result, Inline
 
@@ -674,7 +676,7 @@ def _meta_inline_names() -> tuple[
     costs a few µs every time it runs, loaded module or not, as much as the
     broker's own work for a call."""
     from ..broker.meta_tools import BrokerError, answer_is_error, answer_text
-    from .stdio_calls import Inline
+    from .inline_calls import Inline
 
     return BrokerError, answer_is_error, answer_text, Inline
 
@@ -993,9 +995,12 @@ def http_app(surface: ToolSurface) -> Starlette:
     from .http import ExchangeEdge
 
     options = surface.options
-    app = _streamable_http_app(build_server(surface), surface.running)
+    server = build_server(surface)
+    calls = http_calls(surface, server)
+    beside = [surface.running] if calls is None else [surface.running, calls.serving]
+    app = _streamable_http_app(server, beside)
     # Starlette runs the middleware added last first.
-    app.add_middleware(ExchangeEdge, path=HTTP_PATH)
+    app.add_middleware(ExchangeEdge, path=HTTP_PATH, calls=calls)
     if options.secret:
         app.add_middleware(BearerSecretMiddleware, secret=options.secret)
     servers = (tool.server for tool in surface.tools if tool.server)
@@ -1011,14 +1016,30 @@ def http_app(surface: ToolSurface) -> Starlette:
     return app
 
 
+HTTP_INLINE = f"{ENV_PREFIX}HTTP_INLINE"
+"""``MCIGEN_HTTP_INLINE=0`` leaves every call over HTTP to the SDK (see
+:func:`http_calls`)."""
+
+
+def http_calls(surface: ToolSurface, server: Server[Any]) -> HttpCalls | None:
+    """The calls of text tools the HTTP edge answers without the SDK (see
+    ``http_calls``); None when :data:`HTTP_INLINE` says so, or the SDK's server
+    keeps a cache hint for ``tools/call`` (the SDK would add it to each answer)."""
+    from .http_calls import HttpCalls
+
+    if _turned_off(HTTP_INLINE) or "tools/call" in server.cache_hints:
+        return None
+    return HttpCalls(surface)
+
+
 def _streamable_http_app(
-    server: Server[Any], beside: Callable[[], AbstractAsyncContextManager[None]]
+    server: Server[Any], beside: list[Callable[[], AbstractAsyncContextManager[None]]]
 ) -> Starlette:
     """Stateless Streamable HTTP at ``/mcp``: a JSON answer, or an SSE stream that
     carries the request's progress notifications before its answer when the edge
-    says the client asked for them (``http.streams_progress``); ``beside`` runs in
-    the app's lifespan with the two session managers, and the process is
-    :func:`settled` once they run."""
+    says the client asked for them (``http.streams_progress``); each of ``beside``
+    runs in the app's lifespan within the two session managers, in turn, and the
+    process is :func:`settled` once they run."""
     import contextlib
 
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -1041,7 +1062,13 @@ def _streamable_http_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with answering.run(), streaming.run(), beside():
+        async with (
+            answering.run(),
+            streaming.run(),
+            contextlib.AsyncExitStack() as stack,
+        ):
+            for part in beside:
+                await stack.enter_async_context(part())
             settled()
             yield
 
@@ -1197,6 +1224,11 @@ before it is loaded (see :func:`early_answers`), and the calls of text tools
 after (see ``stdio_calls``)."""
 
 
+def _turned_off(variable: str) -> bool:
+    """Whether the environment's ``variable`` turns something off."""
+    return os.environ.get(variable, "").strip().lower() in ("0", "false", "no", "off")
+
+
 def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
     """What the stdio server answers while the SDK loads (see ``stdio_start``);
     None when it waits for the SDK, and leaves every call to it: with
@@ -1204,7 +1236,7 @@ def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
     says so."""
     from .stdio_start import EarlyAnswers
 
-    if os.environ.get(EARLY, "").strip().lower() in ("0", "false", "no", "off"):
+    if _turned_off(EARLY):
         return None
     if may_trace(os.environ):
         return None

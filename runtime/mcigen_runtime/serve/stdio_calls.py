@@ -1,140 +1,37 @@
-"""``tools/call`` of a tool that runs inline (a text tool: no I/O, microseconds)
-answered by the stdio server's reader of the client's lines, as the SDK's server
-answers it, without the SDK's machinery around a request: its transport's queues,
-the dispatcher's task, the request's check by the protocol's models and the
-result's dump by them (about two thirds of the server's CPU for such a call).
+"""``tools/call`` of a tool that runs inline answered by the stdio server's reader
+of the client's lines (see ``inline_calls``: the calls answered so, and how).
 
-A line is answered here only when the SDK would answer it the same, byte for byte
-(``tests/test_stdio_calls.py`` compares the two):
-
-- the connection is past its ``initialize`` in a handshake-era version, as a
-  request the SDK served says (:meth:`InlineCalls.observe`, a middleware; the
-  first call after ``initialize`` goes through the SDK);
-- the line is a plain JSON-RPC request (see ``stdio_start.plain_message``) of
-  ``tools/call`` with ``name`` and ``arguments`` alone (no ``_meta``, so no
-  progress token; no task), arguments that ``json`` and the SDK read alike
-  (``wire.writes_alike``), of a call that runs inline (``ToolSurface.runs_inline``:
-  a text tool, or the broker's meta-tools but a ``meta_call`` of a tool that does
-  I/O), on a server that would not ask the client for its roots for it (the
-  SDK's handler asks with ``roots/list`` at an MTDF server's first call; such a
-  call touches no file and starts no command, so it needs no sandbox).
-
-The call is logged as the SDK's handler logs it. A result other than text
-content (none of the generated text tools gives one; a meta-tool's image or
-audio) is dumped by the SDK's own models; an exception a meta-tool raises is the
-SDK's error answer to it (code 0, its text). Such a call is over before the next line is read, so a cancellation of it
-comes too late, as it would for the SDK's handler of the same call. Calls of
-other tools, and every other line, go to the SDK in order.
+Over stdio a line is answered so only when also the connection is past its
+``initialize`` in a handshake-era version, as a request the SDK served says
+(:meth:`InlineCalls.observe`, a middleware; the first call after ``initialize``
+goes through the SDK), the line is a plain JSON-RPC request as
+``stdio_start.plain_message`` reads it (no key twice, no ``NaN``), and the server
+would not ask the client for its roots for the call (the SDK's handler asks with
+``roots/list`` at an MTDF server's first call). Such a call is over before the
+next line is read. Calls of other tools, and every other line, go to the SDK in
+order.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from mcp_types import ErrorData, JSONRPCError
-from mcp_types.methods import serialize_server_result
-from pydantic_core import PydanticSerializationError, to_json
-
-from ..edge.logs import logged_call
-from .stdio_start import plain_message, response
-from .wire import HANDSHAKE_VERSIONS, sdk_json, writes_alike
+from .inline_calls import InlineAnswers
+from .stdio_start import plain_message
+from .wire import HANDSHAKE_VERSIONS
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.session import ServerSession
-    from pydantic import BaseModel
 
-    from ..edge.settings import ServeOptions
-    from ..results import TextContent, ToolResult
-    from .sandbox import SandboxPolicy
-
-logger = logging.getLogger(__name__)
-
-_CALL_KEYS = frozenset({"name", "arguments"})
-
-
-@dataclass(slots=True)
-class Inline:
-    """The answer to a call made inline, as ``tools/call`` sends it. (Not frozen:
-    a frozen dataclass sets each field through ``object.__setattr__``, a third
-    of what answering a text tool's call added to the call.)"""
-
-    texts: list[str] | None
-    """The text of each content item; None when not all are plain text."""
-    is_error: bool
-    structured: dict[str, Any] | None
-    model: Callable[[], BaseModel]
-    """The ``CallToolResult`` the SDK's handler returns for the call."""
-
-    @classmethod
-    def of(
-        cls, result: ToolResult, as_mcp: Callable[[ToolResult], BaseModel]
-    ) -> Inline:
-        """A tool's ``result``; ``as_mcp`` gives it as the SDK's handler does."""
-        text_content = _text_content()
-        texts: list[str] | None = None
-        if result.metadata is None:
-            texts = []
-            for item in result.content:
-                if (
-                    type(item) is not text_content
-                    or item.annotations is not None
-                    or item.meta is not None
-                ):
-                    texts = None
-                    break
-                texts.append(item.text)
-        return cls(texts, bool(result.isError), None, lambda: as_mcp(result))
-
-    def json(self, version: str) -> str:
-        """The result as the SDK writes it at ``version``: made here for text
-        content (written by pydantic-core, as the SDK's models write it), else
-        by the SDK's own steps."""
-        if self.texts is not None:
-            result: dict[str, Any] = {
-                "content": [{"text": text, "type": "text"} for text in self.texts],
-                "isError": self.is_error,
-            }
-            if self.structured is not None:
-                result["structuredContent"] = self.structured
-            try:
-                return to_json(result).decode()
-            except PydanticSerializationError:  # no Unicode text: the SDK's steps
-                pass
-        dumped = self.model().model_dump(by_alias=True, mode="json", exclude_none=True)
-        return to_json(serialize_server_result("tools/call", version, dumped)).decode()
-
-
-@functools.cache
-def _text_content() -> type[TextContent]:
-    """``results.TextContent``, imported once (the module is loaded with the
-    first tool, not with the server)."""
-    from ..results import TextContent
-
-    return TextContent
-
-
-class Surface(Protocol):
-    """What of the server's ``ToolSurface`` the calls answered here use."""
-
-    options: ServeOptions
-    sandbox: SandboxPolicy
-
-    def runs_inline(self, name: str, arguments: Mapping[str, Any]) -> bool: ...
-
-    def call_inline(self, name: str, arguments: Mapping[str, Any]) -> Inline: ...
+    from .inline_calls import Surface
 
 
 class InlineCalls:
     """The calls the reader answers itself, for one stdio connection."""
 
     def __init__(self, surface: Surface) -> None:
-        self._surface = surface
+        self._answers = InlineAnswers(surface)
         self._session: ServerSession | None = None
         policy = surface.sandbox
         self._asks_roots = policy.enabled and not policy.fixed and policy.asks_roots
@@ -162,36 +59,4 @@ class InlineCalls:
         message = plain_message(line)
         if message is None or "id" not in message or message["method"] != "tools/call":
             return None
-        params = message.get("params")
-        if not isinstance(params, dict) or not _CALL_KEYS.issuperset(params):
-            return None
-        name, arguments = params.get("name"), params.get("arguments")
-        if not isinstance(name, str) or not (
-            arguments is None
-            or (isinstance(arguments, dict) and writes_alike(arguments))
-        ):
-            return None
-        given: Mapping[str, Any] = arguments or {}
-        if not self._surface.runs_inline(name, given):
-            return None
-        surface = self._surface
-        request_id = message["id"]
-        with logged_call(name, None, given, surface.options.log_arguments) as outcome:
-            try:
-                inline = surface.call_inline(name, given)
-            except Exception as error:  # as the SDK's dispatcher answers it
-                logger.exception("handler for 'tools/call' raised")
-                return _error(request_id, str(error))
-            outcome.answered(inline.is_error)
-        return response(request_id, inline.json(session.protocol_version))
-
-
-def _error(request_id: int | str, message: str) -> str:
-    """The SDK's answer to a request whose handler raised: code 0, its text."""
-    error = sdk_json({"code": 0, "message": message})
-    if error is None:
-        answer = JSONRPCError(
-            jsonrpc="2.0", id=request_id, error=ErrorData(code=0, message=message)
-        )
-        return answer.model_dump_json(by_alias=True, exclude_unset=True)
-    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"error":{error}}}'
+        return self._answers.answer(message, session.protocol_version, None)

@@ -31,14 +31,19 @@ from typing import IO, Any, TextIO
 
 from .initialize import InitializeParamsError, filled_initialize
 from .stdio_lines import WireLines
-from .wire import Listing, initialize_result, sdk_json
+from .wire import (
+    MESSAGE_KEYS,
+    Listing,
+    initialize_result,
+    plain_id,
+    response,
+    sdk_json,
+)
 
 KEPT_NOTIFICATIONS = 16
 """The most ``notifications/initialized`` kept for the SDK before it is handed
 the connection anyway."""
 
-_MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
-_LARGEST_ID = 1 << 53
 _CAPABILITY_FIELDS = {
     # What the SDK's models of a client's capabilities check (others are ignored).
     "experimental": None,  # an object of objects
@@ -196,10 +201,6 @@ def _plain_client(client: object) -> bool:
     )
 
 
-def response(request_id: int | str, result: str) -> str:
-    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{result}}}'
-
-
 def plain_message(line: str) -> dict[str, Any] | None:
     """``line`` as a JSON-RPC request or notification the SDK reads exactly as
     ``json`` does (no duplicate key, no ``NaN``, a plain id); None otherwise."""
@@ -209,12 +210,12 @@ def plain_message(line: str) -> dict[str, Any] | None:
         return None
     if (
         not isinstance(message, dict)
-        or not _MESSAGE_KEYS.issuperset(message)
+        or not MESSAGE_KEYS.issuperset(message)
         or message.get("jsonrpc") != "2.0"
         or not isinstance(message.get("method"), str)
     ):
         return None
-    if "id" in message and not _plain_id(message["id"]):
+    if "id" in message and not plain_id(message["id"]):
         return None
     return message
 
@@ -228,15 +229,6 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refused(constant: str) -> Any:
     raise ValueError(constant)
-
-
-def _plain_id(value: object) -> bool:
-    """An id written back the same by ``json`` and the SDK."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return -_LARGEST_ID < value < _LARGEST_ID
-    return isinstance(value, str) and value.isascii() and value.isprintable()
 
 
 def _unicode(text: str) -> bool:

@@ -27,6 +27,7 @@ imported; asked for without the extra, the server says what to install.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import time
@@ -174,6 +175,24 @@ class ExportAtShutdown:
 def _shut_down() -> None:
     while _ours:
         _ours.pop().shutdown()
+
+
+def records_requests() -> bool:
+    """Whether a request the SDK's server serves now is recorded: metrics are
+    on (:class:`CallMetrics`), or a tracer provider is set, by this module or
+    anyone (the SDK's spans record then; without one they are no-ops)."""
+    if _metrics_on:
+        return True
+    trace = _trace_api()
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+@functools.cache
+def _trace_api() -> Any:
+    """``opentelemetry.trace``, imported once (the SDK's server imports it)."""
+    from opentelemetry import trace
+
+    return trace
 
 
 def instrument(server: Server[Any]) -> None:

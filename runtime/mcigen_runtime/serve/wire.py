@@ -265,6 +265,27 @@ def listing(
     return Listing(pages, exact)
 
 
+MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+"""The keys of a JSON-RPC request or notification."""
+
+_LARGEST_ID = 1 << 53
+
+
+def plain_id(value: object) -> bool:
+    """A request id written back the same by ``json`` and the SDK."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -_LARGEST_ID < value < _LARGEST_ID
+    return isinstance(value, str) and value.isascii() and value.isprintable()
+
+
+def response(request_id: int | str, result: str) -> str:
+    """The JSON-RPC answer to the request ``request_id`` whose result's JSON is
+    ``result``, as the SDK writes it (for an id :func:`plain_id` allows)."""
+    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{result}}}'
+
+
 def sdk_json(value: Any) -> str | None:
     """``value`` (JSON data) as the SDK's pydantic writes it; None when this module
     cannot tell it would (a float written with an exponent, a string that is no
