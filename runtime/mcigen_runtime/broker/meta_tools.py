@@ -59,6 +59,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from ..errors import ToolInputError
@@ -593,9 +594,31 @@ def _not_in(content: list[dict[str, Any]], metadata: Any) -> Any:
     }
 
 
-answer_text = json.JSONEncoder(ensure_ascii=False).encode
-"""A meta-tool's answer as the text an MCP server sends (``json.dumps(answer,
-ensure_ascii=False)``, without making the encoder every call)."""
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_encoded = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None,  # no circular check: an answer is made of fresh dicts and lists
+        _ENCODER.default,
+        encode_basestring,
+        None,
+        _ENCODER.key_separator,
+        _ENCODER.item_separator,
+        False,
+        False,
+        True,
+    )
+)
+
+
+def answer_text(answer: Mapping[str, Any]) -> str:
+    """A meta-tool's answer as the text an MCP server sends (``json.dumps(answer,
+    ensure_ascii=False)``), by json's C encoder made once: ``JSONEncoder.encode``
+    makes one on every call."""
+    if _encoded is None:
+        return _ENCODER.encode(answer)
+    return "".join(_encoded(answer, 0))
 
 
 def answer_is_error(answer: Mapping[str, Any]) -> bool:

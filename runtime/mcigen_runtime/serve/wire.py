@@ -303,6 +303,19 @@ def writes_alike(value: object, depth: int = 0) -> bool:
     SDK's pydantic (see :func:`sdk_json`)."""
     if depth > _DEEPEST:
         return False
+    # the types json reads first, without a generator's frame
+    if type(value) is str:
+        return _unicode(value)
+    if type(value) is dict:
+        for key, item in value.items():
+            if not (isinstance(key, str) and _unicode(key)):
+                return False
+            if type(item) is str and depth < _DEEPEST:  # a string without a call
+                if not _unicode(item):
+                    return False
+            elif not writes_alike(item, depth + 1):
+                return False
+        return True
     if isinstance(value, str):
         return _unicode(value)
     if isinstance(value, bool) or value is None or isinstance(value, int):

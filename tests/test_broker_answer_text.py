@@ -1,0 +1,65 @@
+"""The text of a meta-tool's answer, written by json's C encoder made once, is
+``json.dumps(answer, ensure_ascii=False)`` for any JSON data: what an MCP client
+of the broker reads in the answer's text item. And a stdio line's arguments are
+judged the same by ``writes_alike``'s fast path for plain dicts and strings as
+by its general one (a dict subclass takes the general one)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from mcigen_runtime.broker.meta_tools import answer_text
+from mcigen_runtime.serve.wire import writes_alike
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.text(alphabet=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF))
+)
+_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=8), _DATA, max_size=5))
+def test_the_answer_text_is_what_json_dumps_writes(answer: dict[str, Any]) -> None:
+    assert answer_text(answer) == json.dumps(answer, ensure_ascii=False)
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    """A dict that ``writes_alike`` judges by its general path."""
+
+
+def _general(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _Dict({key: _general(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return [_general(item) for item in value]
+    return value
+
+
+@given(st.dictionaries(st.text(max_size=8), _DATA, max_size=5))
+def test_plain_dicts_are_judged_as_the_general_path_judges_them(
+    arguments: dict[str, Any],
+) -> None:
+    assert writes_alike(arguments) == writes_alike(_general(arguments))
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "text"
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+def test_a_string_one_level_past_the_deepest_is_refused() -> None:
+    assert writes_alike(_nested(100)) and not writes_alike(_nested(101))
