@@ -44,12 +44,13 @@ class GuardedQueue(RedisQueue):
     async def abort_unfinished(self, job: Job, error: str, ttl: float = 5) -> bool:
         """Abort ``job`` (then its copy is the record written) unless its record
         says it has finished or is being aborted; whether it was aborted."""
+        aborted: list[Job] = []
 
         def aborting(stored: Job | None) -> Writes | None:
             if stored is None or stored.status not in UNFINISHED:
                 return None
             stored.status, stored.error = Status.ABORTING, error
-            job.replace(stored)
+            aborted[:] = [stored]
             record = self.serialize(stored)
 
             def writes(pipe: Pipeline) -> None:
@@ -66,6 +67,7 @@ class GuardedQueue(RedisQueue):
             written = await self._swap(job, aborting)
         if written is None:
             return False
+        job.replace(aborted[0])
         if written[0]:  # still queued: no worker will finish it
             await self.finish(job, Status.ABORTED, error=error)
             await self.redis.delete(job.abort_id)
