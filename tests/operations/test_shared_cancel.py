@@ -140,7 +140,15 @@ def test_a_touch_written_over_a_cancel_does_not_undo_it(running: Running) -> Non
     """The worker's touch read the job before the cancel and writes it after
     (the job read running again, until a cancel written anew caught it)."""
     key = running.key
-    held = running.gate.hold(named("SET", key))
+
+    def touch(command: Command) -> bool:  # a script of the job alone, or a write
+        return (
+            named("EVALSHA")(command)
+            and command[2:4] == [b"1", key]
+            or named("SET", key)(command)
+        )
+
+    held = running.gate.hold(touch)
     assert held.caught.wait(30)
     assert running.cancel()[0].startswith(f"OK Operation '{running.id}'")
     held.release()

@@ -11,8 +11,8 @@ decides on what it read, and is made again should the record change before it:
 - an abort (a cancel, the sweep, a stopping process) applies only to a job not
   finished nor aborting, and takes it off the queue's lists in the same
   transaction (the sweep saw an aborting job still on the active list);
-- an update (the worker's start and touches) writes only a job not finished nor
-  aborting;
+- an update (the worker's start and touches) writes only a job not finished,
+  and keeps an aborting job's status and reason;
 - a finish of a job being aborted writes it aborted, with the abort's reason, and
   a job that has finished is not finished again.
 """
@@ -28,6 +28,7 @@ from saq.queue.redis import RedisQueue
 
 if TYPE_CHECKING:
     from redis.asyncio.client import Pipeline
+    from redis.commands.core import AsyncScript
 
 UNFINISHED = (Status.NEW, Status.QUEUED, Status.ACTIVE)
 
@@ -35,8 +36,26 @@ Writes = Callable[["Pipeline"], None]
 """Queues a transaction's writes on its pipeline."""
 
 
+_IS_ABORTING = 2
+_UPDATE_UNFINISHED = """
+local stored = redis.call('GET', KEYS[1])
+if not stored then return 0 end
+local status = cjson.decode(stored)['status']
+if status == 'aborting' then return 2 end
+if status ~= 'new' and status ~= 'queued' and status ~= 'active' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', KEYS[1], ARGV[2])
+return 1
+"""
+"""Write the job (ARGV[1]) if it has not finished nor is aborting (1); else 0, or
+2 when it is aborting. One round trip: the worker's start is one (SAQ's sweep
+takes a job dequeued but not yet written active for a dead worker's)."""
+
+
 class GuardedQueue(RedisQueue):
     """A :class:`saq.queue.redis.RedisQueue` whose cancels are never lost."""
+
+    _update_script: AsyncScript | None = None
 
     async def abort(self, job: Job, error: str, ttl: float = 5) -> None:
         await self.abort_unfinished(job, error, ttl)
@@ -76,10 +95,21 @@ class GuardedQueue(RedisQueue):
     async def _update(
         self, job: Job, status: Status | None = None, **kwargs: Any
     ) -> None:
+        job.status = status or job.status
+        if self._update_script is None:
+            self._update_script = self.redis.register_script(_UPDATE_UNFINISHED)
+        record = self.serialize(job)
+        written = await self._update_script(
+            keys=[job.id], args=[record, job.status], client=self.redis
+        )
+        if written != _IS_ABORTING:
+            return
+
         def updating(stored: Job | None) -> Writes | None:
-            if stored is None or stored.status not in UNFINISHED:
+            if stored is None or stored.status not in (*UNFINISHED, Status.ABORTING):
                 return None
-            job.status = status or stored.status
+            if stored.status == Status.ABORTING:
+                job.status, job.error = stored.status, stored.error
             record = self.serialize(job)
 
             def writes(pipe: Pipeline) -> None:
