@@ -1,12 +1,12 @@
-"""SAQ's Redis queue, each write of a job's record a compare-and-set (WATCH, then
-MULTI): once a cancel is written, nothing writes over it.
+"""SAQ's Redis queue, each write of a job's record a compare-and-set (a Lua script,
+or WATCH, then MULTI): once a cancel is written, nothing writes over it.
 
 SAQ writes a job's record whole, from the copy its writer holds: a worker's touch
 (a read, then a write), its finish, the sweep's abort of the job it saw in a
 snapshot, a cancel's abort of the copy it read. One that read the record before a
 cancel and wrote it after undid the cancel: the operation read as running again,
-or completed, or failed (swept). Here each write reads the record under WATCH,
-decides on what it read, and is made again should the record change before it:
+or completed, or failed (swept). Here each write decides on the record as it is
+when it is written:
 
 - an abort (a cancel, the sweep, a stopping process) applies only to a job not
   finished nor aborting, and takes it off the queue's lists in the same
