@@ -148,6 +148,35 @@ def test_a_hung_tool_over_http_times_out_and_the_session_serves_on(
     assert pid_of(server) == pid
 
 
+@pytest.mark.parametrize("tool", ["note", "peek"])
+def test_a_call_whose_request_cannot_be_written_in_time_times_out_unretried(
+    tmp_path: Path, tool: str
+) -> None:
+    """A stopped server reads nothing: a request larger than its stdin's pipe is
+    not written in time, so the SDK's read timeout (which starts once the request
+    is written) never starts, and the call's own bound ends it. That is a call
+    that timed out, not a lost connection: its session is kept (once the server
+    runs on, so is its process) and it is not made again, even for a read-only
+    tool (``peek``)."""
+    server = stdio(tmp_path, call_timeout=0.5)
+    pid = pid_of(server)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        result = call_mcp_tool(
+            server, tool, {"text": "x" * MIB}, repeatable=tool == "peek"
+        )
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert result.isError
+    assert (
+        result.text
+        == f"MCP tool '{tool}' did not answer within 0.5 s; the call was cancelled"
+    )
+    assert pid_of(server) == pid
+    assert call_mcp_tool(server, "quick", {"text": "next"}).text == "next"
+    assert runs(tmp_path, tool) <= 1
+
+
 # --------------------------------------------------------------------------- size
 
 

@@ -1,5 +1,6 @@
 """An MCP server written with the official SDK for the bounds of a call: a tool
-that never answers, answers of any size, and tools that crash mid-call.
+that never answers, answers of any size, tools that crash mid-call, and tools
+that take a text of any size.
 
     python bounds_server.py stdio LOG_DIR
     python bounds_server.py http PORT LOG_DIR       (Streamable HTTP at /mcp on 127.0.0.1)
@@ -80,6 +81,20 @@ def look() -> str:
 def put() -> str:
     """An idempotent tool; crashes on the first run."""
     return _count_then_crash_once("put")
+
+
+@server.tool()
+def note(text: str) -> str:
+    """A tool with effects that takes a text: notes each run."""
+    _log("note.runs", "run")
+    return f"noted {len(text)}"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def peek(text: str) -> str:
+    """A read-only tool that takes a text: notes each run."""
+    _log("peek.runs", "run")
+    return f"peeked {len(text)}"
 
 
 @server.tool()

@@ -14,7 +14,10 @@ operation's id, and whichever process's worker takes it runs the tool; ``status`
   worker, one of them every :data:`SWEEP_S`) aborts a job untouched for
   :data:`HEARTBEAT_S`, as when its process was killed, and it reads as failed.
 - A cancel aborts the job; the worker running it cancels its task (stopping its
-  command's process group) within a second.
+  command's process group) within a second. Every write of a job is a
+  compare-and-set (:mod:`.shared_queue`): a cancel that answered OK is never
+  written over, so the operation reads ``Cancelled``, with its reason, whatever
+  its worker, its command or a sweep did meanwhile.
 - Each caller's operations are listed in a Redis list of their ids (the newest
   :data:`~.operations.KEEP_FINISHED`), and jobs are kept
   :data:`~.operations.KEEP_FOR_S` after they finish.
@@ -39,8 +42,10 @@ from ..results import ToolResult, error_result
 from .operations import KEEP_FINISHED, KEEP_FOR_S, Caller, State, new_id
 
 if TYPE_CHECKING:
-    from saq import Job, Queue, Worker
+    from saq import Job, Worker
     from saq.types import Context
+
+    from .shared_queue import GuardedQueue
 
 OPERATIONS_URL = "MCIGEN_OPERATIONS_URL"
 """The variable that names the Redis server whose operations a server shares."""
@@ -170,12 +175,12 @@ class SharedOperations:
         self.url = url
         self.env = env
         self.name = f"mcigen:{registry.package}"
-        self._queue: Queue | None = None
+        self._queue: GuardedQueue | None = None
         self._worker: Worker[Context] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
 
     @property
-    def queue(self) -> Queue:
+    def queue(self) -> GuardedQueue:
         assert self._queue is not None, "the shared operations are not running"
         return self._queue
 
@@ -183,10 +188,15 @@ class SharedOperations:
     async def running(self) -> AsyncIterator[None]:
         """Connect, and run this process's worker until the context ends; its
         running jobs then fail (:data:`STOPPED`), never to run elsewhere."""
-        from saq import Queue, Worker
+        from redis.asyncio import from_url
+        from saq import Worker
         from saq.types import PartialTimersDict
 
-        queue = Queue.from_url(self.url, name=self.name, swept_error_message=SWEPT)
+        from .shared_queue import GuardedQueue
+
+        queue = GuardedQueue(
+            from_url(self.url), name=self.name, swept_error_message=SWEPT
+        )
         await queue.connect()
         worker = Worker(
             queue,
@@ -266,28 +276,13 @@ class SharedOperations:
                 return
 
     async def cancel(self, operation: SharedOperation, reason: str) -> bool:
+        if await self.queue.abort_unfinished(operation._job, reason):
+            return True
         await operation.refresh()
-        if operation.status() != "running":
-            return False
-        await self.queue.abort(operation._job, error=reason)
-        self.keep(asyncio.ensure_future(self._aborted(operation._job, reason)))
-        return True
-
-    async def _aborted(self, job: Job, reason: str) -> None:
-        """Abort ``job`` again should its worker's touch (a read, then a write of
-        its record) have written over the abort, until it has finished."""
-        from saq.job import TERMINAL_STATUSES, Status
-
-        for _ in range(10):
-            await asyncio.sleep(TOUCH_S / 2)
-            await job.refresh()
-            if job.status in TERMINAL_STATUSES:
-                return
-            if job.status == Status.ACTIVE:
-                await self.queue.abort(job, error=reason)
+        return False
 
     def _redis(self) -> Any:
-        return self.queue.redis  # type: ignore[attr-defined]
+        return self.queue.redis
 
     def _listed_key(self, caller: str) -> str:
         digest = hashlib.sha256(caller.encode()).hexdigest()[:32]

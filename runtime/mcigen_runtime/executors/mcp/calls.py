@@ -400,6 +400,8 @@ def _is_broken(exc: BaseException) -> bool:
 
     if isinstance(exc, MCPError):
         return exc.code == CONNECTION_CLOSED or _session_unknown(exc)
+    if isinstance(exc, TimeoutError):  # an OSError, but a call that took too long
+        return False
     return isinstance(
         exc,
         (
