@@ -13,7 +13,7 @@ from ..diagnostics import quoted
 from .executors import Build, ExecutorView, executor_view
 from .executors.mcp_servers import McpServerView
 from .executors.view import declared
-from .input_guard import input_doubt
+from .input_guard import InputDoubt, input_doubt
 from .pysource import Code, code, docstring, ident, literal
 
 NONE = code("None")
@@ -56,6 +56,8 @@ class ToolView:
     models_module: Code
     """Where the group's models are (``.models.<group>``), imported when one is
     needed: the input models when input is in doubt, an output model per call."""
+    item_sets: frozenset[str]
+    """The item types' sets its input check reads (``input_guard.item_set_bindings``)."""
 
     @property
     def awaits(self) -> bool:
@@ -79,7 +81,12 @@ def tool_view(
     executor = executor_view(build)
     imports = set(executor.imports)
     models = models_module(planned.group)
-    validation = _validation(planned, models)
+    doubt = (
+        input_doubt(tool.input_schema, planned.model_name)
+        if tool.input_schema
+        else None
+    )
+    validation = _validation(planned, models, doubt)
     if validation:
         imports.add(("mcigen_runtime.validation", "validate_input as _validate_input"))
     if any("Literal[" in p.annotation for p in parameters or ()):
@@ -134,6 +141,7 @@ def tool_view(
         result_type=result_type,
         output_model=output_model,
         models_module=models,
+        item_sets=doubt.item_sets if doubt is not None else frozenset(),
     )
 
 
@@ -146,11 +154,14 @@ def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:
     return _ALWAYS.union(*(view.imports for view in views))
 
 
-def _validation(planned: ir.PlannedTool, models_module: Code) -> list[str]:
-    """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
-    (or the schema accepts any mapping); the model gives back the input the tool
-    gets (whole floats typed integer made ints). The model is imported here, so
-    that input no check doubts never loads the models (nor pydantic)."""
+def _validation(
+    planned: ir.PlannedTool, models_module: Code, doubt: InputDoubt | None
+) -> list[str]:
+    """Validate ``raw`` with the model, unless ``doubt``, the fast check, finds
+    nothing to doubt (or the schema accepts any mapping); the model gives back the
+    input the tool gets (whole floats typed integer made ints). The model is
+    imported here, so that input no check doubts never loads the models (nor
+    pydantic)."""
     tool = planned.tool
     if not tool.input_schema:
         return []
@@ -159,12 +170,11 @@ def _validation(planned: ir.PlannedTool, models_module: Code) -> list[str]:
         f"from {models_module} import {model}\n"
         f"raw = _validate_input({model}, raw, {literal(tool.name)})"
     )
-    doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
         return [validate]
-    if not doubt:
+    if not doubt.expression:
         return []
-    return [f"if {doubt}:\n    " + validate.replace("\n", "\n    ")]
+    return [f"if {doubt.expression}:\n    " + validate.replace("\n", "\n    ")]
 
 
 def _props(tool: ir.Tool, needs_props: bool) -> list[str]:

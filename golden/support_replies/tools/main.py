@@ -51,6 +51,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -140,7 +143,7 @@ def _invoke_escalation_note(
         or "labels" in raw
         and (
             type(raw["labels"]) is not list
-            or not {str}.issuperset(map(type, raw["labels"]))
+            or not _STR_ITEMS.issuperset(map(type, raw["labels"]))
         )
     ):
         from .models.main import EscalationNoteInput

@@ -45,6 +45,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -55,7 +58,7 @@ def _invoke_standup_prompt(
     if (
         type(raw.get("team")) is not str
         or type(raw.get("people")) is not list
-        or not {str}.issuperset(map(type, raw["people"]))
+        or not _STR_ITEMS.issuperset(map(type, raw["people"]))
     ):
         from .models.main import StandupPromptInput
 

@@ -49,6 +49,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -90,7 +93,7 @@ async def headline_async(*, text: str) -> ToolResult:
 
 
 def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    if type(raw.get("items")) is not list or not {str}.issuperset(
+    if type(raw.get("items")) is not list or not _STR_ITEMS.issuperset(
         map(type, raw["items"])
     ):
         from .models.toolset_formatting import BulletListInput
