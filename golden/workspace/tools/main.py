@@ -70,7 +70,11 @@ def _invoke_standup_prompt(
         out: _Output = _Output()
         value_1 = props["team"]
         out.append(f"Stand-up for {value_1}:\n")
-        items_2 = _items_of(props["people"])
+        items_2 = (
+            props["people"]
+            if type(props["people"]) is list
+            else _items_of(props["people"])
+        )
         turns_2 = len(items_2)
         turns_left -= turns_2
         for item_2 in (

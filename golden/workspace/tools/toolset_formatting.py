@@ -104,7 +104,11 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
         limit = _active(_LIMITS).text_output
         turns_left = limit
         out: _Output = _Output()
-        items_1 = _items_of(props["items"])
+        items_1 = (
+            props["items"]
+            if type(props["items"]) is list
+            else _items_of(props["items"])
+        )
         turns_1 = len(items_1)
         turns_left -= turns_1
         for item_1 in (

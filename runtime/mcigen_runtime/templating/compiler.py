@@ -581,18 +581,23 @@ class _Compiler:
         return f"range({self._bound(node.start)}, {self._bound(node.end)})"
 
     def _items(self, node: Foreach) -> str:
-        """What a ``@foreach`` iterates: a path read from a local goes through the
-        runtime's ``items_of``, and through the general walk only when it is not there.
-        """
+        """What a ``@foreach`` iterates: a path read from a local is its value when
+        that is a list, else goes through the runtime's ``items_of``, and through the
+        general walk only when it is not there."""
         read = self._read(node.path.parts)
         if read is not None and read[1] is None:
-            return f"{self._use('items_of')}({read[0]})"
+            return self._listed(read[0])
         context = self._context(failing=read is not None)
         walk = f"{self._use('foreach_items')}({context}, {_parts(node.path)})"
         if read is None:
             return walk
         value, test = read
-        return f"{self._use('items_of')}({value}) if {test} else {walk}"
+        return f"({self._listed(value)}) if {test} else {walk}"
+
+    def _listed(self, value: str) -> str:
+        """``items_of(value)`` with no call for a list (``value`` is a plain read:
+        evaluated twice)."""
+        return f"{value} if type({value}) is list else {self._use('items_of')}({value})"
 
     def _bound(self, bound: NumberLiteral | PathRef) -> str:
         if isinstance(bound, PathRef):
