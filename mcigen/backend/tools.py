@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import ir
 from ..diagnostics import quoted
@@ -115,11 +115,8 @@ def tool_view(
     needs_context = executor.needs_context or any(
         c.needs_context for c in executor.compiled
     )
-    needs_props = (
-        needs_context
-        or executor.needs_props
-        or any(c.reads_props for c in executor.compiled)
-    )
+    whole_props = needs_context or executor.needs_props
+    props_keys = set().union(*(c.props_keys for c in executor.compiled))
     return ToolView(
         kind=ir.execution_kind(tool.execution),
         python_name=ident(planned.python_name),
@@ -133,7 +130,7 @@ def tool_view(
         parameters=parameters,
         signature=signature,
         gather=_gather(parameters or ()),
-        prologue=[code(s) for s in validation + _props(tool, needs_props)],
+        prologue=[code(s) for s in validation + _props(tool, whole_props, props_keys)],
         executor=executor,
         imports=imports,
         needs_context=needs_context,
@@ -177,22 +174,29 @@ def _validation(
     return [f"if {doubt.expression}:\n    " + validate.replace("\n", "\n    ")]
 
 
-def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
-    """Build ``props`` (when the executor reads it) as mci-py does: declared
-    properties only, in schema order, defaults applied, optional ones absent when
-    not given."""
-    if not needs_props:
+def _props(tool: ir.Tool, whole: bool, keys: set[str]) -> list[str]:
+    """Build ``props`` (when the executor reads it: ``whole``, or the ``keys`` its
+    compiled code reads) as mci-py does: declared properties only, in schema order,
+    defaults applied, optional ones absent when not given. Code that reads only
+    declared keys without a default reads them from ``raw``: the same values and
+    the same absences, with no dict made per call."""
+    if not whole and not keys:
         return []
     properties = declared(tool)
     if not properties:
         return ["props: dict[str, Any] = dict(raw)"]
     required = set((tool.input_schema or {}).get("required") or ())
+    if not whole and all(
+        key in properties and (key in required or not _has_default(properties[key]))
+        for key in keys
+    ):
+        return ["props: Mapping[str, Any] = raw"]
     pairs: list[tuple[str, str | None]] = []
     for property_name, schema in properties.items():
         key = literal(property_name)
         if property_name in required:
             pairs.append((key, f"raw[{key}]"))
-        elif isinstance(schema, dict) and "default" in schema:
+        elif _has_default(schema):
             pairs.append((key, f"raw.get({key}, {literal(schema['default'])})"))
         else:
             pairs.append((key, None))
@@ -208,6 +212,10 @@ def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
         for key, value in pairs
     ]
     return ["props: dict[str, Any] = {}", *statements]
+
+
+def _has_default(schema: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(schema, dict) and "default" in schema
 
 
 def parameter_list(parameters: tuple[ir.Parameter, ...] | None) -> Code:

@@ -149,11 +149,7 @@ def _invoke_escalation_note(
         from .models.main import EscalationNoteInput
 
         raw = _validate_input(EscalationNoteInput, raw, "escalationNote")
-    props: dict[str, Any] = {}
-    props["ticket_id"] = raw["ticket_id"]
-    props["reason"] = raw["reason"]
-    if "labels" in raw:
-        props["labels"] = raw["labels"]
+    props: Mapping[str, Any] = raw
     value_1 = props["ticket_id"]
     value_2 = (
         env["ONCALL_ENGINEER"]

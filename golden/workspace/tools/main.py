@@ -63,7 +63,7 @@ def _invoke_standup_prompt(
         from .models.main import StandupPromptInput
 
         raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
-    props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
+    props: Mapping[str, Any] = raw
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit

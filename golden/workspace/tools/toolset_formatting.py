@@ -61,7 +61,7 @@ def _invoke_headline(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         from .models.toolset_formatting import HeadlineInput
 
         raw = _validate_input(HeadlineInput, raw, "headline")
-    props: dict[str, Any] = {"text": raw["text"]}
+    props: Mapping[str, Any] = raw
     value_1 = props["text"]
     return _text_result(f"== {value_1} ==")
 
@@ -99,7 +99,7 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
         from .models.toolset_formatting import BulletListInput
 
         raw = _validate_input(BulletListInput, raw, "bullet_list")
-    props: dict[str, Any] = {"items": raw["items"]}
+    props: Mapping[str, Any] = raw
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit

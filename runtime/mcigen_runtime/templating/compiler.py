@@ -70,7 +70,8 @@ class CompiledText:
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
     needs_context: bool = False
-    reads_props: bool = False
+    props_keys: set[str] = field(default_factory=set)
+    """The keys the code reads from the ``props`` local (without ``context``)."""
     helpers: set[str] = field(default_factory=set)
 
     @property
@@ -382,7 +383,8 @@ class _Compiler:
         if len(parts) != 2 or root not in self.roots:
             return None
         local, key = _LOCALS[root], literal(parts[1])
-        self.result.reads_props |= local == "props"
+        if local == "props":
+            self.result.props_keys.add(parts[1])
         if local == "props" and parts[1] in self.present:
             return f"props[{key}]", None
         return _KeyRead(local, key), f"{key} in {local}"
