@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from mcigen.backend.input_guard import input_doubt
+from mcigen.backend.input_guard import input_doubt, item_set_bindings
 
 from .conftest import built_package, schema_of, text_tool, write_schema
 
@@ -67,13 +67,18 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield importlib.import_module(f"{package.__name__}.models").TInput
 
 
-DOUBT = compile(input_doubt(SCHEMA, "Model") or "False", "<doubt>", "eval")
+GUARD = input_doubt(SCHEMA, "Model")
+assert GUARD is not None
+DOUBT = compile(GUARD.expression, "<doubt>", "eval")
+NAMES: dict[str, Any] = {}
+"""What the doubt reads besides ``raw``: the item types' sets a group module binds."""
+exec(item_set_bindings(GUARD.item_sets), NAMES)  # noqa: S102
 
 
 @settings(max_examples=300, deadline=None)
 @given(raw=RAW)
 def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
-    if not eval(DOUBT, {}, {"raw": raw}):
+    if not eval(DOUBT, dict(NAMES), {"raw": raw}):
         model.model_validate(raw)  # must not raise
 
 
@@ -91,7 +96,7 @@ def test_input_without_doubt_is_valid(model: Any, raw: dict[str, Any]) -> None:
     ],
 )
 def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> None:
-    assert not eval(DOUBT, {}, {"raw": raw})
+    assert not eval(DOUBT, dict(NAMES), {"raw": raw})
     model.model_validate(raw)
 
 
@@ -120,7 +125,7 @@ def test_common_valid_input_raises_no_doubt(model: Any, raw: dict[str, Any]) -> 
     ],
 )
 def test_invalid_input_is_doubted_and_refused(model: Any, raw: dict[str, Any]) -> None:
-    assert eval(DOUBT, {}, {"raw": raw})
+    assert eval(DOUBT, dict(NAMES), {"raw": raw})
     with pytest.raises(ValidationError):
         model.model_validate(raw)
 
@@ -160,4 +165,4 @@ def test_schemas_beyond_plain_properties_always_validate(
 
 
 def test_a_schema_without_properties_needs_no_check() -> None:
-    assert input_doubt({"type": "object"}, "Model") == ""
+    assert input_doubt({"type": "object"}, "Model") == ("", frozenset())

@@ -12,6 +12,12 @@ import pytest
 from .conftest import ROOT, run_mcigen, schema_of, text_tool, write_schema
 from .oracle import run_oracle
 
+TWO_STRINGS = {
+    "type": "object",
+    "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+    "required": ["a"],
+}
+
 PLACEHOLDERS = schema_of(
     text_tool(
         "typed",
@@ -51,6 +57,17 @@ PLACEHOLDERS = schema_of(
         },
     ),
     text_tool("anything", "{{props.k}} {{props.k.deeper}} {{props}}"),
+    # reads declared keys only, then an undeclared one too: extra input is never seen
+    text_tool(
+        "declared_reads",
+        "{{props.a}} {{props.b | 'no b'}}",
+        inputSchema=TWO_STRINGS,
+    ),
+    text_tool(
+        "undeclared_read",
+        "{{props.a}} {{props.b | 'no b'}} {{props.z | 'no z'}}",
+        inputSchema=TWO_STRINGS,
+    ),
     text_tool(
         "braces", "{{}} {{ a}b }} {x} }} {{props.k}}} {{props.k}}}}", inputSchema={}
     ),
@@ -111,6 +128,9 @@ CASES: dict[str, list[tuple[str, dict[str, Any], dict[str, str]]]] = {
         ("defaults", {"x": 1}, {}),
         ("anything", {"k": {"deeper": 2}, "z": 1}, {}),
         ("anything", {"k": 1}, {}),
+        ("declared_reads", {"a": "x", "z": "extra"}, {}),
+        ("declared_reads", {"a": "x", "b": "y", "z": "extra"}, {}),
+        ("undeclared_read", {"a": "x", "z": "extra"}, {}),
         ("braces", {"k": "v"}, {}),
         (
             "formats",

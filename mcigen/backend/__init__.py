@@ -31,6 +31,7 @@ from .executors.mcp_servers import server_functions, server_view
 from .file_env import file_env_names
 from .formatting import format_modules, formatted_ahead
 from .imports import import_block, name_order
+from .input_guard import item_set_bindings
 from .jinja import render
 from .models import (
     GroupModels,
@@ -238,6 +239,7 @@ def _group_module(
         enum_imports, bindings = enum_data.bindings(enums)
         imports |= enum_imports
         enum_bindings = code(bindings)
+    item_sets = frozenset().union(*(view.item_sets for view in views))
     model_names = [ident(name) for name in sorted(models.names, key=name_order)]
     if model_names:
         imports.add(("typing", "TYPE_CHECKING"))
@@ -273,6 +275,7 @@ def _group_module(
             "model_names": model_names,
             "export_names": _exports(views, model_names, bool(servers)),
             "enum_bindings": enum_bindings,
+            "item_sets": code(item_set_bindings(item_sets)) if item_sets else None,
             "tools": views,
             "servers": [servers[function] for function in sorted(servers)],
             "schema_dir": literal(options.schema_dir) if uses_paths else None,

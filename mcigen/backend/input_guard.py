@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .enum_data import Path, enum_names
 from .pysource import literal
@@ -45,21 +45,37 @@ _TYPE_DOUBTS: dict[str, Doubt] = {
     "number": lambda v, w: f"type({v}) is not float and type({v}) is not int",
     "boolean": lambda v, w: f"type({v}) is not bool",
 }
-_ITEM_TYPES = {
-    "string": "str",
-    "integer": "int",
-    "number": "float, int",
-    "boolean": "bool",
+_ITEM_SETS = {
+    "string": ("_STR_ITEMS", "str"),
+    "integer": ("_INT_ITEMS", "int"),
+    "number": ("_NUMBER_ITEMS", "float, int"),
+    "boolean": ("_BOOL_ITEMS", "bool"),
 }
-"""The exact types an array's items may have, by the items' schema type: a set of
-them tests a list's item types in C (``issuperset`` over ``map(type, ...)``), a
-fifth of what a generator over the items costs for three of them."""
+"""By the items' schema type, the name a group module binds to the set of the exact
+types an array's items may have, and those types: the set tests a list's item types
+in C (``issuperset`` over ``map(type, ...)``), a fifth of what a generator over the
+items costs for three of them, and is made once, not on every call."""
 
 
-def input_doubt(schema: dict[str, Any], model_name: str) -> str | None:
-    """The doubt expression for ``schema`` (the input of model ``model_name``), ""
-    when no mapping can be invalid, or None when the schema is not plain enough for
-    one (the model always validates)."""
+class InputDoubt(NamedTuple):
+    expression: str
+    """False only for input the model accepts; "" when no mapping can be invalid."""
+    item_sets: frozenset[str]
+    """The names of the item types' sets the expression reads (``item_set_bindings``)."""
+
+
+def item_set_bindings(names: frozenset[str]) -> str:
+    """The source that binds the item types' sets ``names`` in a group module."""
+    return "".join(
+        f"{name} = frozenset({{{types}}})\n"
+        for name, types in sorted(_ITEM_SETS.values())
+        if name in names
+    )
+
+
+def input_doubt(schema: dict[str, Any], model_name: str) -> InputDoubt | None:
+    """The doubt for ``schema`` (the input of model ``model_name``), or None when
+    the schema is not plain enough for one (the model always validates)."""
     if not _plain_schema(schema):
         return None
     properties: dict[str, Any] = schema.get("properties") or {}
@@ -67,9 +83,10 @@ def input_doubt(schema: dict[str, Any], model_name: str) -> str | None:
     if not required <= set(properties):
         return None
     large_enums = enum_names(schema, model_name)
+    item_sets: set[str] = set()
     doubts = []
     for name, prop in properties.items():
-        doubt = _property_doubt(prop, ("properties", name), large_enums)
+        doubt = _property_doubt(prop, ("properties", name), large_enums, item_sets)
         if doubt is None:
             return None
         key = literal(name)
@@ -78,7 +95,7 @@ def input_doubt(schema: dict[str, Any], model_name: str) -> str | None:
         else:
             given = doubt(f"raw[{key}]", f"raw[{key}]")
             doubts.append(f"{key} in raw and ({given})")
-    return " or ".join(doubts)
+    return InputDoubt(" or ".join(doubts), frozenset(item_sets))
 
 
 def _plain_schema(schema: dict[str, Any]) -> bool:
@@ -91,12 +108,13 @@ def _plain_schema(schema: dict[str, Any]) -> bool:
 
 
 def _property_doubt(
-    prop: Any, path: Path, large_enums: dict[Path, str]
+    prop: Any, path: Path, large_enums: dict[Path, str], item_sets: set[str]
 ) -> Doubt | None:
     """``path``: where ``prop`` is in the input schema, whose large enums are named
-    in ``large_enums``."""
+    in ``large_enums``; the item types' sets the doubt reads are added to
+    ``item_sets``."""
     if isinstance(prop, dict) and prop.get("type") == "array":
-        return _array_doubt(prop, path, large_enums)
+        return _array_doubt(prop, path, large_enums, item_sets)
     if not isinstance(prop, dict):
         return None
     kind = prop.get("type")
@@ -141,7 +159,10 @@ def _beyond_bounds(prop: dict[str, Any]) -> list[str] | None:
 
 
 def _array_doubt(
-    prop: dict[str, Any], path: Path, large_enums: dict[Path, str]
+    prop: dict[str, Any],
+    path: Path,
+    large_enums: dict[Path, str],
+    item_sets: set[str],
 ) -> Doubt | None:
     """A list whose every item is a plain value; no doubt for its items is needed
     when ``items`` is left out (any item goes)."""
@@ -150,13 +171,14 @@ def _array_doubt(
     items = prop.get("items", {})
     if items == {}:
         return lambda v, w: f"type({v}) is not list"
-    item_doubt = _property_doubt(items, (*path, "items"), large_enums)
+    item_doubt = _property_doubt(items, (*path, "items"), large_enums, item_sets)
     if item_doubt is None or (isinstance(items, dict) and items.get("type") == "array"):
         return None
     if "enum" not in items and not items.keys() & _BOUNDS.keys():
-        types = _ITEM_TYPES[items["type"]]
+        item_set = _ITEM_SETS[items["type"]][0]
+        item_sets.add(item_set)
         return lambda v, w: (
-            f"type({v}) is not list or not {{{types}}}.issuperset(map(type, {w}))"
+            f"type({v}) is not list or not {item_set}.issuperset(map(type, {w}))"
         )
     each = item_doubt("item", "item")
     return lambda v, w: f"type({v}) is not list or any({each} for item in {w})"

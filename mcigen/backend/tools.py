@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import ir
 from ..diagnostics import quoted
 from .executors import Build, ExecutorView, executor_view
 from .executors.mcp_servers import McpServerView
 from .executors.view import declared
-from .input_guard import input_doubt
+from .input_guard import InputDoubt, input_doubt
 from .pysource import Code, code, docstring, ident, literal
 
 NONE = code("None")
@@ -56,6 +56,8 @@ class ToolView:
     models_module: Code
     """Where the group's models are (``.models.<group>``), imported when one is
     needed: the input models when input is in doubt, an output model per call."""
+    item_sets: frozenset[str]
+    """The item types' sets its input check reads (``input_guard.item_set_bindings``)."""
 
     @property
     def awaits(self) -> bool:
@@ -79,7 +81,12 @@ def tool_view(
     executor = executor_view(build)
     imports = set(executor.imports)
     models = models_module(planned.group)
-    validation = _validation(planned, models)
+    doubt = (
+        input_doubt(tool.input_schema, planned.model_name)
+        if tool.input_schema
+        else None
+    )
+    validation = _validation(planned, models, doubt)
     if validation:
         imports.add(("mcigen_runtime.validation", "validate_input as _validate_input"))
     if any("Literal[" in p.annotation for p in parameters or ()):
@@ -108,11 +115,8 @@ def tool_view(
     needs_context = executor.needs_context or any(
         c.needs_context for c in executor.compiled
     )
-    needs_props = (
-        needs_context
-        or executor.needs_props
-        or any(c.reads_props for c in executor.compiled)
-    )
+    whole_props = needs_context or executor.needs_props
+    props_keys = set().union(*(c.props_keys for c in executor.compiled))
     return ToolView(
         kind=ir.execution_kind(tool.execution),
         python_name=ident(planned.python_name),
@@ -126,7 +130,7 @@ def tool_view(
         parameters=parameters,
         signature=signature,
         gather=_gather(parameters or ()),
-        prologue=[code(s) for s in validation + _props(tool, needs_props)],
+        prologue=[code(s) for s in validation + _props(tool, whole_props, props_keys)],
         executor=executor,
         imports=imports,
         needs_context=needs_context,
@@ -134,6 +138,7 @@ def tool_view(
         result_type=result_type,
         output_model=output_model,
         models_module=models,
+        item_sets=doubt.item_sets if doubt is not None else frozenset(),
     )
 
 
@@ -146,11 +151,14 @@ def group_imports(views: list[ToolView]) -> frozenset[tuple[str, str]]:
     return _ALWAYS.union(*(view.imports for view in views))
 
 
-def _validation(planned: ir.PlannedTool, models_module: Code) -> list[str]:
-    """Validate ``raw`` with the model, unless a fast check finds nothing to doubt
-    (or the schema accepts any mapping); the model gives back the input the tool
-    gets (whole floats typed integer made ints). The model is imported here, so
-    that input no check doubts never loads the models (nor pydantic)."""
+def _validation(
+    planned: ir.PlannedTool, models_module: Code, doubt: InputDoubt | None
+) -> list[str]:
+    """Validate ``raw`` with the model, unless ``doubt``, the fast check, finds
+    nothing to doubt (or the schema accepts any mapping); the model gives back the
+    input the tool gets (whole floats typed integer made ints). The model is
+    imported here, so that input no check doubts never loads the models (nor
+    pydantic)."""
     tool = planned.tool
     if not tool.input_schema:
         return []
@@ -159,30 +167,36 @@ def _validation(planned: ir.PlannedTool, models_module: Code) -> list[str]:
         f"from {models_module} import {model}\n"
         f"raw = _validate_input({model}, raw, {literal(tool.name)})"
     )
-    doubt = input_doubt(tool.input_schema, planned.model_name)
     if doubt is None:
         return [validate]
-    if not doubt:
+    if not doubt.expression:
         return []
-    return [f"if {doubt}:\n    " + validate.replace("\n", "\n    ")]
+    return [f"if {doubt.expression}:\n    " + validate.replace("\n", "\n    ")]
 
 
-def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
-    """Build ``props`` (when the executor reads it) as mci-py does: declared
-    properties only, in schema order, defaults applied, optional ones absent when
-    not given."""
-    if not needs_props:
+def _props(tool: ir.Tool, whole: bool, keys: set[str]) -> list[str]:
+    """Build ``props`` (when the executor reads it: ``whole``, or the ``keys`` its
+    compiled code reads) as mci-py does: declared properties only, in schema order,
+    defaults applied, optional ones absent when not given. Code that reads only
+    declared keys without a default reads them from ``raw``: the same values and
+    the same absences, with no dict made per call."""
+    if not whole and not keys:
         return []
     properties = declared(tool)
     if not properties:
         return ["props: dict[str, Any] = dict(raw)"]
     required = set((tool.input_schema or {}).get("required") or ())
+    if not whole and all(
+        key in properties and (key in required or not _has_default(properties[key]))
+        for key in keys
+    ):
+        return ["props: Mapping[str, Any] = raw"]
     pairs: list[tuple[str, str | None]] = []
     for property_name, schema in properties.items():
         key = literal(property_name)
         if property_name in required:
             pairs.append((key, f"raw[{key}]"))
-        elif isinstance(schema, dict) and "default" in schema:
+        elif _has_default(schema):
             pairs.append((key, f"raw.get({key}, {literal(schema['default'])})"))
         else:
             pairs.append((key, None))
@@ -198,6 +212,10 @@ def _props(tool: ir.Tool, needs_props: bool) -> list[str]:
         for key, value in pairs
     ]
     return ["props: dict[str, Any] = {}", *statements]
+
+
+def _has_default(schema: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(schema, dict) and "default" in schema
 
 
 def parameter_list(parameters: tuple[ir.Parameter, ...] | None) -> Code:

@@ -81,6 +81,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -184,7 +187,7 @@ def _prepare_archive(
         or "gzip" in raw
         and (type(raw["gzip"]) is not bool)
         or type(raw.get("paths")) is not list
-        or not {str}.issuperset(map(type, raw["paths"]))
+        or not _STR_ITEMS.issuperset(map(type, raw["paths"]))
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):
@@ -881,10 +884,10 @@ def _prepare_search(
         or "exclude" in raw
         and (
             type(raw["exclude"]) is not list
-            or not {str}.issuperset(map(type, raw["exclude"]))
+            or not _STR_ITEMS.issuperset(map(type, raw["exclude"]))
         )
         or type(raw.get("paths")) is not list
-        or not {str}.issuperset(map(type, raw["paths"]))
+        or not _STR_ITEMS.issuperset(map(type, raw["paths"]))
         or "working_directory" in raw
         and (type(raw["working_directory"]) is not str)
     ):

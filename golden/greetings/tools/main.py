@@ -104,10 +104,7 @@ def _invoke_farewell(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         from .models.main import FarewellInput
 
         raw = _validate_input(FarewellInput, raw, "farewell")
-    props: dict[str, Any] = {}
-    props["name"] = raw["name"]
-    if "sender" in raw:
-        props["sender"] = raw["sender"]
+    props: Mapping[str, Any] = raw
     value_1 = props["name"]
     value_2 = (
         props["sender"]

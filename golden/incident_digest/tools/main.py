@@ -81,7 +81,11 @@ def _invoke_incident_digest(
         out: _Output = _Output()
         value_1 = props["team"]
         out.append(f"Incident digest for {value_1}\n")
-        items_2 = _items_of(props["incidents"])
+        items_2 = (
+            props["incidents"]
+            if type(props["incidents"]) is list
+            else _items_of(props["incidents"])
+        )
         turns_2 = len(items_2)
         turns_left -= turns_2
         for item_2 in (
@@ -205,7 +209,11 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
         limit = _active(_LIMITS).text_output
         turns_left = limit
         out: _Output = _Output()
-        items_1 = _items_of(props["services"])
+        items_1 = (
+            props["services"]
+            if type(props["services"]) is list
+            else _items_of(props["services"])
+        )
         turns_1 = len(items_1)
         turns_left -= turns_1
         for item_1 in (

@@ -177,7 +177,7 @@ def _prepare_count_lines(
         from .models.main import CountLinesInput
 
         raw = _validate_input(CountLinesInput, raw, "countLines")
-    props: dict[str, Any] = {"file": raw["file"]}
+    props: Mapping[str, Any] = raw
     try:
         arg_1_1 = props["file"]
         argv: list[str] = ["wc", "-l", f"{arg_1_1}"]

@@ -51,6 +51,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _BASE_DIR = _schema_directory(__file__, "../../examples")
 """The schema's directory: relative paths of file and cli tools are taken against it."""
 
@@ -73,7 +76,7 @@ def _invoke_restart_runbook(
             or raw["environment"] not in ("staging", "production")
         )
         or type(raw.get("steps")) is not list
-        or not {str}.issuperset(map(type, raw["steps"]))
+        or not _STR_ITEMS.issuperset(map(type, raw["steps"]))
     ):
         from .models.main import RestartRunbookInput
 

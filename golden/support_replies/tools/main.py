@@ -51,6 +51,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -140,17 +143,13 @@ def _invoke_escalation_note(
         or "labels" in raw
         and (
             type(raw["labels"]) is not list
-            or not {str}.issuperset(map(type, raw["labels"]))
+            or not _STR_ITEMS.issuperset(map(type, raw["labels"]))
         )
     ):
         from .models.main import EscalationNoteInput
 
         raw = _validate_input(EscalationNoteInput, raw, "escalationNote")
-    props: dict[str, Any] = {}
-    props["ticket_id"] = raw["ticket_id"]
-    props["reason"] = raw["reason"]
-    if "labels" in raw:
-        props["labels"] = raw["labels"]
+    props: Mapping[str, Any] = raw
     value_1 = props["ticket_id"]
     value_2 = (
         env["ONCALL_ENGINEER"]

@@ -45,6 +45,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -55,19 +58,23 @@ def _invoke_standup_prompt(
     if (
         type(raw.get("team")) is not str
         or type(raw.get("people")) is not list
-        or not {str}.issuperset(map(type, raw["people"]))
+        or not _STR_ITEMS.issuperset(map(type, raw["people"]))
     ):
         from .models.main import StandupPromptInput
 
         raw = _validate_input(StandupPromptInput, raw, "standup_prompt")
-    props: dict[str, Any] = {"team": raw["team"], "people": raw["people"]}
+    props: Mapping[str, Any] = raw
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
         out: _Output = _Output()
         value_1 = props["team"]
         out.append(f"Stand-up for {value_1}:\n")
-        items_2 = _items_of(props["people"])
+        items_2 = (
+            props["people"]
+            if type(props["people"]) is list
+            else _items_of(props["people"])
+        )
         turns_2 = len(items_2)
         turns_left -= turns_2
         for item_2 in (

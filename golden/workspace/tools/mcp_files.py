@@ -73,6 +73,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -412,7 +415,7 @@ def _prepare_search_files(
         or "excludePatterns" in raw
         and (
             type(raw["excludePatterns"]) is not list
-            or not {str}.issuperset(map(type, raw["excludePatterns"]))
+            or not _STR_ITEMS.issuperset(map(type, raw["excludePatterns"]))
         )
     ):
         from .models.mcp_files import SearchFilesInput

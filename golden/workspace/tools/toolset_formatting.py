@@ -49,6 +49,9 @@ def __getattr__(name: str) -> Any:
     return getattr(models, name)
 
 
+_STR_ITEMS = frozenset({str})
+
+
 _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
@@ -58,7 +61,7 @@ def _invoke_headline(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResu
         from .models.toolset_formatting import HeadlineInput
 
         raw = _validate_input(HeadlineInput, raw, "headline")
-    props: dict[str, Any] = {"text": raw["text"]}
+    props: Mapping[str, Any] = raw
     value_1 = props["text"]
     return _text_result(f"== {value_1} ==")
 
@@ -90,18 +93,22 @@ async def headline_async(*, text: str) -> ToolResult:
 
 
 def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
-    if type(raw.get("items")) is not list or not {str}.issuperset(
+    if type(raw.get("items")) is not list or not _STR_ITEMS.issuperset(
         map(type, raw["items"])
     ):
         from .models.toolset_formatting import BulletListInput
 
         raw = _validate_input(BulletListInput, raw, "bullet_list")
-    props: dict[str, Any] = {"items": raw["items"]}
+    props: Mapping[str, Any] = raw
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
         out: _Output = _Output()
-        items_1 = _items_of(props["items"])
+        items_1 = (
+            props["items"]
+            if type(props["items"]) is list
+            else _items_of(props["items"])
+        )
         turns_1 = len(items_1)
         turns_left -= turns_1
         for item_1 in (

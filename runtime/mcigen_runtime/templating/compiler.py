@@ -70,7 +70,8 @@ class CompiledText:
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
     needs_context: bool = False
-    reads_props: bool = False
+    props_keys: set[str] = field(default_factory=set)
+    """The keys the code reads from the ``props`` local (without ``context``)."""
     helpers: set[str] = field(default_factory=set)
 
     @property
@@ -382,7 +383,8 @@ class _Compiler:
         if len(parts) != 2 or root not in self.roots:
             return None
         local, key = _LOCALS[root], literal(parts[1])
-        self.result.reads_props |= local == "props"
+        if local == "props":
+            self.result.props_keys.add(parts[1])
         if local == "props" and parts[1] in self.present:
             return f"props[{key}]", None
         return _KeyRead(local, key), f"{key} in {local}"
@@ -581,18 +583,23 @@ class _Compiler:
         return f"range({self._bound(node.start)}, {self._bound(node.end)})"
 
     def _items(self, node: Foreach) -> str:
-        """What a ``@foreach`` iterates: a path read from a local goes through the
-        runtime's ``items_of``, and through the general walk only when it is not there.
-        """
+        """What a ``@foreach`` iterates: a path read from a local is its value when
+        that is a list, else goes through the runtime's ``items_of``, and through the
+        general walk only when it is not there."""
         read = self._read(node.path.parts)
         if read is not None and read[1] is None:
-            return f"{self._use('items_of')}({read[0]})"
+            return self._listed(read[0])
         context = self._context(failing=read is not None)
         walk = f"{self._use('foreach_items')}({context}, {_parts(node.path)})"
         if read is None:
             return walk
         value, test = read
-        return f"{self._use('items_of')}({value}) if {test} else {walk}"
+        return f"({self._listed(value)}) if {test} else {walk}"
+
+    def _listed(self, value: str) -> str:
+        """``items_of(value)`` with no call for a list (``value`` is a plain read:
+        evaluated twice)."""
+        return f"{value} if type({value}) is list else {self._use('items_of')}({value})"
 
     def _bound(self, bound: NumberLiteral | PathRef) -> str:
         if isinstance(bound, PathRef):
