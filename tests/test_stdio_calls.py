@@ -5,6 +5,7 @@ all to it (``MCIGEN_STDIO_EARLY=0``); real processes, a real SDK client."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcigen_runtime.serve.unsendable import CANNOT_SEND
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import TextContent
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -23,6 +25,10 @@ from .test_stdio_start import INITIALIZED, answers, request
 
 LONG = 'é\u2028\x1f"\\/' * 900
 """An answer longer than a pipe takes at once (``PIPE_BUF``)."""
+
+RAW = "a\udcffb"
+"""``CALLS_RAW``: the byte ``\xff`` in the environment, a lone surrogate to Python:
+the answer of ``raw`` cannot be written."""
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +48,7 @@ def build_calls(directory: Path) -> Path:
         ),
         text_tool(
             "listing",
-            "@foreach(item in props.items){{item}};@endforeach"
-            "@if(props.loud)!@endif",
+            "@foreach(item in props.items){{item}};@endforeach@if(props.loud)!@endif",
             inputSchema={
                 "type": "object",
                 "properties": {
@@ -96,6 +101,8 @@ CALLS = [
     request(20, "tools/call", []),
     request(21, "ping"),
     request(22, "tools/list"),
+    call(24, "raw"),  # an answer that cannot be written
+    call(25, "raw", {}, _meta={"progressToken": 2}),  # the SDK's, cannot be written
     call(23, "greet", {"name": "last"}),
 ]
 ANSWERED = sum(1 for line in CALLS if isinstance(line, str) or "id" in line) + 1
@@ -116,10 +123,13 @@ def initialize(version: str) -> Any:
 @pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
 def test_calls_are_answered_as_the_sdk_answers_them(built: Path, version: str) -> None:
     lines = [initialize(version), INITIALIZED, *CALLS]
-    inline = answers(built, "calls", lines, ANSWERED)
-    sdk = answers(built, "calls", lines, ANSWERED, MCIGEN_STDIO_EARLY="0")
+    inline = answers(built, "calls", lines, ANSWERED, CALLS_RAW=RAW)
+    sdk = answers(
+        built, "calls", lines, ANSWERED, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY="0"
+    )
     assert sorted(inline) == sorted(sdk)
     assert any(b"Hello, last!" in answer for answer in inline)
+    assert sum(b'"code":-32603' in answer for answer in inline) == 2
 
 
 def meta(number: int, name: str, **arguments: Any) -> Any:
@@ -155,6 +165,47 @@ def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     sdk = answers(built, "calls", lines, count, "--broker", MCIGEN_STDIO_EARLY="0")
     assert sorted(inline) == sorted(sdk)
     assert any(b"Hello, last!" in answer for answer in inline)
+
+
+@pytest.mark.parametrize("early", ["1", "0"])
+def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
+    built: Path, early: str
+) -> None:
+    """``raw`` shows an environment variable that is no UTF-8: its answer is a
+    JSON-RPC error, through the reader (``early``) and through the SDK alike,
+    and the server answers what follows, then ends at EOF, without a traceback."""
+    lines = [
+        initialize("2025-06-18"),
+        INITIALIZED,
+        call(2, "raw"),  # the SDK's: the first after initialize
+        call(3, "raw"),
+        call(4, "greet", {"name": "after"}),
+        request(5, "tools/list"),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+    process.stdin.flush()
+    said = {
+        answer["id"]: answer
+        for answer in map(json.loads, read_lines(process.stdout, 5, timeout=120))
+    }
+    _, errors = process.communicate(timeout=120)  # EOF, once every answer is read
+    log = errors.decode()
+    assert process.returncode == 0, log
+    for number in (2, 3):
+        assert said[number]["error"] == {"code": -32603, "message": CANNOT_SEND}
+    assert said[4]["result"]["content"][0]["text"] == "Hello, after!"
+    assert "raw" in {tool["name"] for tool in said[5]["result"]["tools"]}
+    assert "Traceback" not in log, log
+    assert log.count("the answer to request") == 2, log
 
 
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:

@@ -22,8 +22,9 @@ audio) is dumped by the SDK's own models; an exception a meta-tool raises is the
 SDK's error answer to it (code 0, its text). A result that holds text that is no
 Unicode (a lone surrogate: the undecodable bytes of an environment variable a
 template shows, say), which the SDK's transports fail to write, raises
-:class:`Unwritable` once the call is logged, for the transport to fail as the
-SDK's does. Such a call runs to its end without
+:class:`Unwritable` once the call is logged, for the transport to answer as it
+answers the SDK's such answer (HTTP: ``http_calls``; stdio: ``unsendable``). Such
+a call runs to its end without
 yielding to the event loop, so a cancellation of it comes too late, as it would
 for the SDK's handler of the same call.
 """

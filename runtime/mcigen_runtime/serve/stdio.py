@@ -9,7 +9,8 @@ waiting.
 A line with a bad id is told from a notification before the SDK reads it
 (:func:`client_lines`). When the server answered ``initialize`` before the SDK
 was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
-it again.
+it again. A message of the SDK's that cannot be written (text that is not Unicode)
+is answered as ``unsendable`` says.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .initialize import InitializeParamsError, lenient_initialize
 from .message_id import BAD_ID, has_bad_id
 from .stdio_lines import WireLines
 from .stdio_start import Replayed
+from .unsendable import Sendable
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -247,6 +249,8 @@ class Answers:
             pass
 
     async def write(self, text: str) -> None:
+        if text == "\n":  # a message that could not be written (``Sendable``)
+            return
         data = text.encode()
         async with self._turn:
             if not self._takes_at_once(data):
@@ -283,7 +287,8 @@ class AnsweredOnce(_ClosedOnExit):
     """The write side of a stdio connection (a ``WriteStream``) whose
     ``initialize`` was answered before the SDK was loaded (see ``stdio_start``):
     the SDK's own answer to it, when it reads it again, is not sent. One that is
-    not the answer given is logged, as the bug it is."""
+    not the answer given is logged, as the bug it is. Every message sent is
+    :class:`~.unsendable.Sendable`, for one that cannot be written."""
 
     def __init__(self, inner: WriteStream[SessionMessage], handoff: Handoff) -> None:
         self._inner = inner
@@ -307,6 +312,7 @@ class AnsweredOnce(_ClosedOnExit):
                     said,
                 )
             return
+        item.message = cast(Any, Sendable(message))  # the item is the writer's now
         await self._inner.send(item)
 
     async def aclose(self) -> None:

@@ -9,15 +9,17 @@ goes through the SDK), the line is a plain JSON-RPC request as
 would not ask the client for its roots for the call (the SDK's handler asks with
 ``roots/list`` at an MTDF server's first call). Such a call is over before the
 next line is read. Calls of other tools, and every other line, go to the SDK in
-order.
+order. A call whose answer cannot be written (``inline_calls.Unwritable``) is
+answered as ``unsendable`` says, as the SDK's messages are.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .inline_calls import InlineAnswers
+from .inline_calls import InlineAnswers, Unwritable
 from .stdio_start import plain_message
+from .unsendable import in_place_of
 from .wire import HANDSHAKE_VERSIONS
 
 if TYPE_CHECKING:
@@ -59,4 +61,7 @@ class InlineCalls:
         message = plain_message(line)
         if message is None or "id" not in message or message["method"] != "tools/call":
             return None
-        return self._answers.answer(message, session.protocol_version, None)
+        try:
+            return self._answers.answer(message, session.protocol_version, None)
+        except Unwritable as error:
+            return in_place_of(message["id"], error)
