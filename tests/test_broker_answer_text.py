@@ -1,8 +1,9 @@
 """The text of a meta-tool's answer, written by json's C encoder made once, is
 ``json.dumps(answer, ensure_ascii=False)`` for any JSON data: what an MCP client
 of the broker reads in the answer's text item. And a stdio line's arguments are
-judged the same by ``writes_alike``'s fast path for plain dicts and strings as
-by its general one (a dict subclass takes the general one)."""
+judged by ``writes_alike`` the same whether plain dicts or dict subclasses hold
+them (its loop over a dict's items, which checks a string item without a call,
+must read every mapping alike)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_the_answer_text_is_what_json_dumps_writes(answer: dict[str, Any]) -> No
 
 
 class _Dict(dict):  # type: ignore[type-arg]
-    """A dict that ``writes_alike`` judges by its general path."""
+    """A dict subclass, such as a caller may hand ``writes_alike``."""
 
 
 def _general(value: Any) -> Any:
@@ -48,7 +49,7 @@ def _general(value: Any) -> Any:
 
 
 @given(st.dictionaries(st.text(max_size=8), _DATA, max_size=5))
-def test_plain_dicts_are_judged_as_the_general_path_judges_them(
+def test_plain_dicts_are_judged_as_dict_subclasses_are(
     arguments: dict[str, Any],
 ) -> None:
     assert writes_alike(arguments) == writes_alike(_general(arguments))

@@ -303,14 +303,11 @@ def writes_alike(value: object, depth: int = 0) -> bool:
     SDK's pydantic (see :func:`sdk_json`)."""
     if depth > _DEEPEST:
         return False
-    # the types json reads first, without a generator's frame
-    if type(value) is str:
-        return _unicode(value)
-    if type(value) is dict:
+    if isinstance(value, dict):  # a loop: no generator's frame, no call per string
         for key, item in value.items():
             if not (isinstance(key, str) and _unicode(key)):
                 return False
-            if type(item) is str and depth < _DEEPEST:  # a string without a call
+            if type(item) is str and depth < _DEEPEST:
                 if not _unicode(item):
                     return False
             elif not writes_alike(item, depth + 1):
@@ -323,11 +320,6 @@ def writes_alike(value: object, depth: int = 0) -> bool:
     if isinstance(value, float):
         text = repr(value)
         return "e" not in text and "n" not in text  # inf, nan
-    if isinstance(value, dict):
-        return all(
-            isinstance(key, str) and _unicode(key) and writes_alike(item, depth + 1)
-            for key, item in value.items()
-        )
     if isinstance(value, list):
         return all(writes_alike(item, depth + 1) for item in value)
     return False
