@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -20,8 +19,11 @@ import pytest
 
 from .conftest import built_package
 from .oracle import run_oracle
+from .sleepers import gone, own_length, sleepers
 
 PY = sys.executable
+# The slow tool's sleeps, found by their length (tests/sleepers.py).
+SLEEPER = own_length(973)
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "grepLines",
@@ -73,7 +75,7 @@ TOOLS: list[dict[str, Any]] = [
         "execution": {
             "type": "cli",
             "command": "sh",
-            "args": ["-c", "sleep 30 & sleep 30; echo never"],
+            "args": ["-c", f"sleep {SLEEPER} & sleep {SLEEPER}; echo never"],
             "timeout_ms": 400,
         },
     },
@@ -144,24 +146,16 @@ def test_non_zero_exit_is_an_error_result_with_metadata(package: ModuleType) -> 
     }
 
 
-def _sleepers() -> int:
-    listing = subprocess.run(
-        ["ps", "-eo", "args"], capture_output=True, text=True
-    ).stdout
-    return sum(line.strip() == "sleep 30" for line in listing.splitlines())
-
-
 def test_timeout_kills_the_process_and_its_children(package: ModuleType) -> None:
-    before = _sleepers()
     started = time.monotonic()
     result = package.sleepy()
     assert time.monotonic() - started < 5
     assert result.isError
     assert result.text == (
-        "Command '['sh', '-c', 'sleep 30 & sleep 30; echo never']' timed out after 0.4 seconds"
+        f"Command '['sh', '-c', 'sleep {SLEEPER} & sleep {SLEEPER}; echo never']' "
+        "timed out after 0.4 seconds"
     )
-    time.sleep(0.2)
-    assert _sleepers() == before
+    assert gone(sleepers(SLEEPER))
 
 
 def test_each_thread_gets_its_own_deadline(package: ModuleType) -> None:

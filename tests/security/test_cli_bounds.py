@@ -28,18 +28,15 @@ import pytest
 
 from ..conftest import built_package, schema_of, write_schema
 from ..oracle import run_oracle
+from ..sleepers import gone, own_length, sleepers
 from .support import built_from_tools
 
 PY = sys.executable
 MIB = 1 << 20
 
-# Each sleeper has a length of its own, so that a test finds its own processes,
-# and each xdist worker its own lengths: the workers run this file's tests at once,
-# and one's clean-up must not kill another's sleepers.
-_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
-ESCAPED, HELD, CANCELLED, ROW54 = (
-    str(s + 1000 * _WORKER) for s in (977, 976, 975, 974)
-)
+# One sleeper length for each test (tests/sleepers.py): a clean-up must not kill
+# another test's sleepers.
+ESCAPED, HELD, CANCELLED, ROW54 = (own_length(s) for s in (977, 976, 975, 974))
 
 TOOLS: list[dict[str, Any]] = [
     {"name": "flood", "execution": {"type": "cli", "command": "yes"}},
@@ -129,39 +126,8 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 def no_sleeper_left() -> Iterator[None]:
     yield
     for marker in (ESCAPED, HELD, CANCELLED, ROW54):  # whatever a failed test left
-        for pid in _sleepers(marker):
+        for pid in sleepers(marker):
             os.kill(pid, 9)
-
-
-def _sleepers(seconds: str) -> list[int]:
-    """The processes running ``sleep SECONDS``."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                if cmdline.read() == f"sleep\0{seconds}\0".encode():
-                    pids.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return pids
-
-
-def _gone(pids: list[int]) -> bool:
-    """Whether none of ``pids`` runs any more, soon (a zombie waiting for init, or
-    a process being torn down, has no command line left)."""
-    for _ in range(100):
-        if not any(_running(pid) for pid in pids):
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            return cmdline.read() != b""
-    except OSError:
-        return False
 
 
 def _in_own_process(package: ModuleType, script: str, *python: str) -> str:
@@ -298,13 +264,13 @@ def _assert_killed_escapee(result: Any, sleeper: str) -> None:
         "code 0, but processes it started kept its output open; killed 1 process(es) "
         "that had left its process group and still held its output (pid "
     )
-    assert _gone(result.metadata["killed_pids"])
+    assert gone(result.metadata["killed_pids"])
 
 
 def test_a_child_holding_only_stderr_is_found_too(package: ModuleType) -> None:
     result = package.held()
     assert "killed 1 process(es)" in result.text
-    assert _gone(result.metadata["killed_pids"])
+    assert gone(result.metadata["killed_pids"])
 
 
 def test_the_async_twin_leaves_no_loop_error_behind(package: ModuleType) -> None:
@@ -318,7 +284,7 @@ def test_the_async_twin_leaves_no_loop_error_behind(package: ModuleType) -> None
         "dev",
     )
     assert printed == "True\n"
-    assert _gone(_sleepers(ESCAPED))
+    assert gone(sleepers(ESCAPED))
 
 
 def test_a_cancelled_async_call_kills_its_command(
@@ -361,7 +327,7 @@ def test_without_a_pidfd_the_bounds_hold(package: ModuleType) -> None:
             "out after 0.5 seconds: it exited with code 0, but processes it started "
             "kept its output open; killed 1 process(es)"
         )
-    assert _gone(_sleepers(ESCAPED))
+    assert gone(sleepers(ESCAPED))
 
 
 def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
@@ -408,7 +374,7 @@ def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
     assert [r.text for r in in_tasks[:40]] == [f"{i}\n" for i in range(40)]
     assert "killed 1 process(es)" in in_tasks[40].text
     assert in_tasks[41].metadata["stdout"] == "y\n" * 2048
-    assert _gone(_sleepers(ESCAPED))
+    assert gone(sleepers(ESCAPED))
     assert len(os.listdir("/proc/self/fd")) == fds
     assert threading.active_count() == threads
 
@@ -446,9 +412,9 @@ def test_rows53_to_55_both_sides(tmp_path: Path) -> None:
                 schema, [{"tool": t, "props": p, "env": {}} for t, p in calls]
             )
         )
-        assert len(_sleepers(ROW54)) == 1  # mci-py left it running
+        assert len(sleepers(ROW54)) == 1  # mci-py left it running
     finally:
-        for pid in _sleepers(ROW54):
+        for pid in sleepers(ROW54):
             os.kill(pid, 9)
     assert big["content"][0]["text"] == "x" * 5000 + "END\n"
     assert escaped["content"][0]["text"] == (
@@ -463,5 +429,5 @@ def test_rows53_to_55_both_sides(tmp_path: Path) -> None:
         assert ours.isError and ours.metadata["stdout"] == "x" * 996 + "END\n"
         escaped_ours = package.escape_row()
         assert "killed 1 process(es)" in escaped_ours.text
-        assert _gone(escaped_ours.metadata["killed_pids"])
+        assert gone(escaped_ours.metadata["killed_pids"])
         assert package.run(**nul).text.startswith("Refused: argument 1 holds a NUL")
