@@ -379,6 +379,21 @@ def test_many_calls_at_once_leave_no_descriptor_process_or_thread(
     assert threading.active_count() == threads
 
 
+def test_a_command_that_cannot_start_leaves_no_descriptor(
+    package: ModuleType,
+) -> None:
+    """The runner makes the output pipes itself: a program that is not found
+    is an error result, sync and async, and both pipes are closed."""
+    fds = len(os.listdir("/proc/self/fd"))
+    missing = "mcigen-no-such-program"
+    results = [package.run(command=missing, arg="x") for _ in range(5)]
+    results.append(asyncio.run(package.run_async(command=missing, arg="x")))
+    for result in results:
+        assert result.isError
+        assert missing in result.text
+    assert len(os.listdir("/proc/self/fd")) == fds
+
+
 def test_rows53_to_55_both_sides(tmp_path: Path) -> None:
     """mci-py keeps all output, leaves an escaped child running, and reports a NUL
     byte as Python's ``embedded null byte``."""

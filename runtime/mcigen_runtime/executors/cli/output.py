@@ -27,6 +27,8 @@ class Tail:
         """What ``subprocess.run(..., text=True)`` gives: UTF-8, universal newlines.
         A cut stream may start or end inside a character: those bytes are dropped
         or replaced; an uncut one that is not UTF-8 raises ``UnicodeDecodeError``."""
+        if not self.data:  # most commands write nothing to stderr
+            return ""
         data = bytes(self.data)
         if self.dropped:
             start = 0

@@ -51,7 +51,7 @@ def _start(call: CliCall) -> Running | ToolResult:
             return error_result(refused)
         where = call.cwd.path if call.cwd is not None else os.getcwd()
         command_starting(call.argv[0], where, call.timeout_s)
-        process = spawn(
+        started = spawn(
             call.argv,
             call.cwd,
             child_env(call.env, call.env_mode, call.pass_env),
@@ -65,7 +65,7 @@ def _start(call: CliCall) -> Running | ToolResult:
     finally:
         if call.cwd is not None:
             call.cwd.close()
-    return Running(process, call.timeout_s, active(call.limits).cli_output)
+    return Running(started, call.timeout_s, active(call.limits).cli_output)
 
 
 def _confinement(call: CliCall) -> tuple[str, ...] | None:
