@@ -15,8 +15,10 @@ used for a month is removed (``cache_pruning``).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -56,8 +58,8 @@ def cache_dir(kind: str) -> Path | None:
         problem = cache_trust.directory_problem(base)
         if problem is None and not _unwritten:
             prune_now_and_then(base)
-        directory = base / f"{kind}-{_code_fingerprint()}"
         if problem is None:
+            directory = base / f"{kind}-{_code_fingerprint(base)}"
             if not _unwritten:
                 directory.mkdir(mode=0o700, exist_ok=True)
             problem = cache_trust.owned_problem(directory, directory.lstat())
@@ -117,30 +119,89 @@ def _tell_untrusted(base: Path, problem: str) -> None:
 
 
 @cache
-def _code_fingerprint() -> str:
+def _code_fingerprint(base: Path) -> str:
     """A hash of mcigen's own code and templates: an entry made by another version
-    of the compiler is never taken for this one's answer."""
-    root = Path(__file__).resolve().parent
-    sources = sorted(
-        [*_files_under(root, ".py"), *_files_under(templates_dir(), ".jinja")],
-        key=lambda path: path.split(os.sep),  # as pathlib sorts them
-    )
+    of the compiler is never taken for this one's answer. Kept in ``base`` with the
+    statuses of the files and folders it was made of (``_CODE``), so that a start
+    reads no file of them unless one changed."""
+    roots = (str(Path(__file__).resolve().parent), str(templates_dir()))
+    memo = base / _CODE
+    key = key_of(*roots)
+    known = _known_fingerprint(read(memo, key))
+    if known is not None:
+        return known
+    folders, sources = _code_files(*roots)
+    statuses = _statuses([*folders, *sources])  # before reading: a write since shows
     digest = hashlib.sha256()
     for source in sources:
         with open(source, "rb") as file:
             digest.update(file.read())
-    return digest.hexdigest()[:16]
+    fingerprint = digest.hexdigest()[:16]
+    if statuses is not None and not _unwritten:
+        try:
+            memo.mkdir(mode=0o700, exist_ok=True)
+        except OSError:
+            return fingerprint
+        write(memo, key, json.dumps({"fingerprint": fingerprint, **statuses}))
+    return fingerprint
 
 
-def _files_under(directory: Path, suffix: str) -> list[str]:
-    """The files named ``*suffix`` under ``directory``, as strings (pathlib's
-    ``rglob`` took longer than reading them, on every cached client's start)."""
-    return [
-        os.path.join(folder, name)
-        for folder, _, names in os.walk(directory)
-        for name in names
-        if name.endswith(suffix)
-    ]
+_CODE = "code"
+"""Where ``_code_fingerprint`` keeps the fingerprint with the status of each file
+and folder it was made of. A file written since has another change time (no write
+leaves it as it was, and no process but root's can set it back: git's index relies
+on the same), a file added, removed or renamed changes its folder's, a reinstall
+makes new inodes: any of them and the files are read and hashed again."""
+_RACY_NS = 2_000_000_000
+"""Change times are kept coarsely (a clock tick of a few ms): statuses this close to
+now could be those of a file written again within the same tick, so they are
+not kept (git's "racily clean" entries)."""
+
+
+def _known_fingerprint(text: str | None) -> str | None:
+    """The fingerprint of a memo whose every path still has its recorded status."""
+    if text is None:
+        return None
+    try:
+        recorded = json.loads(text)
+        for path, status in recorded["statuses"].items():
+            if _status(os.stat(path)) != status:
+                return None
+        fingerprint = recorded["fingerprint"]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return fingerprint if isinstance(fingerprint, str) else None
+
+
+def _code_files(code: str, templates: str) -> tuple[list[str], list[str]]:
+    """The folders under ``code`` and ``templates`` (which may be one of them),
+    and the sources there, in the order they are hashed."""
+    folders: list[str] = []
+    sources: list[str] = []
+    for root, suffix in ((code, ".py"), (templates, ".jinja")):
+        for folder, _, names in os.walk(root):
+            folders.append(folder)
+            sources += (
+                os.path.join(folder, name) for name in names if name.endswith(suffix)
+            )
+    return folders, sorted(sources, key=lambda path: path.split(os.sep))
+
+
+def _statuses(paths: list[str]) -> dict[str, dict[str, list[int]]] | None:
+    """Each path's status; None when one changed too recently to be told from a
+    later write."""
+    recent = time.time_ns() - _RACY_NS
+    statuses = {}
+    for path in paths:
+        status = _status(os.stat(path))
+        if max(status[2:]) > recent:
+            return None
+        statuses[path] = status
+    return {"statuses": statuses}
+
+
+def _status(status: os.stat_result) -> list[int]:
+    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
 
 
 def key_of(*parts: str) -> str:

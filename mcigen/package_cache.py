@@ -37,12 +37,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
@@ -63,8 +62,9 @@ MOST_BYTES = 64 << 20
 them to its own, smaller, limit)."""
 
 
-@dataclass(frozen=True)
-class CachedPackage:
+class CachedPackage(NamedTuple):
+    # NamedTuples, not frozen dataclasses: those exec six generated methods each
+    # at import, on every cached client's start
     name: str
     directory: Path
     schema: Path
@@ -79,8 +79,7 @@ class BuildFailed(Exception):
         self.diagnostics = diagnostics
 
 
-@dataclass(frozen=True)
-class Compiling:
+class Compiling(NamedTuple):
     """How ``package_for`` reads its input and what it tells of a build."""
 
     source_format: str = "mci"
@@ -91,11 +90,14 @@ class Compiling:
     builds nothing, so tells nothing."""
 
 
+_MCI = Compiling()
+
+
 def package_for(
     schema: Path,
     connect: bool,
     environment: Mapping[str, str],
-    compiling: Compiling = Compiling(),
+    compiling: Compiling = _MCI,
 ) -> CachedPackage:
     """The package of ``schema`` (a file, or a folder of MTDF tool files), from the
     cache or built now. Without ``connect`` no MCP server is started and nothing

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +84,83 @@ def test_a_damaged_entry_is_made_again(
         entry.write_text(entry.read_text()[:-10])
     assert _build(tmp_path) == clean
     assert _build(tmp_path) == clean  # from the entries made again
+
+
+_FINGERPRINT = """
+import json, sys
+from mcigen import build_cache
+
+seen = []
+sys.addaudithook(
+    lambda event, args: seen.append(str(args[0]))
+    if event == "open" and str(args[0]).endswith(".jinja") else None
+)
+build_cache._RACY_NS = int(sys.argv[1])
+print(json.dumps({"kind": build_cache.cache_dir("packages").name, "read": len(seen)}))
+"""
+
+
+def _installed(into: Path) -> Path:
+    """mcigen's code and templates copied to ``into`` as an install would put them."""
+    shutil.rmtree(into, ignore_errors=True)
+    pycache = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "mcigen", into / "mcigen", ignore=pycache)
+    shutil.copytree(ROOT / "templates", into / "templates", ignore=pycache)
+    return into
+
+
+def _start(code: Path, cache: Path, racy_ns: int = 0) -> dict[str, Any]:
+    """What a fresh process running mcigen from ``code`` finds: its kind of cache
+    entries, and how many templates it read to name it."""
+    out = subprocess.run(
+        [sys.executable, "-c", _FINGERPRINT, str(racy_ns)],
+        env={**os.environ, "PYTHONPATH": str(code), "MCIGEN_CACHE_DIR": str(cache)},
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(out.stdout)
+    return found
+
+
+def test_changed_or_reinstalled_code_of_mcigen_is_told_from_what_the_cache_knows(
+    tmp_path: Path,
+) -> None:
+    """A start names the cache by mcigen's code without reading it while nothing
+    of it changed; a file changed in place (same size, same mtime), added, or a
+    reinstall of other code are all found; a reinstall of the same code keeps the
+    entries."""
+    cache = tmp_path / "cache"
+    code = _installed(tmp_path / "site")
+    first = _start(code, cache)
+    assert first["read"] > 0
+    assert _start(code, cache) == {"kind": first["kind"], "read": 0}
+
+    source = code / "mcigen" / "diagnostics.py"
+    before = source.stat()
+    text = source.read_bytes()
+    source.write_bytes(text[:-1] + (b"#" if text[-1:] != b"#" else b"\n"))
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    changed = _start(code, cache)
+    assert changed["kind"] != first["kind"] and changed["read"] > 0
+    assert _start(code, cache) == {"kind": changed["kind"], "read": 0}
+
+    (code / "mcigen" / "added.py").write_text("ADDED = 1\n")
+    added = _start(code, cache)
+    assert added["kind"] not in (first["kind"], changed["kind"]) and added["read"]
+
+    reinstalled = _start(_installed(code), cache)
+    assert reinstalled == {"kind": first["kind"], "read": first["read"]}
+    assert _start(code, cache)["read"] == 0
+
+
+def test_code_written_a_moment_ago_is_read_again_by_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """Change times are coarse: the fingerprint of files written within the last
+    two seconds is not kept, so a second write in the same tick cannot hide."""
+    cache = tmp_path / "cache"
+    code = _installed(tmp_path / "site")
+    first = _start(code, cache, racy_ns=60 * 10**9)
+    assert _start(code, cache, racy_ns=60 * 10**9) == first

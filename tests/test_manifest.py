@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from mcigen_runtime.manifest import MANIFEST, ToolEntry, manifest_json, read_manifest
 from mcigen_runtime.registry import Registry
+from mcigen_runtime.tree import tree_from_json, tree_to_json
 
 from .conftest import ROOT
 
@@ -59,3 +60,53 @@ def test_finding_one_tool_of_many_makes_its_entry_alone() -> None:
     assert registry.tools == tuple(tools) and list(registry.tools) == tools
     assert registry.tools[-2:] == tuple(tools[-2:])
     assert json.loads(manifest_json(manifest)) == json.loads(text)
+
+
+def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
+    """A registry read from a manifest's text looks a tool up by its name line;
+    what it finds is what the names read whole find: an MCI name before another
+    tool's Python name, the first of two equal Python names, names JSON escapes,
+    and an unknown name refused."""
+    one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_text())
+    spelled = [
+        ("plain", "plain"),
+        ("shadow", "plain_too"),
+        ("plain_too", "shadow"),
+        ('quote"back\\slash', "quoted"),
+        ("ünï/cödé", "unicode"),
+        ("tab\there", "quoted"),
+        ("t_9", "t_9"),
+    ]
+    tools = tuple(
+        replace(one.tools[0], name=name, python_name=python_name)
+        for name, python_name in spelled
+    )
+    text = manifest_json(replace(one, tools=tools)).decode()
+    whole = Registry("pkg", one.metadata, tools, one.tree)
+    names = [name for pair in spelled for name in pair] + ["ghost", "t_9 "]
+    for name in names:
+        in_text = Registry("pkg", one.metadata, read_manifest(text).tools, one.tree)
+        try:
+            expected = whole.find(name)
+        except LookupError:
+            with pytest.raises(LookupError):
+                in_text.find(name)
+            continue
+        found = in_text.find(name)
+        assert found == expected, name
+        assert in_text.tools[tools.index(expected)] is found
+
+
+def test_the_tree_read_from_the_text_is_the_tree_written() -> None:
+    """The tree is parsed when first asked for, and is then the one written:
+    equal to it, hashed alike, and written back to the same JSON."""
+    for path in MANIFESTS:
+        text = path.read_text(encoding="utf-8")
+        tree = read_manifest(text).tree
+        whole = json.loads(text)["tree"]
+        assert tree_to_json(tree) == whole
+        again = read_manifest(text).tree
+        assert again == tree_from_json(whole) and tree_from_json(whole) == again
+        assert list(again.leaves) == list(tree_from_json(whole).leaves)
+        if not any(leaf.example_args for leaf in tree_from_json(whole).leaves):
+            assert hash(again) == hash(tree_from_json(whole))

@@ -15,13 +15,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, overload
 
-from .tree import Tree, first_line, tree_from_json, tree_to_json
+from .tree import Tree, first_line, tree_from_json, tree_in_text, tree_to_json
 
 MANIFEST = "manifest.json"
 """Its name in the package directory."""
 
 _TOOLS_OPEN = '\n  "tools": [\n    {\n'
 _TOOLS_CLOSE = "\n    }\n  ]"
+_TOOL_CLOSE = "\n    }"
+_TREE_OPEN = ',\n  "tree": '
 _BETWEEN_TOOLS = "\n    },\n    {\n"
 _NAME = '      "name": '
 _PYTHON_NAME = '      "python_name": '
@@ -106,32 +108,34 @@ class ToolEntries(Sequence[ToolEntry]):
     """A manifest's tools in order, each made from its JSON when first read: a
     client that calls one tool of a thousand makes one entry, not a thousand
     (a few percent of its start). Read from a manifest's text, a tool's JSON is
-    parsed then too (:meth:`in_text`): such a client parses one tool's, not 1 MB.
-    Equal to a tuple of the same entries."""
+    parsed then too (:meth:`in_text`), and :meth:`find` looks for a tool's name
+    line in the text without reading the others': such a client parses one tool's
+    JSON, not 1 MB, and reads no other name. Equal to a tuple of the same entries."""
 
-    __slots__ = ("_fields", "_made", "_names", "_text")
+    __slots__ = ("_fields", "_made", "_names", "_text", "_region")
 
     def __init__(self, fields: Iterable[dict[str, Any]]) -> None:
         self._fields: list[dict[str, Any] | slice] = list(fields)
-        self._made: list[ToolEntry | None] = [None] * len(self._fields)
-        self._names = [(tool["name"], tool["python_name"]) for tool in fields]
+        self._made: dict[int, ToolEntry] = {}
+        self._names: list[tuple[str, str]] | None = [
+            (tool["name"], tool["python_name"]) for tool in fields
+        ]
         self._text = ""
+        self._region = (0, 0)
 
     @classmethod
-    def in_text(
-        cls, text: str, spans: list[slice], names: list[tuple[str, str]]
-    ) -> ToolEntries:
-        """The tools whose JSON objects are ``text[span]``, in order, with these
-        names and Python names."""
+    def in_text(cls, text: str, start: int, end: int) -> ToolEntries:
+        """The tools whose JSON objects are laid out (as :func:`manifest_json`
+        writes them) in ``text[start:end]``, from the first one's ``{`` to the
+        last one's ``}``."""
         entries = cls(())
-        entries._fields = list(spans)
-        entries._made = [None] * len(spans)
-        entries._names = names
+        entries._names = None  # read when first asked for (:meth:`_laid_out`)
         entries._text = text
+        entries._region = (start, end)
         return entries
 
     def __len__(self) -> int:
-        return len(self._fields)
+        return len(self._laid_out())
 
     @overload
     def __getitem__(self, index: int) -> ToolEntry: ...
@@ -142,23 +146,53 @@ class ToolEntries(Sequence[ToolEntry]):
     def __getitem__(self, index: int | slice) -> ToolEntry | tuple[ToolEntry, ...]:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
-        made = self._made[index]
+        index = range(len(self))[index]  # an IndexError as a tuple's
+        made = self._made.get(index)
         if made is None:
-            made = self._made[index] = self._make(index)
+            made = self._made[index] = self._make(self._fields[index], index)
         return made
 
-    def _make(self, index: int) -> ToolEntry:
-        fields = self._fields[index]
+    def _make(self, fields: dict[str, Any] | slice, index: int) -> ToolEntry:
         if not isinstance(fields, slice):
             return _tool(fields)
         entry = _tool(json.loads(self._text[fields]))
-        if self._names[index] != (entry.name, entry.python_name):
+        if self._laid_out()[index] != (entry.name, entry.python_name):
             raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
         return entry
 
+    def find(self, name: str) -> ToolEntry | None:
+        """In a manifest's text, the tool called ``name``, as :class:`~.registry.
+        Registry` finds one (its MCI name, else the first with that Python name),
+        looked for by its name line; None when no line has it (the names then tell)."""
+        if not self._text:
+            return None
+        start, end = self._region
+        literal = json.dumps(name, ensure_ascii=False)
+        line = self._text.find(f"{{\n{_NAME}{literal},\n", start, end)
+        if line < 0:
+            line = self._text.find(f"\n{_PYTHON_NAME}{literal},\n", start, end)
+            if line < 0:
+                return None
+            line = self._text.rfind(f"{{\n{_NAME}", start, line)
+        index = self._text.count(_BETWEEN_TOOLS, start, line + len("{\n"))
+        made = self._made.get(index)
+        if made is None:
+            close = self._text.find(_TOOL_CLOSE, line) + len(_TOOL_CLOSE)
+            made = _tool(json.loads(self._text[line:close]))
+            if name not in (made.name, made.python_name):
+                raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
+            self._made[index] = made
+        return made
+
     def names(self) -> list[tuple[str, str]]:
         """Each tool's name and Python name, in order, without making an entry."""
-        return list(self._names)
+        return list(self._laid_out())
+
+    def _laid_out(self) -> list[tuple[str, str]]:
+        """The tools' names, each tool's span of the text read with them."""
+        if self._names is None:
+            self._fields, self._names = _spans_and_names(self._text, *self._region)
+        return self._names
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ToolEntries | tuple):
@@ -249,8 +283,9 @@ def read_manifest(text: str) -> Manifest:
     if split is None:
         document = json.loads(text)
         tools = ToolEntries(document["tools"])
+        tree = tree_from_json(document["tree"])
     else:
-        document, tools = split
+        document, tools, tree = split
     runtime = document.get("runtime") or {}
     return Manifest(
         package=document["package"],
@@ -263,7 +298,7 @@ def read_manifest(text: str) -> Manifest:
             cli_env=runtime.get("cli_env", "inherit"),
         ),
         tools=tools,
-        tree=tree_from_json(document["tree"]),
+        tree=tree,
         servers=tuple(
             ServerEntry(server["name"], server["group"], tuple(server["variables"]))
             for server in document.get("servers") or ()
@@ -271,33 +306,43 @@ def read_manifest(text: str) -> Manifest:
     )
 
 
-def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries] | None:
-    """The manifest without its tools, parsed, and the tools read for their names
-    alone, each tool's JSON where ``text`` holds it; None when ``text`` is not
-    laid out as :func:`manifest_json` writes it (it is then parsed whole)."""
+def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries, Tree] | None:
+    """The manifest without its tools and tree, parsed; the tools and the tree,
+    each read from ``text`` when first asked for; None when ``text`` is not laid
+    out as :func:`manifest_json` writes it (it is then parsed whole)."""
     start = text.find(_TOOLS_OPEN)
     if start < 0:
         return None
-    spans, names = [], []
-    opening = start + len(_TOOLS_OPEN) - len("{\n")
+    first = start + len(_TOOLS_OPEN) - len("{\n")
+    # nothing in a tool is laid out at four spaces: the first close is the array's
+    end = text.find(_TOOLS_CLOSE, first)
+    if end < 0 or not text.startswith(_TREE_OPEN, end + len(_TOOLS_CLOSE)):
+        return None
+    tree = text[end + len(_TOOLS_CLOSE) + len(_TREE_OPEN) :].rstrip()
+    if not tree.endswith("\n}"):
+        return None
     try:
-        # the array's end is looked for after its last tool alone, not across every
-        # tool again (nothing after the array is laid out at four spaces)
-        while (between := text.find(_BETWEEN_TOOLS, opening)) >= 0:
-            names.append(_names_at(text, opening + len("{\n")))
-            spans.append(slice(opening, between + len("\n    }")))
-            opening = between + len(_BETWEEN_TOOLS) - len("{\n")
-        end = text.find(_TOOLS_CLOSE, opening)
-        if end < 0:
-            return None
-        names.append(_names_at(text, opening + len("{\n")))
-        spans.append(slice(opening, end + len("\n    }")))
-        rest = json.loads(
-            f'{text[:start]}\n  "tools": []{text[end + len(_TOOLS_CLOSE):]}'
-        )
+        rest = json.loads(f'{text[:start]}\n  "tools": []\n}}')
     except ValueError:
         return None
-    return rest, ToolEntries.in_text(text, spans, names)
+    tools = ToolEntries.in_text(text, first, end + len(_TOOL_CLOSE))
+    return rest, tools, tree_in_text(tree[: -len("\n}")])
+
+
+def _spans_and_names(
+    text: str, start: int, end: int
+) -> tuple[list[dict[str, Any] | slice], list[tuple[str, str]]]:
+    """Each tool's span of ``text[start:end]`` and its name and Python name."""
+    spans: list[dict[str, Any] | slice] = []
+    names = []
+    opening = start
+    while (between := text.find(_BETWEEN_TOOLS, opening, end)) >= 0:
+        names.append(_names_at(text, opening + len("{\n")))
+        spans.append(slice(opening, between + len(_TOOL_CLOSE)))
+        opening = between + len(_BETWEEN_TOOLS) - len("{\n")
+    names.append(_names_at(text, opening + len("{\n")))
+    spans.append(slice(opening, end))
+    return spans, names
 
 
 def _names_at(text: str, line: int) -> tuple[str, str]:

@@ -16,7 +16,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .manifest import MANIFEST, ServerEntry, ToolEntry, read_manifest, tool_names
+from .manifest import (
+    MANIFEST,
+    ServerEntry,
+    ToolEntries,
+    ToolEntry,
+    read_manifest,
+    tool_names,
+)
 from .tree import Tree
 
 if TYPE_CHECKING:  # listing the tools loads no pydantic
@@ -45,30 +52,37 @@ class Registry:
     :meth:`find` makes only the one it finds)."""
     tree: Tree
     """What the broker's meta-tools serve."""
-    _by_name: dict[str, int] = field(default_factory=dict, repr=False)
-    """Where in :attr:`tools` each name is."""
+    _by_name: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    """Where in :attr:`tools` each name is, once a name is not found in the
+    manifest's text (:meth:`ToolEntries.find`)."""
     _found: dict[str, ToolEntry] = field(default_factory=dict, init=False, repr=False)
     """Each name found so far: a call finds its tool with one lookup."""
     servers: tuple[ServerEntry, ...] = ()
     build: dict[str, Any] = field(default_factory=dict)
     """How the package was built (``mcigen build`` input, format, name, flags)."""
 
-    def __post_init__(self) -> None:
-        names = tool_names(self.tools)
-        for index, (_, python_name) in enumerate(names):
-            self._by_name.setdefault(python_name, index)
-        for index, (name, _) in enumerate(names):
-            self._by_name[name] = index
-
     def find(self, name: str) -> ToolEntry:
         """The tool called ``name`` (its MCI name, or its Python name)."""
         entry = self._found.get(name)
         if entry is None:
-            index = self._by_name.get(name)
-            if index is None:
-                raise UnknownToolError(name)
-            entry = self._found[name] = self.tools[index]
+            entry = self._found[name] = self._lookup(name)
         return entry
+
+    def _lookup(self, name: str) -> ToolEntry:
+        if isinstance(self.tools, ToolEntries):
+            found = self.tools.find(name)
+            if found is not None:
+                return found
+        if not self._by_name:
+            names = tool_names(self.tools)
+            for index, (_, python_name) in enumerate(names):
+                self._by_name.setdefault(python_name, index)
+            for index, (tool, _) in enumerate(names):
+                self._by_name[tool] = index
+        at = self._by_name.get(name)
+        if at is None:
+            raise UnknownToolError(name)
+        return self.tools[at]
 
     def invoker(self, entry: ToolEntry) -> Invoker:
         """``(props, env) -> ToolResult``: validates ``props``, then runs the tool."""

@@ -24,9 +24,11 @@ one. A missing leading ``/``, a trailing ``/`` and empty segments are ignored.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, overload
 
 RENDER_MODES = ("json", "text")
 """How ``meta_call`` answers with a tool's result: ``json``, its MCP content items
@@ -65,11 +67,82 @@ class Tree:
     """Every node (the root ``/`` first, each node's parent before it) and every
     leaf, each under a node."""
 
-    nodes: tuple[TreeNode, ...]
-    leaves: tuple[TreeLeaf, ...]
+    nodes: Sequence[TreeNode]
+    leaves: Sequence[TreeLeaf]
+    """Tuples where the compiler makes them; read from a manifest's text,
+    :class:`TreeItems`."""
 
 
 ROOT = "/"
+
+_Item = TypeVar("_Item", TreeNode, TreeLeaf)
+
+
+class TreeItems(Sequence[_Item]):
+    """A tree's nodes or leaves, read from the manifest's text when the tree is
+    first asked for (a client that calls a tool never is). Equal to a tuple of the
+    same items, and hashed as one."""
+
+    __slots__ = ("_text", "_leaves")
+
+    def __init__(self, text: _TreeText, leaves: bool) -> None:
+        self._text = text
+        self._leaves = leaves
+
+    def _items(self) -> tuple[_Item, ...]:
+        tree = self._text.read()
+        items: tuple[_Item, ...] = tree.leaves if self._leaves else tree.nodes  # type: ignore[assignment]
+        return items
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    @overload
+    def __getitem__(self, index: int) -> _Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_Item, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> _Item | tuple[_Item, ...]:
+        return self._items()[index]
+
+    def __iter__(self) -> Iterator[_Item]:
+        return iter(self._items())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TreeItems | tuple):
+            return self._items() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._items())
+
+    def __repr__(self) -> str:
+        return repr(self._items())
+
+
+class _TreeText:
+    """The manifest's ``"tree"`` as its text holds it, parsed once when read."""
+
+    __slots__ = ("_text", "_tree")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._tree: Tree | None = None
+
+    def read(self) -> Tree:
+        if self._tree is None:
+            self._tree = tree_from_json(json.loads(self._text))
+        return self._tree
+
+
+def tree_in_text(text: str) -> Tree:
+    """The tree whose JSON is ``text``, parsed when its nodes or leaves are first
+    read."""
+    source = _TreeText(text)
+    nodes: TreeItems[TreeNode] = TreeItems(source, False)
+    leaves: TreeItems[TreeLeaf] = TreeItems(source, True)
+    return Tree(nodes, leaves)
 
 
 def first_line(description: str | None) -> str:
