@@ -68,6 +68,9 @@ class Row:
     target: str | None = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    ratio_by_round: Stats | None = None
+    """mcigen's figure over the baseline's, taken round by round: where given, the
+    ×hand ratio is its median (a burst of load between rounds moves both)."""
 
     @property
     def higher_is_better(self) -> bool:
@@ -87,6 +90,8 @@ class Row:
         """How many times the hand-written floor's cost (>1: mcigen is slower)."""
         if self.mcigen is None or self.baseline is None or not self.baseline.median:
             return None
+        if self.ratio_by_round is not None:
+            return self.ratio_by_round.median
         if self.higher_is_better:
             if not self.mcigen.median:
                 return None
@@ -128,6 +133,9 @@ class Row:
             "baseline_name": self.baseline_name,
             "speedup_vs_mci_py": self.speedup,
             "vs_baseline": self.vs_baseline,
+            "ratio_by_round": (
+                self.ratio_by_round.as_json() if self.ratio_by_round else None
+            ),
             "target": TARGETS[self.target].text if self.target else None,
             "met": self.met,
             "note": self.note,

@@ -202,6 +202,9 @@ class CallTiming:
     """Calls per run."""
     first_us: float
     """The very first call: connections, sessions and template caches start cold."""
+    runs: tuple[float, ...] = ()
+    """µs per call of each run, in the order taken: the i-th of every expression
+    timed together comes from the same round."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,15 @@ class Timed:
     """At most this many runs, even if the others get more."""
     run_seconds: float | None = None
     """Overrides the budget's (0: one call per run)."""
+    cpu: bool = False
+    """Time by the worker's CPU time instead of the wall clock: for calls that
+    use one core and wait for nothing, what another process's load does not
+    change."""
+
+    def take(self, number: int) -> float:
+        """Seconds that ``number`` calls took."""
+        spent = self.worker.cpu(self.key, number)
+        return spent.cpu if self.cpu else spent.seconds
 
 
 def interleave(timed: list[Timed], budget: Budget) -> list[CallTiming]:
@@ -227,13 +239,13 @@ def interleave(timed: list[Timed], budget: Budget) -> list[CallTiming]:
     firsts: list[float] = []
     runs: list[list[float]] = []
     for item in timed:
-        firsts.append(item.worker.run(item.key, 1) * 1e6)
+        firsts.append(item.take(1) * 1e6)
         if item.warmup:
-            item.worker.run(item.key, item.warmup)
+            item.take(item.warmup)
         goal = budget.run_seconds if item.run_seconds is None else item.run_seconds
         number = 1
         while True:
-            spent = item.worker.run(item.key, number)
+            spent = item.take(number)
             if spent >= goal or number >= 1 << 20:
                 break
             number = max(number * 2, int(number * goal / max(spent, 1e-9)) + 1)
@@ -248,9 +260,9 @@ def interleave(timed: list[Timed], budget: Budget) -> list[CallTiming]:
             break
         for item, number, figures in zip(timed, numbers, runs, strict=True):
             if item.max_runs is None or len(figures) < item.max_runs:
-                figures.append(item.worker.run(item.key, number) / number * 1e6)
+                figures.append(item.take(number) / number * 1e6)
     return [
-        CallTiming(Stats.of(figures), number, first)
+        CallTiming(Stats.of(figures), number, first, tuple(figures))
         for figures, number, first in zip(runs, numbers, firsts, strict=True)
     ]
 

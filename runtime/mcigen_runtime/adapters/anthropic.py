@@ -72,6 +72,16 @@ class AnthropicTools:
             result = self._box.call(tool_use.name, tool_use.input)
         except (ToolInputError, UnknownToolError) as error:
             return _error_block(tool_use.id, str(error))
+        content = result.content
+        if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
+            # every text tool's result, its block made here: the frame of
+            # _result_block was a fifth of what the adapter adds to the call
+            text: Content = {"type": "text", "text": content[0].text}
+            return {
+                "type": "tool_result",
+                "tool_use_id": tool_use.id,
+                "content": [text],
+            }
         return _result_block(tool_use.id, result)
 
     async def call_async(self, tool_use: ToolUse) -> ToolResultBlockParam:
@@ -169,12 +179,6 @@ def _tool_uses(reply: Reply) -> list[ToolUse]:
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> ToolResultBlockParam:
-    content = result.content
-    if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
-        # every text tool's result: its one block made here, without the two
-        # calls of _content and plain_text (the adapter's own cost is sub-µs)
-        text: Content = {"type": "text", "text": content[0].text}
-        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": [text]}
     block: ToolResultBlockParam = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,

@@ -54,7 +54,8 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
             return str(error)
         if result.isError:
             return f"tool '{entry.name}' failed: {result.text}"
-        return _output(result)
+        text = plain_text(result)
+        return text if text is not None else _outputs(result)
 
     return FunctionTool(
         name=name,
@@ -65,13 +66,10 @@ def _function_tool(box: Toolbox, name: str) -> FunctionTool:
     )
 
 
-def _output(result: ToolResult) -> Any:
-    """A string for text alone, else the SDK's text and image outputs (for what
-    function outputs cannot carry, audio and resources, the text that stands in
-    for it)."""
-    text = plain_text(result)
-    if text is not None:
-        return text
+def _outputs(result: ToolResult) -> list[ToolOutputText | ToolOutputImage]:
+    """The SDK's text and image outputs of a result that is not text alone (for
+    what function outputs cannot carry, audio and resources, the text that stands
+    in for it)."""
     outputs: list[ToolOutputText | ToolOutputImage] = []
     for item in result.content:
         if isinstance(item, ImageContent):

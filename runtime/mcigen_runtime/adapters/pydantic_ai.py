@@ -74,12 +74,15 @@ class PackageToolset(AbstractToolset[Any]):
         tool: ToolsetTool[Any],
     ) -> Any:
         try:
-            result = await self._box.call_async(name, tool_args)
+            # a text tool's result at once, without a coroutine of call_async
+            started = self._box.start(name, tool_args)
+            result = started if isinstance(started, ToolResult) else await started
         except ToolInputError as error:
             raise ModelRetry(str(error)) from None
         if result.isError:
             raise ToolFailed(result.text or f"tool '{name}' failed")
-        return _answer(result)
+        text = plain_text(result)
+        return text if text is not None else _parts(result)
 
 
 def toolset(
@@ -96,10 +99,8 @@ def toolset(
     return PackageToolset(toolbox(package, **filters), id, max_retries)
 
 
-def _answer(result: ToolResult) -> Any:
-    text = plain_text(result)
-    if text is not None:
-        return text
+def _parts(result: ToolResult) -> list[Any]:
+    """The content of a result that is not text alone."""
     return [
         (
             BinaryContent(base64.b64decode(item.data), media_type=item.mimeType)
