@@ -12,10 +12,10 @@ try:
     from mcigen_runtime import require_runtime
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
-        "weather_api needs mcigen-runtime[http]>=0.6.0,<0.7: pip install 'mcigen-runtime[http]>=0.6.0,<0.7'"
+        "weather_api needs mcigen-runtime[http]>=0.7.0,<0.8: pip install 'mcigen-runtime[http]>=0.7.0,<0.8'"
     ) from None
 
-require_runtime("0.6.0", __name__)
+require_runtime("0.7.0", __name__)
 
 if TYPE_CHECKING:
     from mcigen_runtime.errors import ToolInputError

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import tracemalloc
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 from mcigen_runtime.executors.file import render_file
 from mcigen_runtime.templating.budget import OutputLimitError
+from mcigen_runtime.templating.compiler import compile_renderer
+from mcigen_runtime.templating.parser import parse_template
 
 from ..conftest import built_package, run_mcigen, schema_of, text_tool, write_schema
 from ..oracle import run_oracle
@@ -158,3 +161,23 @@ def test_a_file_tool_renders_at_most_the_limit(tmp_path: Path) -> None:
         with _limited(package, text_output=12):
             assert package.rows(n=2).text == "row 0\nrow 1\n"
             assert "limit of 12 characters" in package.rows(n=3).text
+
+
+@pytest.mark.parametrize("depth", [1, 12])
+def test_a_render_stops_as_its_text_passes_the_limit(depth: int) -> None:
+    """Loops count what they render as they go, in line and in the functions that
+    hold deep bodies (``depth`` 12): 100 MB refused at 1 MB never held much more."""
+    inner = "".join(f"@for(j{d} in range(0, 1))" for d in range(depth - 1))
+    template = (
+        f"@for(i in range(0, 1000)){inner}[{{{{props.big}}}}]" + "@endfor" * depth
+    )
+    render = compile_renderer(parse_template(template, directives=True))
+    context = {"props": {"big": "x" * 100_000}, "env": {}}
+    tracemalloc.start()
+    try:
+        with pytest.raises(OutputLimitError, match="limit of 1000000 characters"):
+            render(context, 1_000_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000

@@ -15,12 +15,12 @@ from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
 from mcigen_runtime.templating import NOTHING as _NOTHING
-from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.templating import checked_loop as _checked_loop
 from mcigen_runtime.templating import compare as _compare
+from mcigen_runtime.templating import counted as _counted
 from mcigen_runtime.templating import first as _first
 from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import loops_too_long as _loops_too_long
 from mcigen_runtime.templating import member as _member
 from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
@@ -78,21 +78,18 @@ def _invoke_incident_digest(
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
-        out: _Output = _Output()
         value_1 = props["team"]
-        out.append(f"Incident digest for {value_1}\n")
-        items_2 = (
-            props["incidents"]
-            if type(props["incidents"]) is list
-            else _items_of(props["incidents"])
-        )
-        turns_2 = len(items_2)
-        turns_left -= turns_2
-        for item_2 in (
-            items_2
-            if turns_left >= 0 and len(out) + turns_2 <= out.recount
-            else _checked_loop(items_2, turns_2, out, turns_left, limit)
-        ):
+        out: list[str] = [f"Incident digest for {value_1}\n"]
+        out_chars, out_recount = 0, 32
+        items_2 = props["incidents"]
+        if type(items_2) is not list:
+            items_2 = _items_of(items_2)
+        turns_left -= len(items_2)
+        if turns_left < 0:
+            raise _loops_too_long(limit)
+        for item_2 in items_2:
+            if len(out) > out_recount:
+                out_chars, out_recount = _counted(out, out_chars, out_recount, limit)
             value_3 = (
                 found_4
                 if (found_4 := _member(item_2, "id")) is not _NOTHING
@@ -208,28 +205,25 @@ def _invoke_health_board(raw: Mapping[str, Any], env: Mapping[str, str]) -> Tool
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
-        out: _Output = _Output()
-        items_1 = (
-            props["services"]
-            if type(props["services"]) is list
-            else _items_of(props["services"])
-        )
-        turns_1 = len(items_1)
-        turns_left -= turns_1
-        for item_1 in (
-            items_1
-            if turns_left >= 0 and len(out) + turns_1 <= out.recount
-            else _checked_loop(items_1, turns_1, out, turns_left, limit)
-        ):
+        out: list[str] = []
+        out_chars, out_recount = 0, 32
+        items_1 = props["services"]
+        if type(items_1) is not list:
+            items_1 = _items_of(items_1)
+        turns_left -= len(items_1)
+        if turns_left < 0:
+            raise _loops_too_long(limit)
+        for item_1 in items_1:
+            if len(out) > out_recount:
+                out_chars, out_recount = _counted(out, out_chars, out_recount, limit)
             value_2 = (
                 found_3
                 if (found_3 := _member(item_1, "key")) is not _NOTHING
                 else _first({**context, "svc": item_1}, "svc.key", (("svc", "key"),))
             )
-            value_4 = item_1
-            out.append(f"{value_2}: {value_4}\n")
-        value_5 = props["threshold_ms"]
-        out.append(f"(threshold {value_5} ms)")
+            out.append(f"{value_2}: {item_1}\n")
+        value_4 = props["threshold_ms"]
+        out.append(f"(threshold {value_4} ms)")
         rendered = "".join(out)
         if len(rendered) > limit:
             raise _output_too_long(limit)
@@ -291,19 +285,17 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
-        out: _Output = _Output()
         value_1 = props["job"]
-        out.append(f"Job {value_1}: ")
+        out: list[str] = [f"Job {value_1}: "]
+        out_chars, out_recount = 0, 32
         items_2 = range(1, 4)
-        turns_2 = max(0, items_2.stop - items_2.start)
-        turns_left -= turns_2
-        for item_2 in (
-            items_2
-            if turns_left >= 0 and len(out) + turns_2 <= out.recount
-            else _checked_loop(items_2, turns_2, out, turns_left, limit)
-        ):
-            value_3 = item_2
-            out.append(f"attempt {value_3} ")
+        turns_left -= max(0, items_2.stop - items_2.start)
+        if turns_left < 0:
+            raise _loops_too_long(limit)
+        for item_2 in items_2:
+            if len(out) > out_recount:
+                out_chars, out_recount = _counted(out, out_chars, out_recount, limit)
+            out.append(f"attempt {item_2} ")
         if _compare(props["mode"], "==", "manual"):
             out.append("then wait for a human")
         elif (
@@ -313,8 +305,8 @@ def _invoke_retry_plan(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolRe
         ):
             out.append("then give up")
         else:
-            value_4 = props["mode"]
-            out.append(f"then retry {value_4}")
+            value_3 = props["mode"]
+            out.append(f"then retry {value_3}")
         out.append(".")
         rendered = "".join(out)
         if len(rendered) > limit:

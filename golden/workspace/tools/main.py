@@ -14,10 +14,10 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.templating import checked_loop as _checked_loop
+from mcigen_runtime.templating import counted as _counted
 from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import loops_too_long as _loops_too_long
 from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
 
@@ -67,23 +67,19 @@ def _invoke_standup_prompt(
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
-        out: _Output = _Output()
         value_1 = props["team"]
-        out.append(f"Stand-up for {value_1}:\n")
-        items_2 = (
-            props["people"]
-            if type(props["people"]) is list
-            else _items_of(props["people"])
-        )
-        turns_2 = len(items_2)
-        turns_left -= turns_2
-        for item_2 in (
-            items_2
-            if turns_left >= 0 and len(out) + turns_2 <= out.recount
-            else _checked_loop(items_2, turns_2, out, turns_left, limit)
-        ):
-            value_3 = item_2
-            out.append(f"\n- {value_3}: yesterday, today, blockers\n")
+        out: list[str] = [f"Stand-up for {value_1}:\n"]
+        out_chars, out_recount = 0, 32
+        items_2 = props["people"]
+        if type(items_2) is not list:
+            items_2 = _items_of(items_2)
+        turns_left -= len(items_2)
+        if turns_left < 0:
+            raise _loops_too_long(limit)
+        for item_2 in items_2:
+            if len(out) > out_recount:
+                out_chars, out_recount = _counted(out, out_chars, out_recount, limit)
+            out.append(f"\n- {item_2}: yesterday, today, blockers\n")
         rendered = "".join(out)
         if len(rendered) > limit:
             raise _output_too_long(limit)

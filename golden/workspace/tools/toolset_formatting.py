@@ -14,10 +14,10 @@ from mcigen_runtime.limits import active as _active
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
 from mcigen_runtime.results import text_result as _text_result
-from mcigen_runtime.templating import Output as _Output
 from mcigen_runtime.templating import TemplateRuntimeError as _TemplateRuntimeError
-from mcigen_runtime.templating import checked_loop as _checked_loop
+from mcigen_runtime.templating import counted as _counted
 from mcigen_runtime.templating import items_of as _items_of
+from mcigen_runtime.templating import loops_too_long as _loops_too_long
 from mcigen_runtime.templating import output_too_long as _output_too_long
 from mcigen_runtime.validation import validate_input as _validate_input
 
@@ -103,21 +103,18 @@ def _invoke_bullet_list(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolR
     try:
         limit = _active(_LIMITS).text_output
         turns_left = limit
-        out: _Output = _Output()
-        items_1 = (
-            props["items"]
-            if type(props["items"]) is list
-            else _items_of(props["items"])
-        )
-        turns_1 = len(items_1)
-        turns_left -= turns_1
-        for item_1 in (
-            items_1
-            if turns_left >= 0 and len(out) + turns_1 <= out.recount
-            else _checked_loop(items_1, turns_1, out, turns_left, limit)
-        ):
-            value_2 = item_1
-            out.append(f"\n- {value_2}\n")
+        out: list[str] = []
+        out_chars, out_recount = 0, 32
+        items_1 = props["items"]
+        if type(items_1) is not list:
+            items_1 = _items_of(items_1)
+        turns_left -= len(items_1)
+        if turns_left < 0:
+            raise _loops_too_long(limit)
+        for item_1 in items_1:
+            if len(out) > out_recount:
+                out_chars, out_recount = _counted(out, out_chars, out_recount, limit)
+            out.append(f"\n- {item_1}\n")
         rendered = "".join(out)
         if len(rendered) > limit:
             raise _output_too_long(limit)

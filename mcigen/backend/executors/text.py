@@ -29,7 +29,7 @@ def text_view(build: Build, execution: ir.TextExecution) -> TextView:
     view.expression = view.compile(made)
     view.may_fail = made.may_fail
     view.imports.add((RESULTS, "text_result as _text_result"))
-    if "Output" in made.helpers:  # its loops are bounded
+    if made.bounded:
         view.imports.add(("mcigen_runtime.limits", "active as _active"))
     if made.may_fail:  # a runtime lookup may fail: the call returns an error
         view.imports.update(TEMPLATE_FAILURES)

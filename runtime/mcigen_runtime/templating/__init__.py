@@ -10,7 +10,7 @@ from it (``from mcigen_runtime.templating import first``), never from its module
 
 from __future__ import annotations
 
-from .budget import Output, checked_loop, output_too_long
+from .budget import counted, loops_too_long, output_too_long
 from .lookup import (
     NOTHING,
     UNBOUND,
@@ -35,14 +35,14 @@ __all__ = [
     "NOTHING",
     "UNBOUND",
     "Entry",
-    "Output",
     "TemplateRuntimeError",
     "Value",
-    "checked_loop",
     "compare",
+    "counted",
     "first",
     "foreach_items",
     "items_of",
+    "loops_too_long",
     "member",
     "native",
     "operand",

@@ -70,6 +70,8 @@ class CompiledText:
     statements: list[str] = field(default_factory=list)
     expression: str = '""'
     needs_context: bool = False
+    bounded: bool = False
+    """Whether its loops count turns and output against ``limit``."""
     props_keys: set[str] = field(default_factory=set)
     """The keys the code reads from the ``props`` local (without ``context``)."""
     helpers: set[str] = field(default_factory=set)
@@ -155,7 +157,12 @@ def helper_module(helper: str) -> Any:
     return output_budget if helper in _BUDGET_HELPERS else lookup
 
 
-_BUDGET_HELPERS = frozenset({"Output", "checked_loop", "output_too_long"})
+_BUDGET_HELPERS = frozenset({"counted", "loops_too_long", "output_too_long"})
+
+
+def _counts(target: str) -> tuple[str, str]:
+    """The locals holding a list's counted characters and its recount."""
+    return f"{target}_chars", f"{target}_recount"
 
 
 def _parts(path: PathRef) -> str:
@@ -180,6 +187,8 @@ class _Compiler:
         self.bounded = False
         """Whether loops count turns (in the locals ``turns_left`` and ``limit``) and
         output: the template has a loop and a limit."""
+        self.counted: set[str] = set()
+        """The lists whose length loops check (their counts are locals to set)."""
         self.result = CompiledText()
         self.counter = 0
         self.context_reads = 0
@@ -199,13 +208,16 @@ class _Compiler:
             )
         else:
             self.bounded = self.limit is not None and _has_loop(template.nodes)
+            self.result.bounded = self.bounded
             lines: list[str] = []
             if self.bounded:
                 if self.limit != "limit":  # a renderer takes it as its parameter
                     lines.append(f"limit = {self.limit}")
                 lines.append("turns_left = limit")
-            lines.append(f"out: {self._list_type()} = {self._new_list()}")
+            lines.append("out: list[str] = []")
+            at = len(lines) - 1
             self._nodes(template.nodes, "out", lines, 0, wrap=False)
+            self._declared(lines, at, "out", "")
             self.result.statements = [*self._functions(), *lines]
             self.result.expression = '"".join(out)'
             if self.bounded:  # checked in the statements, where failures are caught
@@ -224,17 +236,19 @@ class _Compiler:
         while self.pending:
             body = self.pending.pop(0)
             self.scope = body.scope
-            params = [f"{body.target}: {self._list_type()}"] + [
+            params = [f"{body.target}: list[str]"] + [
                 f"{local}: {'int' if local in self.counters else 'Any'}"
                 for local in body.scope.values()
             ]
             if self.bounded:
+                chars, recount = _counts(body.target)
                 params += ["turns_left: int", "limit: int"]
-            returns = "int" if self.bounded else "None"
+                params += [f"{chars}: int", f"{recount}: int"]
+            returns = "tuple[int, int, int]" if self.bounded else "None"
             lines.append(f"def {body.name}({', '.join(params)}) -> {returns}:")
             self._nodes(body.nodes, body.target, lines, 1, body.wrap)
-            if self.bounded:  # the turns its loops left, for the loops after it
-                lines.append("    return turns_left")
+            if self.bounded:  # the turns its loops left and its list's counts
+                lines.append(f"    return turns_left, {chars}, {recount}")
         self.scope = {}
         return lines
 
@@ -248,15 +262,27 @@ class _Compiler:
         arguments = [target, *body.scope.values()]
         if not self.bounded:
             return f"{body.name}({', '.join(arguments)})"
-        arguments += ["turns_left", "limit"]
-        return f"turns_left = {body.name}({', '.join(arguments)})"
+        self.counted.add(target)
+        counts = ", ".join(_counts(target))
+        arguments += ["turns_left", "limit", counts]
+        return f"turns_left, {counts} = {body.name}({', '.join(arguments)})"
 
-    def _new_list(self) -> str:
-        """An empty list of pieces: one that counts what loops append, if bounded."""
-        return f"{self._use('Output')}()" if self.bounded else "[]"
-
-    def _list_type(self) -> str:
-        return f"{self._use('Output')}" if self.bounded else "list[str]"
+    def _declared(self, lines: list[str], at: int, target: str, pad: str) -> None:
+        """Finish the declaration of the empty list ``target`` at ``lines[at]``: it
+        holds the first piece when the next line appends one, and its counts start
+        after it when a loop checks them."""
+        append, bound = f"{pad}{target}.append(", f"{pad}{self.prefix}_"
+        after = at + 1
+        while after < len(lines) and lines[after].startswith(bound):
+            after += 1  # the values of the first piece
+        if after < len(lines) and lines[after].startswith(append):
+            first = lines[after][len(append) : -1]
+            lines[after] = f"{pad}{target}: list[str] = [{first}]"
+            del lines[at]
+            at = after - 1
+        if target in self.counted:
+            chars, recount = _counts(target)
+            lines.insert(at + 1, f"{pad}{chars}, {recount} = 0, {output_budget.STRIDE}")
 
     def _name(self, stem: str) -> str:
         self.counter += 1
@@ -294,8 +320,11 @@ class _Compiler:
             assert isinstance(node, Placeholder)
             variable = variables.get(node.source)
             if variable is None:
-                variable = variables[node.source] = self._name(self.prefix)
+                variable = self._loop_local(node)
+            if variable is None:
+                variable = self._name(self.prefix)
                 statements.append(f"{pad}{variable} = {self._value(node)}")
+            variables[node.source] = variable
             if fields == _FSTRING_FIELDS:
                 chunks.append([])
                 fields = 0
@@ -307,6 +336,15 @@ class _Compiler:
         if len(fstrings) == 1:
             return fstrings[0]
         return '"".join((' + ", ".join(fstrings) + "))"
+
+    def _loop_local(self, node: Placeholder) -> str | None:
+        """The local holding the loop variable that is all of the placeholder
+        (``{{item}}``), which the f-string formats as it is, or None."""
+        alternative, *others = node.alternatives
+        if others or not isinstance(alternative, PathRef):
+            return None
+        parts = alternative.parts
+        return self.scope.get(parts[0]) if len(parts) == 1 else None
 
     def structure(self, value: object) -> str:
         """An expression building a JSON value whose strings are templates; a string
@@ -484,8 +522,10 @@ class _Compiler:
             return
         pieces = self._name("pieces")
         pad = "    " * depth
-        lines.append(f"{pad}{pieces}: {self._list_type()} = {self._new_list()}")
+        lines.append(f"{pad}{pieces}: list[str] = []")
+        at = len(lines) - 1
         self._nodes(branch.body, pieces, lines, depth, wrap=True)
+        self._declared(lines, at, pieces, pad)
         strip = self._use("strip_pieces")
         lines.append(f"{pad}{target}.extend({strip}({pieces}))")
 
@@ -522,17 +562,20 @@ class _Compiler:
     ) -> None:
         pad = "    " * depth
         item = self._name("item")
+        plain = None
         if isinstance(node, For):
             self.counters.add(item)
             source = self._range(node)
         else:
-            source = self._items(node)
+            source, plain = self._items(node)
+        body: list[str] = []
         if self.bounded:
-            source = self._charged(node, source, item, target, lines, pad)
+            source = source if plain is None else plain
+            source = self._charged(node, source, item, lines, pad, plain is not None)
+            body += self._checked(target, pad + "    ")
         outer = self.scope.get(node.var)
         self.scope[node.var] = item
         reads_before = self.context_reads
-        body: list[str] = []
         self._nodes(node.body, target, body, depth + 1, wrap)
         if outer is None:
             del self.scope[node.var]
@@ -555,46 +598,58 @@ class _Compiler:
         node: For | Foreach,
         source: str,
         item: str,
-        target: str,
         lines: list[str],
         pad: str,
+        plain: bool,
     ) -> str:
         """What a bounded loop over ``item`` iterates: its items, bound to a local
-        and their turns charged by lines added to ``lines``; ``checked_loop`` is
-        called only when the turns run out or ``target`` may have grown too much
-        since its last count (a range's length is taken from its ends: ``len``
-        fails past ``sys.maxsize``)."""
-        number = item.removeprefix("item_")
-        items, turns = f"items_{number}", f"turns_{number}"
-        length = (
+        by lines added to ``lines`` that charge their turns before the first (a
+        range's length is taken from its ends: ``len`` fails past
+        ``sys.maxsize``). A ``plain`` read that is not a list goes through the
+        runtime's ``items_of``, tested once it is bound."""
+        items = f"items_{item.removeprefix('item_')}"
+        turns = (
             f"max(0, {items}.stop - {items}.start)"
             if isinstance(node, For)
             else f"len({items})"
         )
         lines.append(f"{pad}{items} = {source}")
-        lines.append(f"{pad}{turns} = {length}")
+        if plain:
+            lines.append(f"{pad}if type({items}) is not list:")
+            lines.append(f"{pad}    {items} = {self._use('items_of')}({items})")
         lines.append(f"{pad}turns_left -= {turns}")
-        fits = f"turns_left >= 0 and len({target}) + {turns} <= {target}.recount"
-        checked = self._use("checked_loop")
-        slow = f"{checked}({items}, {turns}, {target}, turns_left, limit)"
-        return f"({items} if {fits} else {slow})"
+        lines.append(f"{pad}if turns_left < 0:")
+        lines.append(f"{pad}    raise {self._use('loops_too_long')}(limit)")
+        return items
+
+    def _checked(self, target: str, pad: str) -> list[str]:
+        """The lines that start a bounded loop's turn: ``target`` is counted when
+        it has grown past its recount."""
+        self.counted.add(target)
+        chars, recount = _counts(target)
+        count = f"{self._use('counted')}({target}, {chars}, {recount}, limit)"
+        return [
+            f"{pad}if len({target}) > {recount}:",
+            f"{pad}    {chars}, {recount} = {count}",
+        ]
 
     def _range(self, node: For) -> str:
         return f"range({self._bound(node.start)}, {self._bound(node.end)})"
 
-    def _items(self, node: Foreach) -> str:
+    def _items(self, node: Foreach) -> tuple[str, str | None]:
         """What a ``@foreach`` iterates: a path read from a local is its value when
         that is a list, else goes through the runtime's ``items_of``, and through the
-        general walk only when it is not there."""
+        general walk only when it is not there. Second, that read itself when it is
+        plain (always there), for a bounded loop to bind and test once."""
         read = self._read(node.path.parts)
         if read is not None and read[1] is None:
-            return self._listed(read[0])
+            return self._listed(read[0]), read[0]
         context = self._context(failing=read is not None)
         walk = f"{self._use('foreach_items')}({context}, {_parts(node.path)})"
         if read is None:
-            return walk
+            return walk, None
         value, test = read
-        return f"({self._listed(value)}) if {test} else {walk}"
+        return f"({self._listed(value)}) if {test} else {walk}", None
 
     def _listed(self, value: str) -> str:
         """``items_of(value)`` with no call for a list (``value`` is a plain read:
