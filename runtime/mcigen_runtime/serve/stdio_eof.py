@@ -20,7 +20,6 @@ while the end is held.
 from __future__ import annotations
 
 import logging
-from collections import Counter
 
 import anyio
 from mcp.shared.dispatcher import coerce_request_id
@@ -44,19 +43,19 @@ class Unanswered:
     """The requests of one stdio connection not yet answered, either way."""
 
     def __init__(self) -> None:
-        self._requests: Counter[RequestId] = Counter()
-        """The client's requests handed to the SDK, by id (the SDK answers two
-        with one id twice)."""
+        self._requests: dict[RequestId, int] = {}
+        """How many of the client's requests handed to the SDK, by id, are not
+        answered (the SDK answers two with one id twice)."""
         self._asked: set[RequestId] = set()
-        """The server's requests to the client."""
-        self._changed = anyio.Event()
-        self._told = False
-        """Whether the log says why the server has not exited at EOF."""
+        """The server's requests to the client not answered."""
+        self._changed: anyio.Event | None = None
+        """Set as either changes, once the end is held."""
 
     def read(self, message: JSONRPCMessage) -> None:
         """Note ``message``, read from the client, as the SDK is handed it."""
         if isinstance(message, JSONRPCRequest):
-            self._requests[coerce_request_id(message.id)] += 1
+            key = coerce_request_id(message.id)
+            self._requests[key] = self._requests.get(key, 0) + 1
         elif isinstance(message, JSONRPCNotification):
             if message.method == "notifications/cancelled":
                 cancelled = cancelled_request_id_from_params(message.params)
@@ -67,18 +66,23 @@ class Unanswered:
 
     def sent(self, message: JSONRPCMessage) -> None:
         """Note ``message``, sent by the SDK."""
-        if isinstance(message, JSONRPCResponse | JSONRPCError):
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
             if message.id is not None:
                 self._settle(coerce_request_id(message.id))
         elif isinstance(message, JSONRPCRequest):
             self._asked.add(coerce_request_id(message.id))
-            self._changed.set()
+            self._wake()
 
-    def _settle(self, request_id: RequestId) -> None:
-        requests = self._requests
-        if requests[request_id] > 1:
-            requests[request_id] -= 1
-        elif requests.pop(request_id, None) is not None:
+    def _settle(self, key: RequestId) -> None:
+        left = self._requests.get(key, 0)
+        if left > 1:
+            self._requests[key] = left - 1
+        elif left:
+            del self._requests[key]
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._changed is not None:
             self._changed.set()
 
     async def at_end(self) -> SessionMessage:
@@ -88,12 +92,11 @@ class Unanswered:
         while not self._asked:
             if not self._requests:
                 raise anyio.EndOfStream
-            if not self._told:
-                self._told = True
+            if self._changed is None:  # the first wait: the log says why
                 logger.info(
                     "stdin has ended: exiting once the %d request(s) in flight "
                     "are answered",
-                    self._requests.total(),
+                    sum(self._requests.values()),
                 )
             self._changed = anyio.Event()
             await self._changed.wait()
