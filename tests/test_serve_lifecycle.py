@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -64,8 +65,12 @@ STUBBORN = (
 )
 """Marks a SIGTERM (``PIDFILE.term``) and sleeps on: only SIGKILL ends it."""
 
+AWAIT_GO = 'echo $$ > "$0"; while [ ! -e "$0.go" ]; do sleep 0.02; done; echo done'
+"""Runs until ``PIDFILE.go`` exists, then writes ``done``."""
+
 TOOLS = [
     sleeper("sleep", SLEEP),
+    sleeper("awaitGo", AWAIT_GO),
     sleeper("stubborn", STUBBORN),
     sleeper("stubbornQuick", STUBBORN, timeout_ms=300),
 ]
@@ -156,9 +161,15 @@ def served(package: ModuleType, *args: str, **popen: Any) -> subprocess.Popen[by
 class StdioClient:
     """A raw JSON-RPC client of ``python -m PKG serve`` over its stdin and stdout."""
 
-    def __init__(self, package: ModuleType, launcher: Sequence[str] = ()) -> None:
+    def __init__(
+        self, package: ModuleType, launcher: Sequence[str] = (), **popen: Any
+    ) -> None:
         self.process = served(
-            package, launcher=launcher, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            package,
+            launcher=launcher,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            **popen,
         )
         self.send(
             id=0,
@@ -197,7 +208,7 @@ class StdioClient:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
 
@@ -226,14 +237,58 @@ def test_a_cancelled_stdio_call_stops_its_command(
     assert len(stdio.receive()["result"]["tools"]) == len(TOOLS)
 
 
-def test_closing_stdin_mid_call_stops_the_command_and_the_server(
+def logged_or_ended(process: subprocess.Popen[bytes], text: str) -> str:
+    """What ``process`` wrote to stderr once it wrote ``text``, or ended (within
+    a minute)."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + 60
+    said = b""
+    while text.encode() not in said:
+        ready, _, _ = select.select([process.stderr], [], [], 1)
+        assert time.monotonic() < deadline, said.decode()
+        if ready:
+            chunk = os.read(process.stderr.fileno(), 65536)
+            if not chunk:
+                break
+            said += chunk
+    return said.decode()
+
+
+def test_a_call_in_flight_when_stdin_closes_is_answered_then_the_server_exits(
+    package: ModuleType, pidfile: Path
+) -> None:
+    """A client may close stdin right after its last request: the call runs on
+    to its end (its timeout bounds it), is answered, and the server exits."""
+    stdio = StdioClient(package, stderr=subprocess.PIPE)
+    try:
+        stdio.call(1, "awaitGo", pidfile)
+        leader(pidfile)
+        stdio.stdin.close()
+        log = logged_or_ended(stdio.process, "stdin has ended")
+        Path(f"{pidfile}.go").touch()
+        answer = stdio.receive()
+        assert answer["result"]["content"][0]["text"] == "done\n", (answer, log)
+        assert answer["id"] == 1
+        assert exited_within(10, stdio.process) == 0
+    finally:
+        stdio.close()
+
+
+def test_a_call_cancelled_before_stdin_closes_does_not_hold_the_exit(
     stdio: StdioClient, pidfile: Path
 ) -> None:
+    """A cancelled request is never answered: the server does not wait for it at
+    EOF, it stops its command and exits, having written nothing more."""
     stdio.call(1, "sleep", pidfile)
     group = leader(pidfile)
+    stdio.send(
+        method="notifications/cancelled", params={"requestId": 1, "reason": "enough"}
+    )
     stdio.stdin.close()
     assert gone_within(10, group)
-    assert exited_within(5, stdio.process) == 0
+    assert exited_within(10, stdio.process) == 0
+    assert stdio.process.stdout is not None
+    assert stdio.process.stdout.read() == b""
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])

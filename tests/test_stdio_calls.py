@@ -208,6 +208,39 @@ def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
     assert log.count("the answer to request") == 2, log
 
 
+@pytest.mark.parametrize("early", ["1", "0"])
+def test_a_batch_written_then_stdin_closed_gets_every_answer(
+    built: Path, early: str
+) -> None:
+    """A client pipes its requests and closes stdin at once (``cat requests.jsonl
+    | python -m calls serve``): each is answered before the server exits, those
+    the reader answers itself (``early``) and those left to the SDK, which still
+    handles them when the reader has read the end."""
+    lines = [
+        initialize("2025-06-18"),
+        INITIALIZED,
+        *(call(number, "greet", {"name": str(number)}) for number in (2, 3, 4)),
+        request(5, "tools/list"),
+        call(6, "echo", {"name": "cli"}),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, MCIGEN_STDIO_EARLY=early),
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    said = {
+        answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())
+    }
+    assert sorted(said) == [1, 2, 3, 4, 5, 6]
+    assert said[4]["result"]["content"][0]["text"] == "Hello, 4!"
+    assert "greet" in {tool["name"] for tool in said[5]["result"]["tools"]}
+    assert said[6]["result"]["content"][0]["text"] == "cli\n"
+
+
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,11 +22,13 @@ import httpx
 import mcp_types as types
 import pytest
 from mcigen_runtime.landlock import LandlockUnavailable, abi_version
+from mcigen_runtime.serve.sandbox import ROOTS_TIMEOUT_S
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ..conftest import package_env, run_mcigen
 from ..mcp_servers import free_port
 from ..test_mcp_server import http_server, http_session, run
+from ..test_serve_edge import read_lines
 
 try:
     LANDLOCK: str | None = f"ABI {abi_version()}"
@@ -404,3 +407,58 @@ def test_without_landlock_strict_mode_is_refused_at_start(package: Path) -> None
     served = serve_without_client(package)
     assert served.returncode == 2
     assert WHY_NOT in served.stderr and "--no-sandbox" in served.stderr
+
+
+@needs_landlock
+def test_roots_the_client_can_no_longer_give_do_not_hold_a_call_at_eof(
+    package: Path, places: dict[str, Path]
+) -> None:
+    """A client that has roots writes a call and closes stdin before it answers
+    the ``roots/list`` the call asks: no answer can come, so the call goes on at
+    once, in the current directory (the scope without roots), rather than after
+    ``ROOTS_TIMEOUT_S``, is answered, and the server exits."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sbx", "serve"],
+        cwd=places["cwd"],
+        env=package_env(package, AHMA_DISABLE_SANDBOX=None, TMPDIR=str(places["tmp"])),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    client = {"name": "client", "version": "1"}
+    lines = [
+        request(
+            1,
+            "initialize",
+            protocolVersion="2025-06-18",
+            clientInfo=client,
+            capabilities={"roots": {}},
+        ),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        request(2, "tools/call", name="where", arguments={}),
+    ]
+    try:
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        process.stdin.flush()
+        said: list[dict[str, Any]] = []
+        while not any(message.get("method") == "roots/list" for message in said):
+            said += map(json.loads, read_lines(process.stdout, 1, timeout=60))
+        process.stdin.close()
+        closed = time.monotonic()
+        while not any(message.get("id") == 2 for message in said):
+            said += map(json.loads, read_lines(process.stdout, 1, timeout=60))
+        waited = time.monotonic() - closed
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
+    answer = next(message for message in said if message.get("id") == 2)
+    assert text(types.CallToolResult.model_validate(answer["result"])).strip() == str(
+        places["cwd"]
+    )
+    assert waited < ROOTS_TIMEOUT_S / 2
+
+
+def request(number: int, method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": number, "method": method, "params": params}

@@ -1324,6 +1324,7 @@ async def _serve_sdk(
     from ..edge.shutdown import exit_on_signals
     from .stdio import AnsweredOnce, Answers, LenientReadStream, as_file, client_lines
     from .stdio_calls import InlineCalls
+    from .stdio_eof import Unanswered
 
     exit_on_signals()
     if server is None:
@@ -1333,12 +1334,12 @@ async def _serve_sdk(
         inline = InlineCalls(surface)
         server.middleware.insert(0, inline.observe)
     settled()
-    answers = Answers(out)
+    answers, unanswered = Answers(out), Unanswered()
     lines = client_lines(handoff.lines, wire, inline, answers)
     async with stdio_server(lines, as_file(answers)) as (read_stream, write_stream):
         await server.run(
-            LenientReadStream(read_stream, write_stream),
-            AnsweredOnce(write_stream, handoff),
+            LenientReadStream(read_stream, write_stream, unanswered),
+            AnsweredOnce(write_stream, handoff, unanswered),
             server.create_initialization_options(
                 NotificationOptions(tools_changed=surface.disclosure is not None)
             ),

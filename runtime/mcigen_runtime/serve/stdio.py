@@ -10,7 +10,8 @@ A line with a bad id is told from a notification before the SDK reads it
 (:func:`client_lines`). When the server answered ``initialize`` before the SDK
 was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
 it again. A message of the SDK's that cannot be written (text that is not Unicode)
-is answered as ``unsendable`` says.
+is answered as ``unsendable`` says. The end of stdin reaches the SDK only once it
+has answered every request it read (``stdio_eof``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
     from .stdio_calls import InlineCalls
+    from .stdio_eof import Unanswered
     from .stdio_start import Handoff
 
 logger = logging.getLogger(__name__)
@@ -74,15 +76,18 @@ class _ClosedOnExit:
 
 class LenientReadStream(_ClosedOnExit):
     """The read side of a stdio connection (a ``ReadStream``), answering what it
-    cannot pass on through ``replies``."""
+    cannot pass on through ``replies``; its end is held while ``unanswered``
+    counts a request it passed on (``stdio_eof``)."""
 
     def __init__(
         self,
         inner: ReadStream[SessionMessage | Exception],
         replies: WriteStream[SessionMessage],
+        unanswered: Unanswered,
     ) -> None:
         self._inner = inner
         self._replies = replies
+        self._unanswered = unanswered
 
     @property
     def last_context(self) -> Any:
@@ -90,6 +95,15 @@ class LenientReadStream(_ClosedOnExit):
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
+        try:
+            item = await self._passed_on()
+        except anyio.EndOfStream:
+            return await self._unanswered.at_end()
+        if not isinstance(item, Exception):
+            self._unanswered.read(item.message)
+        return item
+
+    async def _passed_on(self) -> SessionMessage | Exception:
         while True:
             item = await self._inner.receive()
             if isinstance(item, ValidationError):
@@ -288,15 +302,23 @@ class AnsweredOnce(_ClosedOnExit):
     ``initialize`` was answered before the SDK was loaded (see ``stdio_start``):
     the SDK's own answer to it, when it reads it again, is not sent. One that is
     not the answer given is logged, as the bug it is. Every message sent is
-    :class:`~.unsendable.Sendable`, for one that cannot be written."""
+    :class:`~.unsendable.Sendable`, for one that cannot be written, and told to
+    ``unanswered`` (``stdio_eof``)."""
 
-    def __init__(self, inner: WriteStream[SessionMessage], handoff: Handoff) -> None:
+    def __init__(
+        self,
+        inner: WriteStream[SessionMessage],
+        handoff: Handoff,
+        unanswered: Unanswered,
+    ) -> None:
         self._inner = inner
         self._handoff = handoff
         self._pending = handoff.answered is not None
+        self._unanswered = unanswered
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
+        self._unanswered.sent(message)
         if (
             self._pending
             and isinstance(message, JSONRPCResponse | JSONRPCError)
