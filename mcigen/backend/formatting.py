@@ -285,8 +285,21 @@ def _black_each(pieces: list[str]) -> list[str]:
 
 
 def _black(piece: str) -> str:
+    piece = _without_blank_ends(piece)
     masked = fstring_masks.formatted(piece, _plain_black)
     return _plain_black(piece) if masked is None else masked
+
+
+def _without_blank_ends(piece: str) -> str:
+    """``piece`` without the empty lines before and after its code, which black
+    drops: black runs a second pass over any text its first pass changed, so a
+    piece that is black's output but for them (a module's head, cut with the blank
+    lines before the first definition) costs one pass instead of two. black takes
+    the newline of its output from the text's first line: text with a carriage
+    return goes as it is."""
+    if "\r" in piece:
+        return piece
+    return piece.lstrip("\n").rstrip("\n") + "\n"
 
 
 def _plain_black(piece: str) -> str:
