@@ -18,6 +18,7 @@ from mcigen.pipeline import CompileOptions, compile_schema
 from mcigen.planner import McpAccess, McpMode
 
 from .conftest import ROOT
+from .test_formatting import _spy
 
 OFFLINE = CompileOptions(mcp=McpAccess(McpMode.OFFLINE))
 
@@ -26,19 +27,17 @@ def _black(text: str) -> str:
     return black.format_str(text, mode=formatting._MODE)
 
 
+def _assert_alike(piece: str) -> None:
+    assert _black(preshaped(piece)) == _black(piece), piece
+
+
 def _pieces_given_to_black(
     schema: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> list[str]:
     """Every piece a build of ``schema`` hands to black (no cache, no workers)."""
     monkeypatch.setenv("MCIGEN_CACHE_DIR", "")
     given: list[str] = []
-    black_one = formatting._black
-
-    def spied(piece: str) -> str:
-        given.append(piece)
-        return black_one(piece)
-
-    monkeypatch.setattr(formatting, "_black", spied)
+    monkeypatch.setattr(formatting, "_black", _spy(formatting._black, given))
     files, _ = compile_schema(schema, tmp_path / "p", "p", OFFLINE)
     assert files is not None
     return given
@@ -69,7 +68,7 @@ def test_generated_pieces_format_the_same_preshaped(
     pieces = _pieces_given_to_black(ROOT / "examples" / example, tmp_path, monkeypatch)
     assert pieces
     for piece in pieces:
-        assert _black(preshaped(piece)) == _black(piece), piece
+        _assert_alike(piece)
 
 
 def test_most_pieces_of_a_large_build_go_to_black_in_its_shape(
@@ -84,7 +83,7 @@ def test_most_pieces_of_a_large_build_go_to_black_in_its_shape(
     assert len(pieces) > 100
     assert len(shaped) >= 0.85 * len(pieces)
     for piece in pieces:
-        assert _black(preshaped(piece)) == _black(piece), piece
+        _assert_alike(piece)
 
 
 _HOSTILE = st.lists(
@@ -136,13 +135,12 @@ def _name(n: int) -> str:
 def test_model_fields_format_the_same_preshaped(
     text: str, length: int, annotation: str, default: str
 ) -> None:
-    piece = (
+    _assert_alike(
         f"class {_name(length)}Input(BaseModel):\n"
         f"    {_name(length * 7)}: {annotation} = Field({default}, "
         f"description={text!r})\n"
         f"    mode: Literal['short', {text!r}] | None = None\n"
     )
-    assert _black(preshaped(piece)) == _black(piece)
 
 
 _OPERAND = st.one_of(
@@ -177,7 +175,7 @@ def test_conditions_format_the_same_preshaped(
         lines += [f"{indent}if x:", f"{indent}    pass"]
     lines += [f"{indent}{keyword} {condition}:", f"{indent}    pass"]
     piece = "\n".join(lines) + "\n"
-    assert _black(preshaped(piece)) == _black(piece)
+    _assert_alike(piece)
 
 
 @settings(max_examples=300, deadline=None)
@@ -191,13 +189,12 @@ def test_signatures_and_calls_format_the_same_preshaped(
     text: str, length: int, is_async: bool, result: str
 ) -> None:
     prefix = "async " if is_async else ""
-    piece = (
+    _assert_alike(
         f"{prefix}def {_name(length)}(*, name: str = {text!r}, count: int = 1, "
         f'mode: Literal["short", "long"] | None = None) -> {result}:\n'
         f"    value = call_{_name(length * 3)}(name, {text!r}, count)  # {text}\n"
         f"    return {_name(length * 5)}(value, {text!r}, mode, count)\n"
     )
-    assert _black(preshaped(piece)) == _black(piece)
 
 
 def test_text_black_reads_otherwise_only_loses_its_empty_lines() -> None:
