@@ -12,7 +12,9 @@ file (``tests/test_formatting.py`` holds the two equal), but
 - of the pieces not in the cache, black formats one of every shape
   (``shapes.py``: the same code but for names and words, as the functions of
   similar tools are) and its output is carried over to the others;
-- what black still has to format is spread over every core, its f-strings given
+- what black still has to format goes to it in black's shape where that is cheap
+  to guess (``preshape.py``: black formats a text twice when its first pass
+  changes it), spread over every core, its f-strings given
   to it as plain strings where that is shown to change nothing
   (``fstring_masks.py``: black parses an f-string's fields only to leave it as
   it was); with the build's early workers, a module's new shapes go to them as soon
@@ -33,7 +35,7 @@ import black
 from black.mode import TargetVersion
 
 from .. import build_cache
-from . import fstring_masks, shapes, workers
+from . import fstring_masks, preshape, shapes, workers
 
 _MODE = black.Mode(
     target_versions={TargetVersion.PY311}, line_length=shapes.LINE_LENGTH
@@ -285,6 +287,7 @@ def _black_each(pieces: list[str]) -> list[str]:
 
 
 def _black(piece: str) -> str:
+    piece = preshape.preshaped(piece)
     masked = fstring_masks.formatted(piece, _plain_black)
     return _plain_black(piece) if masked is None else masked
 

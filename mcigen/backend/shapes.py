@@ -33,7 +33,7 @@ from black.strings import fix_multiline_docstring
 # Each string body is a run of plain characters between escapes and quotes
 # ("unrolled"): the regex engine keeps state per escape or quote, not per character,
 # so an 8 MB docstring costs no more than its own size.
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"""
     (?<!\w)(?i:rb|br|fr|rf|tr|rt|b|r|u|f|t)?
     (?P<string>'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
@@ -79,7 +79,7 @@ def split(text: str, whole_docstrings: bool | None = None) -> Split:
     """``text`` cut into skeleton and units. Its docstrings are whole units when
     black leaves every one of them as it is, unless ``whole_docstrings`` says
     otherwise (black's output is cut as its input was: :func:`split_output`)."""
-    matches = list(_TOKEN.finditer(text))
+    matches = list(TOKEN.finditer(text))
     docstrings = {m for m in matches if _docstring(text, m) is not None}
     if whole_docstrings is None:
         whole_docstrings = all(_settled(text, m) for m in docstrings)

@@ -163,15 +163,20 @@ def _validation(
     if not tool.input_schema:
         return []
     model = ident(planned.model_name)
-    validate = (
-        f"from {models_module} import {model}\n"
-        f"raw = _validate_input({model}, raw, {literal(tool.name)})"
-    )
+    validate = [  # black's empty line after an import, which it would add
+        f"from {models_module} import {model}",
+        "",
+        f"raw = _validate_input({model}, raw, {literal(tool.name)})",
+    ]
     if doubt is None:
-        return [validate]
+        return ["\n".join(validate)]
     if not doubt.expression:
         return []
-    return [f"if {doubt.expression}:\n    " + validate.replace("\n", "\n    ")]
+    return [f"if {doubt.expression}:\n" + "\n".join(_indented(validate))]
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return [f"    {line}" if line else line for line in lines]
 
 
 def _props(tool: ir.Tool, whole: bool, keys: set[str]) -> list[str]:
