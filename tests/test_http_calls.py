@@ -297,19 +297,19 @@ def test_a_text_call_costs_the_server_a_fraction_of_the_sdks_cpu(
     turns (the machine may be busy: CPU time, not wall time, and the least of
     three rounds)."""
     pair = servers["tools"]
-    connections = {mode: _Connection(server.port) for mode, server in pair.items()}
     spent: dict[str, list[float]] = {mode: [] for mode in pair}
-    try:
-        for connection in connections.values():
-            for _ in range(20):
+    for measured in (False, True, True, True):  # the first warms each server up
+        for mode, server in pair.items():
+            # A connection of its own: a loaded machine may keep the other
+            # server busy past uvicorn's keep-alive (5 s), which closes an idle one.
+            connection = _Connection(server.port)
+            try:
                 connection.call()
-        for _ in range(3):
-            for mode, connection in connections.items():
-                before = _cpu_seconds(pair[mode].pid)
-                for _ in range(300):
+                before = _cpu_seconds(server.pid)
+                for _ in range(300 if measured else 20):
                     connection.call()
-                spent[mode].append(_cpu_seconds(pair[mode].pid) - before)
-    finally:
-        for connection in connections.values():
-            connection.close()
+                if measured:
+                    spent[mode].append(_cpu_seconds(server.pid) - before)
+            finally:
+                connection.close()
     assert min(spent["inline"]) < 0.7 * min(spent["sdk"]), spent

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from mcigen_runtime import limits
 from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.executors.mcp import calls
 from mcigen_runtime.executors.mcp.calls import (
     McpServerParams,
     call_mcp_tool,
@@ -23,6 +24,7 @@ from mcigen_runtime.executors.mcp.calls import (
     close_mcp_sessions,
 )
 from mcigen_runtime.executors.mcp.unreadable import request_id
+from mcp.shared import jsonrpc_dispatcher
 
 from .mcp_servers import BOUNDS_SERVER, free_port, http_server
 from .test_mcp_runtime import wait_gone
@@ -150,7 +152,7 @@ def test_a_hung_tool_over_http_times_out_and_the_session_serves_on(
 
 @pytest.mark.parametrize("tool", ["note", "peek"])
 def test_a_call_whose_request_cannot_be_written_in_time_times_out_unretried(
-    tmp_path: Path, tool: str
+    tmp_path: Path, tool: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stopped server reads nothing: a request larger than its stdin's pipe is
     not written in time, so the SDK's read timeout (which starts once the request
@@ -158,6 +160,10 @@ def test_a_call_whose_request_cannot_be_written_in_time_times_out_unretried(
     that timed out, not a lost connection: its session is kept (once the server
     runs on, so is its process) and it is not made again, even for a read-only
     tool (``peek``)."""
+    # The call's grace and the SDK's wait for its notifications/cancelled to
+    # drain (1 s and 5 s) pass in full while the server is stopped: shortened.
+    monkeypatch.setattr(calls, "_CALL_GRACE", 0.1)
+    monkeypatch.setattr(jsonrpc_dispatcher, "_ABANDON_WRITE_TIMEOUT", 0.1)
     server = stdio(tmp_path, call_timeout=0.5)
     pid = pid_of(server)
     os.kill(pid, signal.SIGSTOP)
