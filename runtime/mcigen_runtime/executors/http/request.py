@@ -7,8 +7,8 @@ Generated code templates the url, headers, params, body and auth fields;
 from __future__ import annotations
 
 import base64
-import json
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -192,11 +192,20 @@ def _pairs(mapping: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _body(body_type: str, body: Any) -> tuple[bytes, str]:
     if body_type == "json":
-        return json.dumps(body, allow_nan=False).encode(), "application/json"
+        return _json_dumps()(body, allow_nan=False).encode(), "application/json"
     if body_type == "form":
         pairs = _pairs(body) if isinstance(body, dict) else []
         return urlencode(pairs).encode(), "application/x-www-form-urlencoded"
     return str(body).encode(), "text/plain"
+
+
+@functools.cache
+def _json_dumps() -> Callable[..., str]:
+    """``json.dumps``, imported by the first JSON body encoded (the transport
+    imports json anyway, with its first request): a text call never needs it."""
+    from json import dumps
+
+    return dumps
 
 
 def _apply_auth(call: HttpCall, auth: Auth) -> ToolResult | None:
