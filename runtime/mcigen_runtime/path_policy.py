@@ -273,7 +273,7 @@ the root (one system call where ``realpath`` takes one per component)."""
 
 class Sandbox(NamedTuple):
     """Where an MTDF call may work, and how that is enforced (a NamedTuple: a
-    frozen dataclass costs ~3 M instructions more to make, at every import)."""
+    frozen dataclass costs ~2 M instructions more to make, at every import)."""
 
     scopes: tuple[str, ...]
     """Resolved directories; the first is where a relative working directory is

@@ -1,7 +1,7 @@
 """The parts of a request that only some http tools give: their auth and retry,
 and how auth is added to a call (:func:`apply_auth`).
 
-Apart from :mod:`.request`: these are six frozen dataclasses, ~23 M instructions
+Apart from :mod:`.request`: these are six frozen dataclasses, ~20 M instructions
 to make, which a package imports only when a tool module names one of them.
 """
 
