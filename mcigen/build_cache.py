@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -248,6 +247,8 @@ def write_private(directory: Path, name: str, text: str) -> None:
     saves time) or may not be (``unwritten``)."""
     if _unwritten:
         return
+    import tempfile  # here: a cache hit writes nothing, and never loads it
+
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".entry-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:

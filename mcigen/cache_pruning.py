@@ -14,7 +14,6 @@ mcigen's). Anything that cannot be removed is left for the next day.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -66,6 +65,8 @@ def prune(base: Path, before: float) -> None:
 
 def _prune_entry(entry: Path, before: float) -> None:
     """A file, or a folder of entries (a package slot holds one per digest)."""
+    import shutil  # here: only the day's walk removes anything
+
     if entry.is_symlink() or not entry.is_dir():
         if _last_use(entry) < before:
             _remove(entry)
@@ -107,6 +108,8 @@ def _children(folder: Path) -> list[Path]:
 
 
 def _remove(path: Path) -> None:
+    import shutil  # here: only the day's walk removes anything
+
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)

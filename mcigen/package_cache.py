@@ -31,9 +31,7 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -114,9 +112,7 @@ def package_for(
     root = build_cache.cache_dir("packages")
     build = partial(_build, schema, keyed, connect=connect, environment=environment)
     if root is None:  # no cache: a directory of this process's own
-        staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
-        atexit.register(shutil.rmtree, staging, True)
-        return build(staging, library, compiling)
+        return _build_uncached(build, library, compiling)
     slot = root / build_cache.key_of(
         str(schema),
         "connect" if connect else "check",
@@ -127,6 +123,37 @@ def package_for(
     found = _entry(schema, slot, keyed, expiring=connect)
     if found is not None:
         return found
+    return _build_cached(slot, build, keyed, library, connect, compiling)
+
+
+# shutil and tempfile (with bz2, lzma and random) are imported by a build alone:
+# a cached client's start never loads them.
+
+
+def _build_uncached(
+    build: Callable[[Path, Path, Compiling], CachedPackage],
+    library: Path,
+    compiling: Compiling,
+) -> CachedPackage:
+    import shutil
+    import tempfile
+
+    staging = Path(tempfile.mkdtemp(prefix="mcigen-package-"))
+    atexit.register(shutil.rmtree, staging, True)
+    return build(staging, library, compiling)
+
+
+def _build_cached(
+    slot: Path,
+    build: Callable[[Path, Path, Compiling], CachedPackage],
+    keyed: bytes,
+    library: Path,
+    connect: bool,
+    compiling: Compiling,
+) -> CachedPackage:
+    import shutil
+    import tempfile
+
     slot.mkdir(mode=0o700, exist_ok=True)
     _remove_abandoned_builds(slot)
     staging = Path(tempfile.mkdtemp(dir=slot, prefix=_STAGING_PREFIX))
@@ -292,6 +319,8 @@ def _raise(error: OSError) -> None:
 
 def _remove_abandoned_builds(slot: Path) -> None:
     """Staging directories of builds killed more than a day ago."""
+    import shutil
+
     day_ago = time.time() - 86_400
     for staging in slot.glob(f"{_STAGING_PREFIX}*"):
         try:
@@ -350,6 +379,7 @@ def _store(
     already there wins (another process made it meanwhile, or its MCP caches
     expired and the build found them still fresh), with the expiry found now."""
     import compileall  # the build's alone: a cached client's start never loads it
+    import shutil
 
     # Bytecode now: a process that may not write it (PYTHONDONTWRITEBYTECODE,
     # common in containers) would otherwise compile the package on every start.

@@ -15,10 +15,10 @@ script operand).
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import shlex
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...errors import ToolInputError
@@ -169,7 +169,7 @@ class TempFiles:
 
     def write(self, text: str) -> str:
         """A new file holding exactly ``text`` (UTF-8); its path."""
-        descriptor, path = tempfile.mkstemp(prefix="mcigen-arg-")
+        descriptor, path = _mkstemp()(prefix="mcigen-arg-")
         self.paths += (path,)
         with os.fdopen(descriptor, "wb") as file:
             file.write(text.encode(errors="surrogatepass"))
@@ -177,6 +177,15 @@ class TempFiles:
 
     def remove(self) -> None:
         remove_files(self.paths)
+
+
+@functools.cache
+def _mkstemp() -> Callable[..., tuple[int, str]]:
+    """``tempfile.mkstemp``, imported by the first file argument written: tempfile
+    loads shutil, bz2, lzma and random, which a package's other calls never use."""
+    from tempfile import mkstemp
+
+    return mkstemp
 
 
 def remove_files(paths: tuple[str, ...]) -> None:

@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from ...results import ToolResult
-from .request import (
-    ApiKeyAuth,
-    BasicAuth,
-    BearerAuth,
-    HttpCall,
-    OAuth2Auth,
-    Retry,
-    http_call,
-)
+from .request import HttpCall, http_call
+
+if TYPE_CHECKING:
+    from .parts import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2Auth, Retry
 
 __all__ = [
     "ApiKeyAuth",
@@ -52,3 +48,16 @@ def _senders() -> (
     from .transport import send, send_async
 
     return send, send_async
+
+
+_PARTS = frozenset({"ApiKeyAuth", "BasicAuth", "BearerAuth", "OAuth2Auth", "Retry"})
+
+
+def __getattr__(name: str) -> Any:
+    """The auth and retry parts (:mod:`.parts`), loaded by the first tool module
+    that names one: a package whose tools have none never makes them."""
+    if name in _PARTS:
+        from . import parts
+
+        return getattr(parts, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

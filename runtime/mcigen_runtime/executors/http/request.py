@@ -6,67 +6,18 @@ Generated code templates the url, headers, params, body and auth fields;
 
 from __future__ import annotations
 
-import base64
-import json
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from ...limits import Limits, active
 from ...results import ToolResult, error_result
 from .redaction import url_query_secrets
 
-
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """How often a request that cannot connect is tried, and the wait before each
-    try after the first (doubled each time)."""
-
-    attempts: int
-    backoff_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ApiKeyAuth:
-    """An API key sent as a header or a query parameter (``location``)."""
-
-    location: str
-    name: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class BearerAuth:
-    token: str
-
-
-@dataclass(frozen=True, slots=True)
-class BasicAuth:
-    username: str
-    password: str
-
-
-@dataclass(frozen=True, slots=True)
-class OAuth2Auth:
-    """OAuth2 credentials; ``clientCredentials`` is the one ``flow`` that is run."""
-
-    flow: str
-    token_url: str
-    client_id: str
-    client_secret: str
-    scopes: Sequence[str] | None = None
-
-
-Auth = ApiKeyAuth | BearerAuth | BasicAuth | OAuth2Auth
-
-
-@dataclass(frozen=True, slots=True)
-class OAuth2:
-    token_url: str
-    client_id: str
-    client_secret: str
-    scopes: tuple[str, ...]
+if TYPE_CHECKING:
+    from .parts import Auth, OAuth2, Retry
 
 
 @dataclass(slots=True)
@@ -140,7 +91,7 @@ def http_call(
     call.secrets += url_query_secrets(url, url_env)
     if auth is not None:
         try:
-            failure = _apply_auth(call, auth)
+            failure = _auth_applier()(call, auth)
         except UnicodeEncodeError:
             failure = error_result(
                 "The basic auth credentials cannot be encoded; the request was not sent"
@@ -192,38 +143,26 @@ def _pairs(mapping: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _body(body_type: str, body: Any) -> tuple[bytes, str]:
     if body_type == "json":
-        return json.dumps(body, allow_nan=False).encode(), "application/json"
+        return _json_dumps()(body, allow_nan=False).encode(), "application/json"
     if body_type == "form":
         pairs = _pairs(body) if isinstance(body, dict) else []
         return urlencode(pairs).encode(), "application/x-www-form-urlencoded"
     return str(body).encode(), "text/plain"
 
 
-def _apply_auth(call: HttpCall, auth: Auth) -> ToolResult | None:
-    if isinstance(auth, ApiKeyAuth):
-        _keep_secret(call, auth.value)
-        pair = (auth.name, auth.value)
-        if auth.location == "query":
-            call.params = [p for p in call.params if p[0] != auth.name] + [pair]
-        else:
-            call.headers.append(pair)
-    elif isinstance(auth, BearerAuth):
-        _keep_secret(call, auth.token)
-        call.headers.append(("Authorization", f"Bearer {auth.token}"))
-    elif isinstance(auth, BasicAuth):
-        _keep_secret(call, auth.password)
-        credentials = f"{auth.username}:{auth.password}"
-        encoded = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
-        call.headers.append(("Authorization", f"Basic {encoded.decode()}"))
-    else:
-        if auth.flow != "clientCredentials":
-            return error_result(f"Unsupported OAuth2 flow: {auth.flow}")
-        _keep_secret(call, auth.client_secret)
-        scopes = tuple(auth.scopes or ())
-        call.oauth2 = OAuth2(auth.token_url, auth.client_id, auth.client_secret, scopes)
-    return None
+@functools.cache
+def _json_dumps() -> Callable[..., str]:
+    """``json.dumps``, imported by the first JSON body encoded (the transport
+    imports json anyway, with its first request): a text call never needs it."""
+    from json import dumps
+
+    return dumps
 
 
-def _keep_secret(call: HttpCall, value: Any) -> None:
-    if isinstance(value, str) and value:
-        call.secrets.append(value)
+@functools.cache
+def _auth_applier() -> Callable[[HttpCall, Auth], ToolResult | None]:
+    """``parts.apply_auth``, looked up once (a tool with auth has loaded
+    :mod:`.parts` already, to name its auth)."""
+    from .parts import apply_auth
+
+    return apply_auth

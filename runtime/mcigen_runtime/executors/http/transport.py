@@ -37,7 +37,7 @@ from ...tokens import current
 from .binary import binary_content
 from .deadline import bounded, within
 from .redaction import redacted, secret_header_names, shown_url
-from .request import BadHeader, HttpCall, OAuth2, check_header
+from .request import BadHeader, HttpCall, check_header
 
 try:
     import httpx
@@ -46,6 +46,8 @@ except ModuleNotFoundError:
 
 if TYPE_CHECKING:
     import asyncio
+
+    from .parts import OAuth2
 
 # -- transports and tokens ---------------------------------------------------------
 
