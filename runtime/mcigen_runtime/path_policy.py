@@ -155,12 +155,13 @@ class WorkingDirectory(os.PathLike[str]):
     (:meth:`hold`): the process is given them (``pass_fds``), and closing the
     directory closes them too."""
 
-    __slots__ = ("_descriptor", "_spawn_path", "path", "held", "confined_to")
+    __slots__ = ("_descriptor", "_spawn_path", "_path", "held", "confined_to")
 
-    def __init__(self, descriptor: int, path: str) -> None:
+    def __init__(self, descriptor: int, path: str | None) -> None:
+        """``path`` None: read from the descriptor when first asked for (only
+        where the system names what a descriptor designates)."""
         self._descriptor = descriptor
-        self.path = path
-        """The directory's path, as opened (resolved, when it was checked)."""
+        self._path = path
         self.held: tuple[int, ...] = ()
         """Descriptors the process is given besides its directory."""
         self.confined_to: tuple[str, ...] | None = None
@@ -168,7 +169,15 @@ class WorkingDirectory(os.PathLike[str]):
         not confined)."""
         self._spawn_path = f"/proc/self/fd/{descriptor}" if _PROC_FD else path
 
+    @property
+    def path(self) -> str:
+        """The directory's path, as opened (resolved, when it was checked)."""
+        if self._path is None:
+            self._path = _descriptor_path(self._descriptor) or os.getcwd()
+        return self._path
+
     def __fspath__(self) -> str:
+        assert self._spawn_path is not None
         return self._spawn_path
 
     def hold(self, path: str) -> str:
@@ -349,6 +358,27 @@ def confined_directory(path: str, scopes: tuple[str, ...]) -> WorkingDirectory:
     raise OutsideScopes(f'Path "{path}" is outside the sandbox roots {roots}')
 
 
+def opens_current_directory() -> bool:
+    """Whether a call's working directory, when it is the current directory, may be
+    opened by :func:`current_directory`: the default sandbox's only scope is the
+    current directory (no server set the call's sandbox, no base directory is
+    named) and the system names what a descriptor designates."""
+    return (
+        _CWD_OPENED_AS_IS
+        and CALL_SANDBOX.get() is None
+        and not _chosen_base_directory()
+    )
+
+
+def current_directory() -> WorkingDirectory:
+    """The current directory, opened, where :func:`opens_current_directory`. It
+    lies in the sandbox's scope by definition, so nothing is checked, and its path
+    is read from the descriptor only when asked for: after a command, each system
+    call costs more than its warm figure (a ``getcwd`` and a ``readlink`` were
+    ~35 µs of a ~250 µs call)."""
+    return WorkingDirectory(os.open(os.curdir, DIRECTORY_FLAGS | os.O_CLOEXEC), None)
+
+
 def open_directory(path: str) -> WorkingDirectory:
     """The directory at ``path`` (not checked against any policy), opened for a
     command to start in; :class:`OSError` when it cannot be."""
@@ -362,6 +392,8 @@ def lies_inside(real: str, root: str) -> bool:
 
 _PROC_FD = os.path.isdir("/proc/self/fd")
 """Whether the system names what a descriptor designates (Linux's ``/proc``)."""
+_CWD_OPENED_AS_IS = _PROC_FD and _CWD_RESOLVED
+"""Whether :func:`current_directory` may open the current directory unchecked."""
 _OPERAND_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_CLOEXEC
 
 

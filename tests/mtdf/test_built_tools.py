@@ -3,6 +3,7 @@ values, path escapes, timeouts, schema-less leaves, reserved inputs."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import sys
@@ -14,8 +15,10 @@ from typing import Any
 
 import pytest
 from mcigen_runtime.errors import ToolInputError
+from mcigen_runtime.executors.started import StartedCommand, watch_commands
 from mcigen_runtime.limits import limited
 from mcigen_runtime.registry import registry
+from mcigen_runtime.results import ToolResult
 
 from mcigen.frontend.mtdf import mtdf_tools
 
@@ -284,6 +287,33 @@ def test_a_current_directory_reached_by_a_symlink_is_the_sandbox_root_resolved(
         call(own, "plain_hello", working_directory=str(tmp_path))
     assert raised.value.field == "working_directory"
     assert f'outside the sandbox root "{workspace}"' in str(raised.value)
+
+
+def test_the_default_working_directory_follows_the_current_one_and_is_told(
+    own: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The current directory is opened as it is each call, never remembered, and a
+    watcher of the call is told it resolved, as the command sees it."""
+    told: list[StartedCommand] = []
+
+    def watched() -> dict[str, Any]:
+        def calling() -> ToolResult:
+            watch_commands(told.append)
+            return call(own, "plain_hello")
+
+        return printed(contextvars.copy_context().run(calling))
+
+    assert watched()["cwd"] == str(workspace)
+    other = workspace / "other"
+    other.mkdir()
+    link = tmp_path / "to-other"
+    link.symlink_to(other)
+    monkeypatch.chdir(link)
+    assert watched()["cwd"] == str(other)
+    assert [command.working_directory for command in told] == [
+        str(workspace),
+        str(other),
+    ]
 
 
 def test_row_84_seed_guide_keywords_are_enforced(own: str, workspace: Path) -> None:

@@ -36,7 +36,9 @@ MIB = 1 << 20
 
 # One sleeper length for each test (tests/sleepers.py): a clean-up must not kill
 # another test's sleepers.
-ESCAPED, HELD, CANCELLED, ROW54 = (own_length(s) for s in (977, 976, 975, 974))
+ESCAPED, HELD, CANCELLED, ROW54, SILENT = (
+    own_length(s) for s in (977, 976, 975, 974, 973)
+)
 
 TOOLS: list[dict[str, Any]] = [
     {"name": "flood", "execution": {"type": "cli", "command": "yes"}},
@@ -94,6 +96,24 @@ TOOLS: list[dict[str, Any]] = [
             "type": "cli",
             "command": "sh",
             "args": ["-c", f"setsid sleep {HELD} >/dev/null & echo done"],
+            "timeout_ms": 500,
+        },
+    },
+    {
+        "name": "quietThenExit",
+        "description": "closes its output, runs on a while, exits 3",
+        "execution": {
+            "type": "cli",
+            "command": "sh",
+            "args": ["-c", "exec >&- 2>&-; sleep 0.3; exit 3"],
+        },
+    },
+    {
+        "name": "quietPastDeadline",
+        "execution": {
+            "type": "cli",
+            "command": "sh",
+            "args": ["-c", f"exec >&- 2>&-; exec sleep {SILENT}"],
             "timeout_ms": 500,
         },
     },
@@ -285,6 +305,30 @@ def test_the_async_twin_leaves_no_loop_error_behind(package: ModuleType) -> None
     )
     assert printed == "True\n"
     assert gone(sleepers(ESCAPED))
+
+
+def test_a_command_that_closes_its_output_is_waited_for_until_its_exit(
+    package: ModuleType,
+) -> None:
+    """Its exit, seen after its pipes close, ends the call, sync and async; at its
+    deadline it is killed like any other."""
+
+    async def both() -> list[Any]:
+        return [
+            await package.quiet_then_exit_async(),
+            await package.quiet_past_deadline_async(),
+        ]
+
+    sync = [package.quiet_then_exit(), package.quiet_past_deadline()]
+    for exited, overran in (sync, asyncio.run(both())):
+        assert exited.isError
+        assert exited.metadata["exit_code"] == 3
+        assert overran.isError
+        assert overran.text == (
+            f"Command '['sh', '-c', 'exec >&- 2>&-; exec sleep {SILENT}']' timed out "
+            "after 0.5 seconds"
+        )
+    assert gone(sleepers(SILENT))
 
 
 def test_a_cancelled_async_call_kills_its_command(

@@ -36,6 +36,12 @@ def watch_commands(watcher: Watcher) -> None:
     _watcher.set(watcher)
 
 
+def commands_watched() -> bool:
+    """Whether :func:`command_starting` tells anyone (a watcher, the debug log): if
+    not, an executor need not find the command's working directory for it."""
+    return _watcher.get() is not None or logger.isEnabledFor(logging.DEBUG)
+
+
 def command_starting(program: str, working_directory: str, timeout_s: float) -> None:
     """Called by an executor just before it starts a command."""
     if logger.isEnabledFor(logging.DEBUG):  # see edge.logs

@@ -29,6 +29,8 @@ from ...path_policy import (
     WorkingDirectory,
     call_sandbox,
     confined_directory,
+    current_directory,
+    opens_current_directory,
 )
 
 
@@ -57,8 +59,12 @@ def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirector
         value = os.curdir
     if not isinstance(value, str):
         raise ToolInputError(tool, [(key, "must be a string (a directory)")])
-    sandbox = call_sandbox()
+    sandbox = (
+        None if value == os.curdir and opens_current_directory() else call_sandbox()
+    )
     try:
+        if sandbox is None:
+            return current_directory()
         if not sandbox.checked:  # any directory lies beneath the file system's root
             return confined_directory(value, (sandbox.scopes[0], os.sep))
         root = confined_directory(value, sandbox.scopes)

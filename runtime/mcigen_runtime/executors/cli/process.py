@@ -175,6 +175,18 @@ class Running:
             return None
         return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
+    def ended(self) -> int | None:
+        """Once the wait is over: if the command ended by itself within its limits
+        (all its output read, its exit seen), its exit code, the command reaped;
+        else None, and nothing is done. With a pidfd the exit was seen through it,
+        so the command is reaped without asking first whether it has exited."""
+        if self.over_limit or self.waiting:
+            return None
+        if self.exit_fd is None and self.exit_code() is None:  # no pidfd
+            return None
+        self.reap()
+        return self.process.returncode
+
     def signal_group(self, sig: int) -> None:
         try:
             os.killpg(self.process.pid, sig)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ...limits import active
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
-from ..started import command_starting
+from ..started import command_starting, commands_watched
 from .args import refusal
 from .argv import remove_files
 from .call import CliCall
@@ -49,8 +49,9 @@ def _start(call: CliCall) -> Running | ToolResult:
         refused = refusal(call.argv, call.operands)
         if refused is not None:
             return error_result(refused)
-        where = call.cwd.path if call.cwd is not None else os.getcwd()
-        command_starting(call.argv[0], where, call.timeout_s)
+        if commands_watched():
+            where = call.cwd.path if call.cwd is not None else os.getcwd()
+            command_starting(call.argv[0], where, call.timeout_s)
         started = spawn(
             call.argv,
             call.cwd,
@@ -132,8 +133,11 @@ def _run(call: CliCall) -> ToolResult:
         if run is not None:
             run.stop()
         raise
+    code = run.ended()
+    if code is not None:
+        return _outcome(call, run, code, None)
     code = run.exit_code()
-    return _outcome(call, run, code, None if _finished(run, code) else run.stop())
+    return _outcome(call, run, code, run.stop())
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
@@ -153,9 +157,11 @@ async def _run_async(call: CliCall) -> ToolResult:
     except BaseException:  # cancelled: nothing of the command outlives the call
         _stop_in_worker(run)
         raise
+    code = run.ended()
+    if code is not None:
+        return _outcome(call, run, code, None)
     code = run.exit_code()
-    killed = None if _finished(run, code) else await _stop_in_worker(run)
-    return _outcome(call, run, code, killed)
+    return _outcome(call, run, code, await _stop_in_worker(run))
 
 
 def _stop_in_worker(run: Running) -> asyncio.Future[list[int]]:
@@ -201,18 +207,11 @@ async def _until_done(run: Running) -> None:
             loop.remove_reader(fd)
 
 
-def _finished(run: Running, code: int | None) -> bool:
-    """Whether the command ended by itself, within its limits: nothing to stop."""
-    return not run.over_limit and not run.waiting and code is not None
-
-
 def _outcome(
     call: CliCall, run: Running, code: int | None, killed: list[int] | None
 ) -> ToolResult:
-    """The call's result; ``killed`` is None when the command ended by itself,
-    else the processes stopping it killed outside its group."""
-    if killed is None:
-        run.reap()  # it has exited: this reaps it at once
+    """The call's result, the command reaped; ``killed`` is None when it ended by
+    itself, else the processes stopping it killed outside its group."""
     if run.stopped_because is not None:
         return _stopped(call, run)
     if run.over_limit:
