@@ -113,18 +113,23 @@ def test_ctrl_c_taken_by_another_thread_ends_the_waiting_call(
     waiting in ``poll`` for the command, must still be woken, not at the
     command's timeout."""
     main = threading.main_thread().native_id
+    returned = threading.Event()
 
     def interrupt_once_waiting() -> None:
         while not (_live_naps() and _sleeping(main)):
-            time.sleep(0.001)
+            if returned.wait(0.001):
+                return
         signal.pthread_kill(threading.get_ident(), signal.SIGINT)
 
     helper = threading.Thread(target=interrupt_once_waiting)
     began = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        helper.start()
-        package.nap()
-    helper.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            helper.start()
+            package.nap()
+    finally:
+        returned.set()
+        helper.join()
     assert time.monotonic() - began < TIMEOUT_S / 2
     assert _live_naps() == []
 
