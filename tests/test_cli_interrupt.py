@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -29,9 +30,15 @@ SECONDS = "2917"
 """How long ``nap`` sleeps: an argument of its own, by which its processes are told
 from the other children a test process may have (orphans of other tests' commands
 adopted by it as a subreaper, say)."""
+TIMEOUT_S = 20
 NAP = {
     "name": "nap",
-    "execution": {"type": "cli", "command": "sleep", "args": [SECONDS]},
+    "execution": {
+        "type": "cli",
+        "command": "sleep",
+        "args": [SECONDS],
+        "timeout_ms": TIMEOUT_S * 1000,
+    },
 }
 ROUNDS = 100
 SPREAD_S = 0.006
@@ -95,3 +102,38 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_no_command(
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
     assert left == []
+
+
+def test_ctrl_c_taken_by_another_thread_ends_the_waiting_call(
+    package: ModuleType,
+) -> None:
+    """The kernel hands a process's SIGINT to any thread that does not block it
+    (to another one while the main thread blocks every signal to start a
+    command, say), and CPython's handler then only takes note: the main thread,
+    waiting in ``poll`` for the command, must still be woken, not at the
+    command's timeout."""
+    main = threading.main_thread().native_id
+    returned = threading.Event()
+
+    def interrupt_once_waiting() -> None:
+        while not (_live_naps() and _sleeping(main)):
+            if returned.wait(0.001):
+                return
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt_once_waiting)
+    began = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            helper.start()
+            package.nap()
+    finally:
+        returned.set()
+        helper.join()
+    assert time.monotonic() - began < TIMEOUT_S / 2
+    assert _live_naps() == []
+
+
+def _sleeping(thread: int | None) -> bool:
+    status = Path(f"/proc/self/task/{thread}/stat").read_bytes()
+    return status.rpartition(b")")[2].split()[0] == b"S"

@@ -30,6 +30,7 @@ from .argv import remove_files
 from .call import CliCall
 from .interrupts import held_back
 from .process import Running, spawn
+from .wakeup import drain, woken_by_signals
 
 if TYPE_CHECKING:
     import asyncio
@@ -118,14 +119,8 @@ def _run(call: CliCall) -> ToolResult:
             if isinstance(started, ToolResult):
                 return started
             run = started
-        poller = select.poll()
-        for fd in run.waiting:
-            poller.register(fd, select.POLLIN)
-        while not run.done and (left := run.left()) > 0:
-            for fd, _ in poller.poll(left * 1000):
-                run.ready(fd)
-                if fd not in run.waiting:
-                    poller.unregister(fd)
+        with woken_by_signals() as signalled:
+            _wait(run, signalled)
         if run.exit_fd is None:  # no pidfd: wait for the exit now
             while not run.over_limit and run.exit_code() is None and run.left() > 0:
                 time.sleep(_EXIT_POLL_S)
@@ -138,6 +133,24 @@ def _run(call: CliCall) -> ToolResult:
         return _outcome(call, run, code, None)
     code = run.exit_code()
     return _outcome(call, run, code, run.stop())
+
+
+def _wait(run: Running, signalled: int | None) -> None:
+    """Read the command's output until it is done or its deadline has passed;
+    return early when ``signalled`` is readable, so that the signal's handler runs."""
+    poller = select.poll()
+    for fd in run.waiting:
+        poller.register(fd, select.POLLIN)
+    if signalled is not None:
+        poller.register(signalled, select.POLLIN)
+    while not run.done and (left := run.left()) > 0:
+        for fd, _ in poller.poll(left * 1000):
+            if fd == signalled:
+                drain(fd)
+                continue
+            run.ready(fd)
+            if fd not in run.waiting:
+                poller.unregister(fd)
 
 
 async def run_cli_async(call: CliCall) -> ToolResult:
