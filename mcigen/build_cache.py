@@ -164,7 +164,7 @@ def _known_fingerprint(text: str | None) -> str | None:
     try:
         recorded = json.loads(text)
         for path, status in recorded["statuses"].items():
-            if _status(os.stat(path)) != status:
+            if file_status(os.stat(path)) != status:
                 return None
         fingerprint = recorded["fingerprint"]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
@@ -192,14 +192,17 @@ def _statuses(paths: list[str]) -> dict[str, dict[str, list[int]]] | None:
     recent = time.time_ns() - _RACY_NS
     statuses = {}
     for path in paths:
-        status = _status(os.stat(path))
+        status = file_status(os.stat(path))
         if max(status[2:]) > recent:
             return None
         statuses[path] = status
     return {"statuses": statuses}
 
 
-def _status(status: os.stat_result) -> list[int]:
+def file_status(status: os.stat_result) -> list[int]:
+    """What tells a file's or folder's content unchanged without reading it: its
+    inode, size, modification and change times (ns). The package cache's entries
+    keep it too."""
     return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
 
 

@@ -223,7 +223,7 @@ def _users_alone(path: Path | str) -> bool:
 
 Statuses = dict[str, list[int]]
 """The inode, size, modification and change times (ns) of each file, by relative
-path (``_status``)."""
+path (``build_cache.file_status``)."""
 
 
 def _recorded(
@@ -262,15 +262,14 @@ def _intact(package: Path, files: dict[str, str], statuses: Statuses) -> bool:
             expected = files.get(relative)
             if expected is None:
                 return False
-            if statuses.get(relative) != _status(status) and _hash_of(path) != expected:
+            if (
+                statuses.get(relative) != build_cache.file_status(status)
+                and _hash_of(path) != expected
+            ):
                 return False
     except OSError:
         return False
     return found == len(files)
-
-
-def _status(status: os.stat_result) -> list[int]:
-    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
 
 
 def _contents(directory: Path) -> tuple[dict[str, str], Statuses] | None:
@@ -286,7 +285,7 @@ def _contents(directory: Path) -> tuple[dict[str, str], Statuses] | None:
                 return None
             if relative is not None:
                 hashes[relative] = _hash_of(path)
-                statuses[relative] = _status(status)
+                statuses[relative] = build_cache.file_status(status)
     except OSError:
         return None
     return hashes, statuses
