@@ -7,10 +7,11 @@ after a short grace.
 - A cancelled call (``notifications/cancelled``, an HTTP client that disconnects,
   see :mod:`mcigen_runtime.edge.lifecycle`) stops its command at once.
 - stdio: when stdin closes, the server answers the requests it read (the calls
-  run to their end; see ``serve.stdio_eof``) and exits. SIGTERM, SIGHUP and SIGINT (:func:`exit_on_signals`) stop every command and
-  close the sessions to upstream MCP servers, then end the process by that same
-  signal: the thread that reads stdin cannot be interrupted, and would otherwise
-  hold the process until the client writes or closes stdin.
+  run to their end; see ``serve.stdio_eof``) and exits. SIGTERM, SIGHUP and SIGINT
+  (:func:`exit_on_signals`) stop every command and close the sessions to upstream
+  MCP servers, then end the process by that same signal: the thread that reads
+  stdin cannot be interrupted, and would otherwise hold the process until the
+  client writes or closes stdin.
 - HTTP (:func:`run_uvicorn`): SIGTERM, SIGINT and SIGHUP stop every command as
   uvicorn's graceful shutdown starts, so calls in flight end at once with an error
   result saying so, and the server exits as soon as they are answered.
