@@ -241,6 +241,46 @@ def test_a_batch_written_then_stdin_closed_gets_every_answer(
     assert said[6]["result"]["content"][0]["text"] == "cli\n"
 
 
+@pytest.mark.parametrize(
+    ("tool", "name"),
+    [("greet", "gone"), ("greet", LONG), ("echo", "gone")],
+    ids=["by-the-reader", "by-the-reader-in-a-thread", "by-the-sdk"],
+)
+def test_an_answer_the_client_never_got_is_logged_unsent(
+    built: Path, tool: str, name: str
+) -> None:
+    """The client stops reading (its end of stdout closed) before a call is
+    answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
+    answer (the reader, at once or in a worker thread for a long one, or the
+    SDK)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    for line in (
+        initialize("2025-06-18"),
+        INITIALIZED,
+        call(2, "greet", {"name": "a"}),
+    ):
+        process.stdin.write((json.dumps(line) + "\n").encode())
+    process.stdin.flush()
+    assert len(read_lines(process.stdout, 2, timeout=120)) == 2
+    process.stdout.close()
+    process.stdin.write((json.dumps(call(3, tool, {"name": name})) + "\n").encode())
+    process.stdin.close()
+    log = process.stderr.read().decode()  # the server's end
+    process.wait(timeout=120)
+    calls = [line for line in log.splitlines() if "tool call" in line]
+    assert len(calls) == 2, log
+    assert "tool=greet outcome=ok " in calls[0], log
+    assert f"tool={tool} outcome=unsent " in calls[1], log
+
+
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
