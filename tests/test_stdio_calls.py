@@ -167,6 +167,18 @@ def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     assert any(b"Hello, last!" in answer for answer in inline)
 
 
+def served(built: Path, **env: str) -> subprocess.Popen[bytes]:
+    """``python -m calls serve`` in ``built`` with ``env`` set, its streams piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, **env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 @pytest.mark.parametrize("early", ["1", "0"])
 def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
     built: Path, early: str
@@ -182,14 +194,7 @@ def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
         call(4, "greet", {"name": "after"}),
         request(5, "tools/list"),
     ]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = served(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
     process.stdin.flush()
@@ -253,14 +258,7 @@ def test_an_answer_the_client_never_got_is_logged_unsent(
     answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
     answer (the reader, at once or in a worker thread for a long one, or the
     SDK)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = served(built)
     assert process.stdin is not None and process.stdout is not None
     for line in (
         initialize("2025-06-18"),

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
     from ..edge.logs import HeldCallLines
-
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
     from .stdio_start import Handoff
@@ -356,11 +355,12 @@ class AnsweredOnce(_ClosedOnExit):
                 )
             return
         sendable = Sendable(message)
-        if isinstance(
-            message, JSONRPCResponse | JSONRPCError
-        ) and self._answers.held.holds(message.id):
-            sendable = _CallAnswer(sendable, message.id, self._answers)
-        item.message = cast(Any, sendable)  # the item is the writer's now
+        written: Sendable | _CallAnswer = sendable
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and (
+            self._answers.held.holds(message.id)
+        ):
+            written = _CallAnswer(sendable, message.id, self._answers)
+        item.message = cast(Any, written)  # the item is the writer's now
         await self._inner.send(item)
 
     async def aclose(self) -> None:
