@@ -153,8 +153,8 @@ on the same), a file added, removed or renamed changes its folder's, a reinstall
 makes new inodes: any of them and the files are read and hashed again."""
 _RACY_NS = 2_000_000_000
 """Change times are kept coarsely (a clock tick of a few ms): statuses this close to
-now could be those of a file written again within the same tick, so they are
-not kept (git's "racily clean" entries)."""
+the time they were taken could be those of a file written again within the same
+tick, so they are not trusted (git's "racily clean" entries)."""
 
 
 def _known_fingerprint(text: str | None) -> str | None:
@@ -189,11 +189,11 @@ def _code_files(code: str, templates: str) -> tuple[list[str], list[str]]:
 def _statuses(paths: list[str]) -> dict[str, dict[str, list[int]]] | None:
     """Each path's status; None when one changed too recently to be told from a
     later write."""
-    recent = time.time_ns() - _RACY_NS
+    taken_ns = time.time_ns()
     statuses = {}
     for path in paths:
         status = file_status(os.stat(path))
-        if max(status[2:]) > recent:
+        if not settled(status, taken_ns):
             return None
         statuses[path] = status
     return {"statuses": statuses}
@@ -204,6 +204,13 @@ def file_status(status: os.stat_result) -> list[int]:
     inode, size, modification and change times (ns). The package cache's entries
     keep it too."""
     return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def settled(status: list[int], taken_ns: int) -> bool:
+    """Whether the :func:`file_status` ``status``, taken at ``taken_ns`` (or
+    later), tells its file unchanged while it is unchanged: its times lie further
+    back than a write within their clock tick could hide (see ``_RACY_NS``)."""
+    return max(status[2:]) <= taken_ns - _RACY_NS
 
 
 def key_of(*parts: str) -> str:

@@ -17,7 +17,9 @@ alone (``cache_trust``), is a miss that the build replaces. The record also keep
 each file's inode, size and times as the build left it, and a hit does not read a
 file that still has them (as git's index does: no write to a file leaves its change
 time as it was, and no process but root's can set that time); a file without them
-(a copied cache) is hashed. Slots are per Python version and optimisation level,
+(a copied cache), or whose times were within a clock tick of when they were taken
+(a write in that tick would not show: ``build_cache.settled``), is hashed, and
+the hit that finds it intact once its times are settled records them. Slots are per Python version and optimisation level,
 whose bytecode differs.
 
 The hit path reads the inputs, the package's files and nothing of the compiler.
@@ -204,12 +206,15 @@ def _entry(
     recorded = _recorded(record)
     if recorded is None:
         return None
-    name, files, expires, statuses = recorded
+    name, contents, expires = recorded
     if expiring and expires is not None and _today() >= expires:
         return None
     package = entry / name
-    if not _intact(package, files, statuses):
+    now = _intact(package, contents)
+    if now is None:
         return None
+    if _settled_since(contents, now):
+        build_cache.write_private(entry, _ENTRY, _record(name, now, expires))
     mark_used(entry)
     return CachedPackage(name, package, schema)
 
@@ -226,11 +231,26 @@ Statuses = dict[str, list[int]]
 path (``build_cache.file_status``)."""
 
 
-def _recorded(
-    text: str | None,
-) -> tuple[str, dict[str, str], str | None, Statuses] | None:
-    """An entry's record: its package's name, the hash of each of its files,
-    its expiry and the statuses of its files; None if damaged."""
+class Contents(NamedTuple):
+    """The files of a package, as an entry's record keeps them."""
+
+    files: dict[str, str]
+    """The hash of each file, by relative path."""
+    statuses: Statuses
+    taken_ns: int
+    """A time before the statuses were taken: one is trusted only if it was
+    ``build_cache.settled`` then."""
+
+
+class _Record(NamedTuple):
+    package: str
+    contents: Contents
+    expires: str | None
+
+
+def _recorded(text: str | None) -> _Record | None:
+    """An entry's record: its package's name, its files and its expiry; None if
+    damaged."""
     if text is None:
         return None
     try:
@@ -238,57 +258,74 @@ def _recorded(
         name, files = recorded["package"], recorded["files"]
         expires = recorded["expires"]
         statuses = recorded.get("statuses") or {}
+        taken_ns = recorded.get("statuses_ns")
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     if not (isinstance(name, str) and name.isidentifier() and isinstance(files, dict)):
         return None
     expires = expires if isinstance(expires, str) else None
-    return name, files, expires, statuses if isinstance(statuses, dict) else {}
+    statuses = statuses if isinstance(statuses, dict) else {}
+    taken_ns = taken_ns if type(taken_ns) is int else 0  # no time: none trusted
+    return _Record(name, Contents(files, statuses, taken_ns), expires)
 
 
-def _intact(package: Path, files: dict[str, str], statuses: Statuses) -> bool:
-    """Whether the files under ``package`` are the recorded ``files``, each this
-    user's alone and with its recorded hash (or still its recorded status)."""
+def _intact(package: Path, recorded: Contents) -> Contents | None:
+    """The files under ``package`` as they are now, when they are the ``recorded``
+    ones, each this user's alone and with its recorded hash (or still its recorded
+    status, settled when it was taken); None when they are not."""
     if not _users_alone(package):
-        return False
-    found = 0
+        return None
+    files, statuses, taken_ns = recorded
+    now = Contents(files, {}, time.time_ns())
     try:
         for relative, path, status in _walk(package):
             if cache_trust.owned_problem(path, status) is not None:
-                return False
+                return None
             if relative is None:  # a folder
                 continue
-            found += 1
             expected = files.get(relative)
             if expected is None:
-                return False
+                return None
+            found = now.statuses[relative] = build_cache.file_status(status)
             if (
-                statuses.get(relative) != build_cache.file_status(status)
-                and _hash_of(path) != expected
-            ):
-                return False
+                statuses.get(relative) != found
+                or not build_cache.settled(found, taken_ns)
+            ) and _hash_of(path) != expected:
+                return None
     except OSError:
-        return False
-    return found == len(files)
+        return None
+    return now if len(now.statuses) == len(files) else None
 
 
-def _contents(directory: Path) -> tuple[dict[str, str], Statuses] | None:
+def _settled_since(recorded: Contents, now: Contents) -> bool:
+    """Whether ``now`` trusts a file's status that ``recorded`` did not: worth
+    recording (a hit that hashed a file the build had just written)."""
+    return any(
+        build_cache.settled(status, now.taken_ns)
+        and not (
+            recorded.statuses.get(relative) == status
+            and build_cache.settled(status, recorded.taken_ns)
+        )
+        for relative, status in now.statuses.items()
+    )
+
+
+def _contents(directory: Path) -> Contents | None:
     """The hash and status of every file under ``directory``, by relative path;
     None if it is missing, or anything in it is a link or not this user's alone."""
     if not _users_alone(directory):
         return None
+    contents = Contents({}, {}, time.time_ns())
     try:
-        hashes: dict[str, str] = {}
-        statuses: Statuses = {}
         for relative, path, status in _walk(directory):
             if cache_trust.owned_problem(path, status) is not None:
                 return None
             if relative is not None:
-                hashes[relative] = _hash_of(path)
-                statuses[relative] = build_cache.file_status(status)
+                contents.files[relative] = _hash_of(path)
+                contents.statuses[relative] = build_cache.file_status(status)
     except OSError:
         return None
-    return hashes, statuses
+    return contents
 
 
 def _walk(directory: Path) -> Iterator[tuple[str | None, str, os.stat_result]]:
@@ -418,12 +455,16 @@ def _make_private(directory: Path) -> None:
             os.chmod(os.path.join(folder, name), 0o600)
 
 
-def _record(
-    package: str, contents: tuple[dict[str, str], Statuses] | None, expires: str | None
-) -> str:
-    files, statuses = contents if contents is not None else (None, None)
+def _record(package: str, contents: Contents | None, expires: str | None) -> str:
+    files, statuses, taken_ns = contents if contents is not None else (None, None, 0)
     return json.dumps(
-        {"package": package, "files": files, "expires": expires, "statuses": statuses}
+        {
+            "package": package,
+            "files": files,
+            "expires": expires,
+            "statuses": statuses,
+            "statuses_ns": taken_ns,
+        }
     )
 
 

@@ -4,6 +4,7 @@ path policy, exit codes and timeouts, sync and async, and mci-py's results."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import importlib
 import json
 import sys
@@ -13,9 +14,12 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from mcigen_runtime.executors.cli.run import DRY_RUN
+from mcigen_runtime.executors.started import StartedCommand, watch_commands
+from mcigen_runtime.results import ToolResult
 
 from .conftest import built_package
 from .oracle import run_oracle
@@ -86,6 +90,10 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "escape",
         "execution": {"type": "cli", "command": "pwd", "cwd": "{{props.dir}}"},
+    },
+    {
+        "name": "where",
+        "execution": {"type": "cli", "command": "readlink", "args": ["/proc/self/cwd"]},
     },
     {
         "name": "crlf",
@@ -197,6 +205,40 @@ def test_missing_command_and_refused_cwd(package: ModuleType, tmp_path: Path) ->
 
 def test_output_has_universal_newlines(package: ModuleType) -> None:
     assert package.crlf().text == "a\nb\n"
+
+
+def test_a_command_without_cwd_runs_in_a_deleted_current_directory(
+    project: Path,
+    package: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As mci-py (``subprocess.run``) does, sync and async, and whether the call is
+    watched (an operation, the debug log) or not; a dry run names the directory as
+    the kernel does."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    expected = f"{gone.resolve()} (deleted)\n"
+    result = package.where()
+    assert (result.isError, result.text) == (False, expected)
+    assert asyncio.run(package.where_async()).text == expected
+    told: list[StartedCommand] = []
+
+    def watched() -> ToolResult:
+        watch_commands(told.append)
+        return cast(ToolResult, package.where())
+
+    assert contextvars.copy_context().run(watched).text == expected
+    assert [command.working_directory for command in told] == [expected[:-1]]
+    dry = contextvars.copy_context()
+    dry.run(DRY_RUN.set, True)
+    assert dry.run(package.where).text == f"in {expected[:-1]}: readlink /proc/self/cwd"
+    theirs = run_oracle(
+        project / "cli.mci.json", [{"tool": "where", "props": {}, "env": {}}]
+    )
+    assert result.model_dump(mode="json") == theirs[0]["result"]
 
 
 def test_cli_tools_match_mci_py(

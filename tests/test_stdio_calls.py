@@ -167,6 +167,18 @@ def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     assert any(b"Hello, last!" in answer for answer in inline)
 
 
+def served(built: Path, **env: str) -> subprocess.Popen[bytes]:
+    """``python -m calls serve`` in ``built`` with ``env`` set, its streams piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, **env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 @pytest.mark.parametrize("early", ["1", "0"])
 def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
     built: Path, early: str
@@ -182,14 +194,7 @@ def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
         call(4, "greet", {"name": "after"}),
         request(5, "tools/list"),
     ]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = served(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
     process.stdin.flush()
@@ -239,6 +244,39 @@ def test_a_batch_written_then_stdin_closed_gets_every_answer(
     assert said[4]["result"]["content"][0]["text"] == "Hello, 4!"
     assert "greet" in {tool["name"] for tool in said[5]["result"]["tools"]}
     assert said[6]["result"]["content"][0]["text"] == "cli\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "name"),
+    [("greet", "gone"), ("greet", LONG), ("echo", "gone")],
+    ids=["by-the-reader", "by-the-reader-in-a-thread", "by-the-sdk"],
+)
+def test_an_answer_the_client_never_got_is_logged_unsent(
+    built: Path, tool: str, name: str
+) -> None:
+    """The client stops reading (its end of stdout closed) before a call is
+    answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
+    answer (the reader, at once or in a worker thread for a long one, or the
+    SDK)."""
+    process = served(built)
+    assert process.stdin is not None and process.stdout is not None
+    for line in (
+        initialize("2025-06-18"),
+        INITIALIZED,
+        call(2, "greet", {"name": "a"}),
+    ):
+        process.stdin.write((json.dumps(line) + "\n").encode())
+    process.stdin.flush()
+    assert len(read_lines(process.stdout, 2, timeout=120)) == 2
+    process.stdout.close()
+    process.stdin.write((json.dumps(call(3, tool, {"name": name})) + "\n").encode())
+    process.stdin.close()
+    log = process.stderr.read().decode()  # the server's end
+    process.wait(timeout=120)
+    calls = [line for line in log.splitlines() if "tool call" in line]
+    assert len(calls) == 2, log
+    assert "tool=greet outcome=ok " in calls[0], log
+    assert f"tool={tool} outcome=unsent " in calls[1], log
 
 
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:

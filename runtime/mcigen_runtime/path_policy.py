@@ -379,6 +379,17 @@ def current_directory() -> WorkingDirectory:
     return WorkingDirectory(os.open(os.curdir, DIRECTORY_FLAGS | os.O_CLOEXEC), None)
 
 
+def current_path() -> str:
+    """The current directory's path, to tell: once it was removed, as the system
+    names it (``/srv/gone (deleted)``), where a command still starts."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        with contextlib.suppress(OSError):
+            return os.readlink("/proc/self/cwd")
+        return os.curdir
+
+
 def open_directory(path: str) -> WorkingDirectory:
     """The directory at ``path`` (not checked against any policy), opened for a
     command to start in; :class:`OSError` when it cannot be."""

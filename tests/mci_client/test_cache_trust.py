@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from mcigen import MCIClient
+from mcigen import MCIClient, build_cache
 from mcigen import package_cache as package_cache_module
 
+from .conftest import wait_until_settled
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
 NOBODY = 65534
@@ -233,7 +234,9 @@ def test_a_hit_reads_no_file_the_build_left_as_it_was(
 ) -> None:
     """The files of an entry as its build left them are known by their inode, size
     and times: a client's start does not read the package to hash it (at 1000 tools,
-    7 MB; at 5000, 36 MB)."""
+    7 MB; at 5000, 36 MB). Times within a clock tick of when the build took them
+    are not trusted: the first hit once they are settled hashes the files and
+    records their statuses, and no later hit reads them."""
     schema = greetings(tmp_path)
     assert run_client(schema, package_cache)["text"] == HELLO
     hashed: list[str] = []
@@ -244,8 +247,13 @@ def test_a_hit_reads_no_file_the_build_left_as_it_was(
         return hash_of(path)
 
     monkeypatch.setattr(package_cache_module, "_hash_of", counted)
+    package = _package_dir(package_cache)
+    wait_until_settled(package)
+    assert package_cache_module.package_for(schema, True, {}).directory == package
+    assert hashed  # taken by the build within a tick of their times: read once
+    hashed.clear()
     found = package_cache_module.package_for(schema, True, {})
-    assert hashed == [] and found.directory == _package_dir(package_cache)
+    assert hashed == [] and found.directory == package
 
 
 def test_bytecode_rewritten_in_place_with_its_size_and_times_is_not_run(
@@ -267,6 +275,35 @@ def test_bytecode_rewritten_in_place_with_its_size_and_times_is_not_run(
         status.st_ino,
         status.st_size,
     )
+    assert run_client(schema, package_cache)["text"] == HELLO
+    assert not marker.exists()
+    assert bytecode.read_bytes() != tampered  # built again in place
+
+
+def test_bytecode_rewritten_in_the_clock_tick_its_status_was_taken_in_is_not_run(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    """Change times are kept to a clock tick: a rewrite in the tick in which the
+    build took the file's status (after it hashed the file) leaves the status as
+    recorded. The record here is made to hold the rewritten file's status, as
+    such a build would; a status that recent is not trusted, so the bytecode is
+    hashed, and the entry built again."""
+    schema = greetings(tmp_path)
+    assert run_client(schema, package_cache)["text"] == HELLO
+    marker = tmp_path / "tampered-code-ran"
+    package = _package_dir(package_cache)
+    bytecode = Path(
+        importlib.util.cache_from_source(str(package / "tools" / "main.py"))
+    )
+    stored, status = bytecode.read_bytes(), bytecode.stat()
+    tampered = _same_size_bytecode(stored, _marker_code(marker))
+    bytecode.write_bytes(tampered)
+    os.utime(bytecode, ns=(status.st_atime_ns, status.st_mtime_ns))
+    record_path = package.parent / "entry.json"
+    record = json.loads(record_path.read_text())
+    relative = bytecode.relative_to(package).as_posix()
+    record["statuses"][relative] = build_cache.file_status(bytecode.stat())
+    record_path.write_text(json.dumps(record))
     assert run_client(schema, package_cache)["text"] == HELLO
     assert not marker.exists()
     assert bytecode.read_bytes() != tampered  # built again in place

@@ -3,6 +3,7 @@ values, path escapes, timeouts, schema-less leaves, reserved inputs."""
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
 import os
@@ -123,6 +124,12 @@ TOOLS: dict[str, dict[str, Any]] = {
                 ],
             )
         ],
+    },
+    "where": {
+        "name": "where",
+        "description": "Reads a symlink",
+        "command": "readlink",
+        "subcommand": [_sub("default", positional_args=[_positional("link")])],
     },
     "twin": {
         "name": "twin",
@@ -314,6 +321,28 @@ def test_the_default_working_directory_follows_the_current_one_and_is_told(
         str(workspace),
         str(other),
     ]
+
+
+def test_a_deleted_current_directory_is_where_a_default_call_runs(
+    own: str, workspace: Path
+) -> None:
+    """As ``subprocess.run`` does: the command starts in the current directory as
+    it is, removed or not (the kernel names it ``… (deleted)``), sync and async;
+    a working directory other than the default cannot lie in it, and says why."""
+    workspace.rmdir()
+    expected = f"{workspace} (deleted)\n"
+    assert call(own, "where", link="/proc/self/cwd").text == expected
+    awaited = asyncio.run(
+        registry(own).call_async("where", {"link": "/proc/self/cwd"}, os.environ)
+    )
+    assert (awaited.isError, awaited.text) == (False, expected)
+    for elsewhere in ("sub", str(workspace.parent)):
+        result = call(own, "where", link="/proc/self/cwd", working_directory=elsewhere)
+        assert result.isError
+        assert result.text == (
+            f'Working directory "{elsewhere}": the current directory, the sandbox '
+            "root, no longer exists"
+        )
 
 
 def test_row_84_seed_guide_keywords_are_enforced(own: str, workspace: Path) -> None:

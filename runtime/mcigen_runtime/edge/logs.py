@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from importlib.util import resolve_name
 from typing import TYPE_CHECKING, Any
@@ -295,7 +296,9 @@ def _ms_since(started: float) -> float:
 class CallOutcome:
     """How a call ended, as :func:`logged_call` logs it: ``ok``, ``error`` (the
     tool answered an error result), ``refused`` (a JSON-RPC or API error: an
-    unknown tool, invalid arguments), ``cancelled`` or ``failed`` (it raised)."""
+    unknown tool, invalid arguments), ``cancelled`` or ``failed`` (it raised);
+    over stdio, ``unsent`` in place of any of them when the answer could not be
+    written (see :class:`HeldCallLines`)."""
 
     def __init__(self) -> None:
         self.outcome = "failed"
@@ -307,19 +310,66 @@ class CallOutcome:
         self.outcome = "refused"
 
 
+class HeldCallLines:
+    """The lines of a stdio connection's calls, each held from the call's end until
+    its answer is written, so that one whose answer could not be (the client
+    closed its end of stdout) says ``unsent``, not how the call ended."""
+
+    def __init__(self) -> None:
+        self._held: dict[object, list[dict[str, Any]]] = {}
+        """Lines by request id (a client may give two requests one id)."""
+
+    def hold(self, request_id: object, fields: dict[str, Any]) -> None:
+        self._held.setdefault(request_id, []).append(fields)
+
+    def holds(self, request_id: object) -> bool:
+        return request_id in self._held
+
+    def answered(self, request_id: object, written: bool) -> None:
+        """Log the line of the call ``request_id`` answers (if held), ``unsent``
+        unless the answer was ``written``."""
+        lines = self._held.get(request_id)
+        if not lines:
+            return
+        fields = lines.pop(0)
+        if not lines:
+            del self._held[request_id]
+        if not written:
+            fields["outcome"] = UNSENT
+        _info(call_logger, "tool call", fields)
+
+    def unsent(self) -> None:
+        """Log every line still held, ``unsent``: the connection has ended."""
+        for request_id in list(self._held):
+            while self.holds(request_id):
+                self.answered(request_id, written=False)
+
+
+UNSENT = "unsent"
+
+HELD_CALL_LINES: ContextVar[HeldCallLines | None] = ContextVar(
+    "mcigen_held_call_lines", default=None
+)
+"""Where a call over stdio leaves its line (set by the stdio server): None, the
+line is logged as the call ends."""
+
+
 @contextmanager
 def logged_call(
     tool: str,
     scope: Scope | None,
     arguments: Mapping[str, Any] | None,
     with_values: bool,
+    request_id: object = None,
 ) -> Iterator[CallOutcome]:
     """The call of ``tool`` in the HTTP request ``scope`` (None: over stdio),
     logged once it ends: its outcome (see :class:`CallOutcome`), duration (ms)
     and arguments (their names; their values too when ``with_values``) go into
     the request's line (``call_duration_ms`` beside the request's duration), or
     into a line of their own, with the client, when there is no request line
-    open to carry them (stdio)."""
+    open to carry them (stdio), held until the answer to ``request_id`` is
+    written where :data:`HELD_CALL_LINES` is set (a cancelled call is never
+    answered: its line is not held)."""
     outcome = CallOutcome()
     started = time.monotonic()
     try:
@@ -346,7 +396,11 @@ def logged_call(
                 "client": client_of(scope),
             }
             _add_arguments(fields, arguments, with_values)
-            _info(call_logger, "tool call", fields)
+            held = None if request_id is None else HELD_CALL_LINES.get()
+            if held is None or outcome.outcome == "cancelled":
+                _info(call_logger, "tool call", fields)
+            else:
+                held.hold(request_id, fields)
 
 
 def _add_arguments(

@@ -166,7 +166,9 @@ class InlineAnswers:
         if not surface.runs_inline(name, given):
             return None
         request_id = message["id"]
-        with logged_call(name, scope, given, surface.options.log_arguments) as outcome:
+        with logged_call(
+            name, scope, given, surface.options.log_arguments, request_id
+        ) as outcome:
             try:
                 inline = surface.call_inline(name, given)
             except Exception as error:  # as the SDK's dispatcher answers it

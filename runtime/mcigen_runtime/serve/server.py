@@ -80,6 +80,8 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
 from ..edge.logs import (
+    HELD_CALL_LINES,
+    HeldCallLines,
     configure_logging,
     log_settings_from_environment,
     shown_host,
@@ -892,7 +894,11 @@ def build_server(surface: ToolSurface) -> Server[Any]:
         arguments = params.arguments or {}
         scope = None if ctx.request is None else ctx.request.scope
         with logged_call(
-            params.name, scope, arguments, surface.options.log_arguments
+            params.name,
+            scope,
+            arguments,
+            surface.options.log_arguments,
+            ctx.request_id,
         ) as outcome:
             sandbox = await surface.sandbox_of(params.name, ctx.session)
             try:
@@ -1334,16 +1340,22 @@ async def _serve_sdk(
         inline = InlineCalls(surface)
         server.middleware.insert(0, inline.observe)
     settled()
-    answers, unanswered = Answers(out), Unanswered()
+    held = HeldCallLines()
+    HELD_CALL_LINES.set(held)
+    answers, unanswered = Answers(out, held), Unanswered()
     lines = client_lines(handoff.lines, wire, inline, answers)
-    async with stdio_server(lines, as_file(answers)) as (read_stream, write_stream):
-        await server.run(
-            LenientReadStream(read_stream, write_stream, unanswered),
-            AnsweredOnce(write_stream, handoff, unanswered),
-            server.create_initialization_options(
-                NotificationOptions(tools_changed=surface.disclosure is not None)
-            ),
-        )
+    try:
+        async with stdio_server(lines, as_file(answers)) as streams:
+            read_stream, write_stream = streams
+            await server.run(
+                LenientReadStream(read_stream, write_stream, unanswered),
+                AnsweredOnce(write_stream, handoff, unanswered, answers),
+                server.create_initialization_options(
+                    NotificationOptions(tools_changed=surface.disclosure is not None)
+                ),
+            )
+    finally:
+        held.unsent()
 
 
 def _serve_http(

@@ -48,6 +48,7 @@ from .unsendable import Sendable
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
+    from ..edge.logs import HeldCallLines
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
     from .stdio_start import Handoff
@@ -221,10 +222,11 @@ class _LoopLines:
             line = await self._wire.areadline()
             if not line:
                 raise StopAsyncIteration
-            answer = None if self._inline is None else self._inline.answer(line)
-            if answer is None:
+            answered = None if self._inline is None else self._inline.answer(line)
+            if answered is None:
                 return _checked(line)
-            await self._out.write(answer + "\n")
+            request_id, answer = answered
+            await self._out.answer(request_id, answer + "\n")
 
 
 def client_lines(
@@ -249,12 +251,18 @@ class Answers:
     once (a pipe with room for it, the answer no longer than ``PIPE_BUF``, which a
     pipe takes whole) is written from the event loop; any other in a worker
     thread, written and flushed in one call, where the SDK's own file takes two
-    threads, each a thread to wake."""
+    threads, each a thread to wake. Each answer to a call, once written or not,
+    has the call's line logged (``held``)."""
 
-    def __init__(self, out: IO[bytes]) -> None:
+    def __init__(self, out: IO[bytes], held: HeldCallLines) -> None:
         self._out = out
+        self.held = held
         self._fd: int | None = None
         self._turn = anyio.Lock()
+        self.answering: Any = None
+        """The request the SDK's next write answers, if it holds a call's line
+        (set by :class:`_CallAnswer` as the SDK's writer turns the answer into
+        the text it writes next)."""
         try:
             fd = out.fileno()
             if stat.S_ISFIFO(os.fstat(fd).st_mode):
@@ -263,12 +271,22 @@ class Answers:
             pass
 
     async def write(self, text: str) -> None:
+        request_id, self.answering = self.answering, None
+        await self.answer(request_id, text)
+
+    async def answer(self, request_id: Any, text: str) -> None:
+        """Write ``text``, the answer to ``request_id`` (None: not a call's)."""
         if text == "\n":  # a message that could not be written (``Sendable``)
             return
         data = text.encode()
-        async with self._turn:
-            if not self._takes_at_once(data):
-                await anyio.to_thread.run_sync(self._send, data)
+        try:
+            async with self._turn:
+                if not self._takes_at_once(data):
+                    await anyio.to_thread.run_sync(self._send, data)
+        except OSError:  # the client's end is closed
+            self.held.answered(request_id, written=False)
+            raise
+        self.held.answered(request_id, written=True)
 
     async def flush(self) -> None:
         """Nothing: :meth:`write` flushed."""
@@ -310,11 +328,13 @@ class AnsweredOnce(_ClosedOnExit):
         inner: WriteStream[SessionMessage],
         handoff: Handoff,
         unanswered: Unanswered,
+        answers: Answers,
     ) -> None:
         self._inner = inner
         self._handoff = handoff
         self._pending = handoff.answered is not None
         self._unanswered = unanswered
+        self._answers = answers
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
@@ -334,8 +354,34 @@ class AnsweredOnce(_ClosedOnExit):
                     said,
                 )
             return
-        item.message = cast(Any, Sendable(message))  # the item is the writer's now
+        sendable = Sendable(message)
+        written: Sendable | _CallAnswer = sendable
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and (
+            self._answers.held.holds(message.id)
+        ):
+            written = _CallAnswer(sendable, message.id, self._answers)
+        item.message = cast(Any, written)  # the item is the writer's now
         await self._inner.send(item)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+class _CallAnswer:
+    """The SDK's answer to a call whose line is held: as the SDK's stdio writer
+    turns it into text, it tells ``answers`` which request its next write answers
+    (the writer writes that text at once, nothing awaited between)."""
+
+    __slots__ = ("_sendable", "_request_id", "_answers")
+
+    def __init__(self, sendable: Sendable, request_id: Any, answers: Answers) -> None:
+        self._sendable = sendable
+        self._request_id = request_id
+        self._answers = answers
+
+    def model_dump_json(self, *, by_alias: bool, exclude_unset: bool) -> str:
+        text = self._sendable.model_dump_json(
+            by_alias=by_alias, exclude_unset=exclude_unset
+        )
+        self._answers.answering = self._request_id
+        return text

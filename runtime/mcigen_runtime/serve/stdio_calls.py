@@ -47,8 +47,9 @@ class InlineCalls:
             self._session = ctx.session
         return await call_next(ctx)
 
-    def answer(self, line: str) -> str | None:
-        """The answer to ``line``, the call made; None when the SDK answers it."""
+    def answer(self, line: str) -> tuple[Any, str] | None:
+        """The id of the request ``line`` and its answer, the call made; None
+        when the SDK answers it."""
         session = self._session
         if (
             session is None
@@ -61,7 +62,9 @@ class InlineCalls:
         message = plain_message(line)
         if message is None or "id" not in message or message["method"] != "tools/call":
             return None
+        request_id = message["id"]
         try:
-            return self._answers.answer(message, session.protocol_version, None)
+            answer = self._answers.answer(message, session.protocol_version, None)
         except Unwritable as error:
-            return in_place_of(message["id"], error)
+            answer = in_place_of(request_id, error)
+        return None if answer is None else (request_id, answer)

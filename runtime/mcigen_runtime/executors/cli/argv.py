@@ -59,9 +59,15 @@ def working_root(raw: Mapping[str, Any], key: str, tool: str) -> WorkingDirector
         value = os.curdir
     if not isinstance(value, str):
         raise ToolInputError(tool, [(key, "must be a string (a directory)")])
-    sandbox = (
-        None if value == os.curdir and opens_current_directory() else call_sandbox()
-    )
+    try:
+        sandbox = (
+            None if value == os.curdir and opens_current_directory() else call_sandbox()
+        )
+    except FileNotFoundError:  # getcwd: the current directory was removed ("." opens)
+        raise PathRefused(
+            f'Working directory "{value}": the current directory, the sandbox root, '
+            "no longer exists"
+        ) from None
     try:
         if sandbox is None:
             return current_directory()

@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ...limits import active
+from ...path_policy import current_path
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
 from ..started import command_starting, commands_watched
@@ -51,8 +52,7 @@ def _start(call: CliCall) -> Running | ToolResult:
         if refused is not None:
             return error_result(refused)
         if commands_watched():
-            where = call.cwd.path if call.cwd is not None else os.getcwd()
-            command_starting(call.argv[0], where, call.timeout_s)
+            command_starting(call.argv[0], _where(call), call.timeout_s)
         started = spawn(
             call.argv,
             call.cwd,
@@ -68,6 +68,11 @@ def _start(call: CliCall) -> Running | ToolResult:
         if call.cwd is not None:
             call.cwd.close()
     return Running(started, call.timeout_s, active(call.limits).cli_output)
+
+
+def _where(call: CliCall) -> str:
+    """The path of the directory the command starts in, to tell."""
+    return call.cwd.path if call.cwd is not None else current_path()
 
 
 def _confinement(call: CliCall) -> tuple[str, ...] | None:
@@ -90,7 +95,7 @@ def _dry_run(call: CliCall) -> ToolResult:
     refused = refusal(call.argv, call.operands)
     if refused is not None:
         return error_result(refused)
-    where = os.path.normpath(call.cwd.path if call.cwd is not None else os.getcwd())
+    where = os.path.normpath(_where(call))
     argv = [_shown(word) for word in call.argv]
     metadata = {
         "dry_run": True,
