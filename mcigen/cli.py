@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.app.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
+from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
 from mcigen_runtime.templating.parser import WHITESPACE_MODES
 
 from .build_watch import watch_builds

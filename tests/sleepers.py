@@ -30,6 +30,15 @@ def sleepers(seconds: str) -> list[int]:
     return pids
 
 
+def started(seconds: str, timeout: float = 60) -> list[int]:
+    """The processes running ``sleep SECONDS``, once there is one (none after
+    ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not (pids := sleepers(seconds)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return pids
+
+
 def gone(pids: list[int]) -> bool:
     """Whether none of ``pids`` runs any more, soon (a zombie waiting for init, or
     a process being torn down, has no command line left)."""

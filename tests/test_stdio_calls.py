@@ -14,12 +14,14 @@ from typing import Any
 
 import anyio
 import pytest
+from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 from mcigen_runtime.serve.unsendable import CANNOT_SEND
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import TextContent
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .conftest import package_env, run_mcigen, text_tool, write_schema
+from .sleepers import gone, own_length, sleepers, started
 from .test_serve_edge import read_lines
 from .test_stdio_start import INITIALIZED, answers, request
 
@@ -38,7 +40,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def build_calls(directory: Path) -> Path:
     """Package ``calls`` built in ``directory``: text tools (one with a loop and a
-    condition, two that show an environment variable) and a cli tool."""
+    condition, two that show an environment variable) and cli tools (``echo``,
+    ``nap``: ``sleep``)."""
     name = {"type": "object", "properties": {"name": {"type": "string"}}}
     tools = [
         text_tool(
@@ -63,6 +66,15 @@ def build_calls(directory: Path) -> Path:
             "name": "echo",
             "inputSchema": {**name, "required": ["name"]},
             "execution": {"type": "cli", "command": "echo", "args": ["{{props.name}}"]},
+        },
+        {
+            "name": "nap",
+            "inputSchema": {**name, "required": ["name"]},
+            "execution": {
+                "type": "cli",
+                "command": "sleep",
+                "args": ["{{props.name}}"],
+            },
         },
     ]
     schema = write_schema(directory, {"schemaVersion": "1.0", "tools": tools})
@@ -246,28 +258,40 @@ def test_a_batch_written_then_stdin_closed_gets_every_answer(
     assert said[6]["result"]["content"][0]["text"] == "cli\n"
 
 
-@pytest.mark.parametrize(
+BY_EACH_WRITER = pytest.mark.parametrize(
     ("tool", "name"),
     [("greet", "gone"), ("greet", LONG), ("echo", "gone")],
     ids=["by-the-reader", "by-the-reader-in-a-thread", "by-the-sdk"],
 )
-def test_an_answer_the_client_never_got_is_logged_unsent(
-    built: Path, tool: str, name: str
-) -> None:
-    """The client stops reading (its end of stdout closed) before a call is
-    answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
-    answer (the reader, at once or in a worker thread for a long one, or the
-    SDK)."""
+"""A call of ``tool`` with ``name`` whose answer each writer writes: the reader, at
+once or in a worker thread for a long one, or the SDK."""
+
+
+def past_a_call(built: Path, *more: Any) -> subprocess.Popen[bytes]:
+    """A server that has answered ``initialize`` and a call, ``more`` written after."""
     process = served(built)
     assert process.stdin is not None and process.stdout is not None
     for line in (
         initialize("2025-06-18"),
         INITIALIZED,
         call(2, "greet", {"name": "a"}),
+        *more,
     ):
         process.stdin.write((json.dumps(line) + "\n").encode())
     process.stdin.flush()
     assert len(read_lines(process.stdout, 2, timeout=120)) == 2
+    return process
+
+
+@BY_EACH_WRITER
+def test_an_answer_the_client_never_got_is_logged_unsent(
+    built: Path, tool: str, name: str
+) -> None:
+    """The client stops reading (its end of stdout closed) before a call is
+    answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
+    answer."""
+    process = past_a_call(built)
+    assert process.stdin is not None and process.stdout is not None
     process.stdout.close()
     process.stdin.write((json.dumps(call(3, tool, {"name": name})) + "\n").encode())
     process.stdin.close()
@@ -277,6 +301,71 @@ def test_an_answer_the_client_never_got_is_logged_unsent(
     assert len(calls) == 2, log
     assert "tool=greet outcome=ok " in calls[0], log
     assert f"tool={tool} outcome=unsent " in calls[1], log
+
+
+def stderr_once_ended(process: subprocess.Popen[bytes]) -> str:
+    """What ``process`` wrote on stderr, once it has exited by itself (stdin
+    still open), its exit status asserted to be the closed pipe's, without a
+    traceback."""
+    assert process.stdin is not None and process.stderr is not None
+    try:
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+        process.stdin.close()
+    log = process.stderr.read().decode()
+    assert process.returncode == EXIT_PIPE_CLOSED, log
+    assert "Traceback" not in log and "Exception ignored" not in log, log
+    return log
+
+
+@BY_EACH_WRITER
+def test_a_server_whose_client_closed_stdout_stops_its_calls_and_exits_141(
+    built: Path, tool: str, name: str
+) -> None:
+    """The client closes its end of stdout while a cli call runs and keeps stdin
+    open: the next answer cannot be written, whoever writes it, and the server
+    stops reading, stops the running call's command, says so in one line and
+    exits 141, as ``list | head`` does, without a traceback
+    (``serve/stdout_closed.py``)."""
+    length = own_length(961)
+    process = past_a_call(built, call(3, "nap", {"name": length}))
+    assert process.stdin is not None and process.stdout is not None
+    napping = started(length)
+    assert napping, process.poll()
+    process.stdout.close()
+    process.stdin.write((json.dumps(call(4, tool, {"name": name})) + "\n").encode())
+    process.stdin.flush()
+    try:
+        log = stderr_once_ended(process)
+        assert gone(napping), log
+    finally:
+        for pid in sleepers(length):  # what a failed test left
+            os.kill(pid, 9)
+    assert (
+        log.count(
+            "the client closed its end of stdout ([Errno 32] Broken pipe): "
+            "stopped reading, cancelled the 1 request(s) in flight; exiting"
+        )
+        == 1
+    ), log
+    assert f"tool={tool} outcome=unsent " in log, log
+
+
+def test_a_client_that_closed_stdout_before_initialize_was_answered_ends_it(
+    built: Path,
+) -> None:
+    """The early answers (``stdio_start``) end the same way: one line, exit 141."""
+    process = served(built)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()
+    process.stdin.write((json.dumps(initialize("2025-06-18")) + "\n").encode())
+    process.stdin.flush()
+    log = stderr_once_ended(process)
+    assert (
+        "the client closed its end of stdout ([Errno 32] Broken pipe): "
+        "stopped reading; exiting\n"
+    ) in log, log
 
 
 def test_a_client_of_the_sdk_calls_text_and_cli_tools_at_once(built: Path) -> None:

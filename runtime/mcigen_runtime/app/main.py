@@ -29,6 +29,7 @@ import os
 import sys
 from typing import Any
 
+from ..edge.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
 from ..edge.settings import add_serve_arguments, filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
@@ -37,7 +38,6 @@ from ..printable import printable, printable_indented_json, printable_lines
 from ..registry import Registry, UnknownToolError, registry
 from .broker_arguments import add_broker_arguments
 from .client_config import client_config
-from .closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
 from .environment import (
     load_current_env_files,
     package_variables,

@@ -11,7 +11,9 @@ after a short grace.
   (:func:`exit_on_signals`) stop every command and close the sessions to upstream
   MCP servers, then end the process by that same signal: the thread that reads
   stdin cannot be interrupted, and would otherwise hold the process until the
-  client writes or closes stdin.
+  client writes or closes stdin. A client that closes stdout ends the server at
+  the first answer that cannot be written: reading stops, the calls in flight are
+  cancelled (their commands stopped), exit 141 (``serve.stdout_closed``).
 - HTTP (:func:`run_uvicorn`): SIGTERM, SIGINT and SIGHUP stop every command as
   uvicorn's graceful shutdown starts, so calls in flight end at once with an error
   result saying so, and the server exits as soon as they are answered.

@@ -1176,10 +1176,9 @@ def serve(package: str, args: argparse.Namespace) -> int:
         _warn(surface, address, secret)
     if address is None:
         try:
-            _serve_stdio(surface)
+            return _serve_stdio(surface)
         except KeyboardInterrupt:
             return 130
-        return 0
     if role is None and args.workers > 1:
         return _supervise(package, args, address)
     return _serve_http(surface, address, role, args.log_level.lower())
@@ -1254,25 +1253,35 @@ def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
     )
 
 
-def _serve_stdio(surface: ToolSurface) -> None:
+def _serve_stdio(surface: ToolSurface) -> int:
     """Serve stdio: the early answers while the SDK's server is built in a
-    thread, then that server, from the line the early answers stopped at."""
+    thread, then that server, from the line the early answers stopped at. The
+    exit status: 0 at the end of stdin, else as ``stdout_closed`` says."""
     import anyio
 
     from ..edge.shutdown import exit_on_signals_meanwhile
     from .stdio_start import Handoff, answer_early, claimed_stdio
+    from .stdout_closed import ended
 
     early = early_answers(surface)
     with claimed_stdio() as (wire, out):
         handoff, server = Handoff(), None
+        closed: tuple[OSError, int] | None = None
         if early is not None:
             exit_on_signals_meanwhile()
             building = _Building(surface)
             handoff = answer_early(early, wire, out)
-            server = building.server()
             if handoff.ended:
-                return
-        anyio.run(_serve_sdk, surface, server, wire, out, handoff, early is not None)
+                return 0
+            if handoff.closed is None:
+                server = building.server()
+            else:
+                closed = handoff.closed, 0
+        if closed is None:
+            closed = anyio.run(
+                _serve_sdk, surface, server, wire, out, handoff, early is not None
+            )
+    return 0 if closed is None else ended(*closed)  # once fd 1 is the wire again
 
 
 def settled() -> None:
@@ -1321,9 +1330,11 @@ async def _serve_sdk(
     out: IO[bytes],
     handoff: Handoff,
     answering: bool,
-) -> None:
+) -> tuple[OSError, int] | None:
     """The SDK's server on stdio, from the lines ``handoff`` holds; ``answering``:
-    whether the calls of text tools are answered without it (``stdio_calls``)."""
+    whether the calls of text tools are answered without it (``stdio_calls``).
+    None at the end of stdin; when an answer could not be written, why, and how
+    many requests were left unanswered (``stdout_closed``)."""
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
@@ -1331,6 +1342,7 @@ async def _serve_sdk(
     from .stdio import AnsweredOnce, Answers, LenientReadStream, as_file, client_lines
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
+    from .stdout_closed import ClosedWire
 
     exit_on_signals()
     if server is None:
@@ -1342,20 +1354,26 @@ async def _serve_sdk(
     settled()
     held = HeldCallLines()
     HELD_CALL_LINES.set(held)
-    answers, unanswered = Answers(out, held), Unanswered()
+    unanswered = Unanswered()
+    closed = ClosedWire(unanswered)
+    answers = Answers(out, held, closed)
     lines = client_lines(handoff.lines, wire, inline, answers)
     try:
-        async with stdio_server(lines, as_file(answers)) as streams:
-            read_stream, write_stream = streams
-            await server.run(
-                LenientReadStream(read_stream, write_stream, unanswered),
-                AnsweredOnce(write_stream, handoff, unanswered, answers),
-                server.create_initialization_options(
-                    NotificationOptions(tools_changed=surface.disclosure is not None)
-                ),
-            )
+        with closed.connection:
+            async with stdio_server(lines, as_file(answers)) as streams:
+                read_stream, write_stream = streams
+                await server.run(
+                    LenientReadStream(read_stream, write_stream, unanswered),
+                    AnsweredOnce(write_stream, handoff, unanswered, answers),
+                    server.create_initialization_options(
+                        NotificationOptions(
+                            tools_changed=surface.disclosure is not None
+                        )
+                    ),
+                )
     finally:
         held.unsent()
+    return None if closed.error is None else (closed.error, closed.in_flight)
 
 
 def _serve_http(

@@ -11,7 +11,8 @@ A line with a bad id is told from a notification before the SDK reads it
 was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
 it again. A message of the SDK's that cannot be written (text that is not Unicode)
 is answered as ``unsendable`` says. The end of stdin reaches the SDK only once it
-has answered every request it read (``stdio_eof``).
+has answered every request it read (``stdio_eof``); an answer that cannot be
+written ends the connection (``stdout_closed``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
     from .stdio_start import Handoff
+    from .stdout_closed import ClosedWire
 
 logger = logging.getLogger(__name__)
 
@@ -252,11 +254,13 @@ class Answers:
     pipe takes whole) is written from the event loop; any other in a worker
     thread, written and flushed in one call, where the SDK's own file takes two
     threads, each a thread to wake. Each answer to a call, once written or not,
-    has the call's line logged (``held``)."""
+    has the call's line logged (``held``). An answer that cannot be written ends
+    the connection (``closed``, see ``stdout_closed``)."""
 
-    def __init__(self, out: IO[bytes], held: HeldCallLines) -> None:
+    def __init__(self, out: IO[bytes], held: HeldCallLines, closed: ClosedWire) -> None:
         self._out = out
         self.held = held
+        self._closed = closed
         self._fd: int | None = None
         self._turn = anyio.Lock()
         self.answering: Any = None
@@ -283,10 +287,11 @@ class Answers:
             async with self._turn:
                 if not self._takes_at_once(data):
                     await anyio.to_thread.run_sync(self._send, data)
-        except OSError:  # the client's end is closed
+        except OSError as error:  # the client's end is closed (``stdout_closed``)
             self.held.answered(request_id, written=False)
-            raise
-        self.held.answered(request_id, written=True)
+            await self._closed.failed(error)
+        else:
+            self.held.answered(request_id, written=True)
 
     async def flush(self) -> None:
         """Nothing: :meth:`write` flushed."""

@@ -73,6 +73,10 @@ class Unanswered:
             self._asked.add(coerce_request_id(message.id))
             self._wake()
 
+    def count(self) -> int:
+        """How many of the client's requests are not answered."""
+        return sum(self._requests.values())
+
     def _settle(self, key: RequestId) -> None:
         left = self._requests.get(key, 0)
         if left > 1:
@@ -96,7 +100,7 @@ class Unanswered:
                 logger.info(
                     "stdin has ended: exiting once the %d request(s) in flight "
                     "are answered",
-                    sum(self._requests.values()),
+                    self.count(),
                 )
             self._changed = anyio.Event()
             await self._changed.wait()

@@ -79,13 +79,17 @@ class Handoff:
     """The ``initialize`` answer sent, as the SDK writes it."""
     ended: bool = False
     """Whether stdin ended first (there is nothing to hand over)."""
+    closed: OSError | None = None
+    """Why an answer could not be written (``stdout_closed``: nothing to hand
+    over either)."""
 
 
 def answer_early(
     early: EarlyAnswers, wire: TextIO | WireLines, out: IO[bytes]
 ) -> Handoff:
     """Answer what :class:`EarlyAnswers` can from ``wire``, each answer written to
-    ``out``, until a line only the SDK can answer, or the end of ``wire``."""
+    ``out``, until a line only the SDK can answer, the end of ``wire``, or an
+    answer ``out`` cannot take."""
     handoff = Handoff()
     while True:
         line = wire.readline()
@@ -97,8 +101,12 @@ def answer_early(
             handoff.lines.append(line)
             return handoff
         if answer:
-            out.write(answer.encode() + b"\n")
-            out.flush()
+            try:
+                out.write(answer.encode() + b"\n")
+                out.flush()
+            except OSError as error:
+                handoff.closed = error
+                return handoff
 
 
 def _answer(early: EarlyAnswers, handoff: Handoff, line: str) -> str | None:

@@ -1,4 +1,6 @@
-"""A command whose reader went away (``... | head``) ends quietly, as Unix tools do."""
+"""A command whose reader went away (``... | head``) ends quietly, as Unix tools do;
+so does a stdio server whose client closed its end of stdout (``serve.stdout_closed``,
+which also says so in its log)."""
 
 from __future__ import annotations
 
