@@ -32,7 +32,7 @@ _NO_DEFAULT = object()
 
 def _twin(record: type[Record]) -> Any:
     """The frozen dataclass of ``record``'s annotations and class defaults."""
-    specs = []
+    specs: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for name, annotation in record.__annotations__.items():
         default = record.__dict__.get(name, _NO_DEFAULT)
         if default is _NO_DEFAULT:
@@ -87,7 +87,7 @@ def test_a_record_is_frozen_but_copied_and_replaced(record: type[Record]) -> Non
     with pytest.raises(dataclasses.FrozenInstanceError):
         delattr(made, first)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        made.unknown = 1  # type: ignore[attr-defined]
+        made.unknown = 1
     assert getattr(made, first) == values[first]
     replaced = made.replace(**{first: "changed"})
     expected = dataclasses.replace(_twin(record)(**values), **{first: "changed"})
