@@ -55,8 +55,6 @@ _ENTRY = "entry.json"
 _LIBRARY = "library"
 _STAGING_PREFIX = ".build-"
 _importing = threading.Lock()
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""A broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it."""
 MOST_BYTES = 64 << 20
 """The most of a schema or library file read to key the cache (the build holds
 them to its own, smaller, limit)."""
@@ -510,7 +508,10 @@ def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -
     (hashed with the rest: no value is written)."""
     if source_format != "broker":
         return content
-    names = sorted(set(_VARIABLE.findall(content.decode("utf-8", "replace"))))
+    # a broker config's ``${NAME}``, as ``frontend.broker.variables`` reads it
+    # (compiled here: a cached client's start keys an MCI schema, which has none)
+    variable = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+    names = sorted(set(variable.findall(content.decode("utf-8", "replace"))))
     values = [f"{name}={environment.get(name)!r}" for name in names]
     return content + b"\0" + "\0".join(values).encode("utf-8", "surrogatepass")
 

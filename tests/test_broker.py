@@ -712,16 +712,19 @@ def test_without_mcp_servers_the_name_mcp_is_free(tmp_path: Path) -> None:
 
 def with_tree(registry: Any, nodes: list[Any], leaves: list[Any]) -> Any:
     """The package's registry serving another tree over the same tools."""
-    import dataclasses
     from importlib import import_module
 
     tree = import_module("mcigen_runtime.tree")
-    return dataclasses.replace(
-        registry,
-        tree=tree.Tree(
+    return type(registry)(
+        registry.package,
+        registry.metadata,
+        registry.tools,
+        tree.Tree(
             tuple(tree.TreeNode(*node) for node in nodes),
             tuple(tree.TreeLeaf(**leaf) for leaf in leaves),
         ),
+        servers=registry.servers,
+        build=registry.build,
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,9 +47,9 @@ def test_finding_one_tool_of_many_makes_its_entry_alone() -> None:
     same entries, in the same order, as the manifest reads whole."""
     one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_text())
     tools = [
-        replace(one.tools[0], name=f"t{i}", python_name=f"t_{i}") for i in range(50)
+        one.tools[0].replace(name=f"t{i}", python_name=f"t_{i}") for i in range(50)
     ]
-    text = manifest_json(replace(one, tools=tuple(tools))).decode()
+    text = manifest_json(one.replace(tools=tuple(tools))).decode()
     alive = _entries_alive()
     manifest = read_manifest(text)
     registry = Registry("pkg", manifest.metadata, manifest.tools, manifest.tree)
@@ -78,10 +77,10 @@ def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
         ("t_9", "t_9"),
     ]
     tools = tuple(
-        replace(one.tools[0], name=name, python_name=python_name)
+        one.tools[0].replace(name=name, python_name=python_name)
         for name, python_name in spelled
     )
-    text = manifest_json(replace(one, tools=tools)).decode()
+    text = manifest_json(one.replace(tools=tools)).decode()
     whole = Registry("pkg", one.metadata, tools, one.tree)
     names = [name for pair in spelled for name in pair] + ["ghost", "t_9 "]
     for name in names:

@@ -4,7 +4,6 @@ processes, real uvicorn)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -258,14 +257,12 @@ def test_options_from_the_environment() -> None:
 def test_tool_definitions_and_results_on_the_wire() -> None:
     bare = tool_definition(entry("t"), "t")
     assert bare == {"name": "t", "inputSchema": {"type": "object", "properties": {}}}
-    untyped = dataclasses.replace(entry("u"), input_schema={"properties": {}})
+    untyped = entry("u").replace(input_schema={"properties": {}})
     assert tool_definition(untyped, "u")["inputSchema"] == {
         "type": "object",
         "properties": {},
     }
-    annotated = dataclasses.replace(
-        entry("v"), annotations={"title": "V", "readOnlyHint": True}
-    )
+    annotated = entry("v").replace(annotations={"title": "V", "readOnlyHint": True})
     assert tool_definition(annotated, "v")["annotations"] == {
         "title": "V",
         "readOnlyHint": True,

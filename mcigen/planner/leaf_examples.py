@@ -10,7 +10,6 @@ a validator of the schema's draft accepts them; a leaf left without any has no
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,9 +25,7 @@ def with_example_args(tree: ir.Tree, tools: Sequence[ir.Tool]) -> ir.Tree:
         (
             leaf
             if leaf.example_args is not None
-            else dataclasses.replace(
-                leaf, example_args=_fitting_example(schemas[leaf.tool])
-            )
+            else leaf.replace(example_args=_fitting_example(schemas[leaf.tool]))
         )
         for leaf in tree.leaves
     )

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any, overload
 
+from .records import Record
 from .tree import Tree, first_line, tree_from_json, tree_in_text, tree_to_json
 
 MANIFEST = "manifest.json"
@@ -32,8 +32,7 @@ its name and Python name the first two lines inside at six (a JSON string holds 
 raw newline, so these lines are the layout's alone)."""
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(Record):
     """A command whose exit code tells whether a tool's program is installed
     (what ``python -m pkg doctor`` runs)."""
 
@@ -46,9 +45,26 @@ class Probe:
     timeout_ms: int
     install_instructions: str | None
 
+    def __init__(
+        self,
+        subject: str,
+        argv: tuple[str, ...],
+        success_exit_codes: tuple[int, ...],
+        working_directory: str | None,
+        timeout_ms: int,
+        install_instructions: str | None,
+    ) -> None:
+        self._set(
+            subject=subject,
+            argv=argv,
+            success_exit_codes=success_exit_codes,
+            working_directory=working_directory,
+            timeout_ms=timeout_ms,
+            install_instructions=install_instructions,
+        )
 
-@dataclass(frozen=True)
-class EnvUse:
+
+class EnvUse(Record):
     """An environment variable a tool reads."""
 
     name: str
@@ -58,9 +74,11 @@ class EnvUse:
     fields: tuple[str, ...]
     """Where the tool reads it (``url``, ``auth``, ``args``, ``mcp server NAME``)."""
 
+    def __init__(self, name: str, required: bool, fields: tuple[str, ...]) -> None:
+        self._set(name=name, required=required, fields=fields)
 
-@dataclass(frozen=True)
-class ToolEntry:
+
+class ToolEntry(Record):
     """One tool as the manifest describes it."""
 
     name: str
@@ -88,6 +106,44 @@ class ToolEntry:
     ``serve/bundles.py``); None: always listed."""
     env: tuple[EnvUse, ...] = ()
     """The environment variables its templates read, by name."""
+
+    def __init__(
+        self,
+        name: str,
+        python_name: str,
+        type: str,
+        group: str,
+        origin: str,
+        toolset: str | None,
+        description: str | None,
+        annotations: dict[str, Any],
+        tags: tuple[str, ...],
+        input_schema: dict[str, Any] | None,
+        output_schema: dict[str, Any] | None = None,
+        server: str | None = None,
+        background: str = "never",
+        probes: tuple[Probe, ...] = (),
+        bundle: str | None = None,
+        env: tuple[EnvUse, ...] = (),
+    ) -> None:
+        self._set(
+            name=name,
+            python_name=python_name,
+            type=type,
+            group=group,
+            origin=origin,
+            toolset=toolset,
+            description=description,
+            annotations=annotations,
+            tags=tags,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            server=server,
+            background=background,
+            probes=probes,
+            bundle=bundle,
+            env=env,
+        )
 
     @property
     def summary(self) -> str:
@@ -213,8 +269,7 @@ def tool_names(tools: Sequence[ToolEntry]) -> list[tuple[str, str]]:
     return [(tool.name, tool.python_name) for tool in tools]
 
 
-@dataclass(frozen=True)
-class ServerEntry:
+class ServerEntry(Record):
     """One MCP server the package's tools call, as the manifest describes it."""
 
     name: str
@@ -223,9 +278,11 @@ class ServerEntry:
     variables: tuple[str, ...]
     """The environment variables its settings read."""
 
+    def __init__(self, name: str, group: str, variables: tuple[str, ...]) -> None:
+        self._set(name=name, group=group, variables=variables)
 
-@dataclass(frozen=True)
-class RuntimeSettings:
+
+class RuntimeSettings(Record):
     """What the build set of the runtime's bounds and environments."""
 
     limits: dict[str, int]
@@ -234,9 +291,13 @@ class RuntimeSettings:
     cli_env: str
     """What a command called with ``os.environ`` sees: ``inherit`` or ``minimal``."""
 
+    def __init__(
+        self, limits: dict[str, int], file_env: tuple[str, ...], cli_env: str
+    ) -> None:
+        self._set(limits=limits, file_env=file_env, cli_env=cli_env)
 
-@dataclass(frozen=True)
-class Manifest:
+
+class Manifest(Record):
     """What a package's ``manifest.json`` holds."""
 
     package: str
@@ -252,6 +313,28 @@ class Manifest:
     tree: Tree
     """What the broker's meta-tools serve."""
     servers: tuple[ServerEntry, ...] = ()
+
+    def __init__(
+        self,
+        package: str,
+        build: dict[str, Any],
+        source: str,
+        metadata: dict[str, Any],
+        runtime: RuntimeSettings,
+        tools: Sequence[ToolEntry],
+        tree: Tree,
+        servers: tuple[ServerEntry, ...] = (),
+    ) -> None:
+        self._set(
+            package=package,
+            build=build,
+            source=source,
+            metadata=metadata,
+            runtime=runtime,
+            tools=tools,
+            tree=tree,
+            servers=servers,
+        )
 
 
 def manifest_json(manifest: Manifest) -> bytes:
@@ -388,11 +471,11 @@ def _tool_json(tool: ToolEntry) -> dict[str, Any]:
     if tool.background != "never":
         written["background"] = tool.background
     if tool.probes:
-        written["probes"] = [asdict(probe) for probe in tool.probes]
+        written["probes"] = [probe.as_dict() for probe in tool.probes]
     if tool.bundle is not None:
         written["bundle"] = tool.bundle
     if tool.env:
-        written["env"] = [asdict(use) for use in tool.env]
+        written["env"] = [use.as_dict() for use in tool.env]
     return written
 
 

@@ -11,7 +11,6 @@ import importlib
 import sys
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -41,25 +40,35 @@ class UnknownToolError(LookupError):
         super().__init__(f"Tool not found: {name}")
 
 
-@dataclass
 class Registry:
-    """The tools of the package ``package`` (its import name)."""
+    """The tools of the package ``package`` (its import name). A plain class, not
+    a dataclass: making one compiles its methods at import (~2.5 M instructions,
+    on every cached client's start), and nothing compares or prints a registry."""
 
-    package: str
-    metadata: dict[str, Any]
-    tools: Sequence[ToolEntry]
-    """Read from the manifest, each made when first read (``ToolEntries``:
-    :meth:`find` makes only the one it finds)."""
-    tree: Tree
-    """What the broker's meta-tools serve."""
-    _by_name: dict[str, int] = field(default_factory=dict, init=False, repr=False)
-    """Where in :attr:`tools` each name is, once a name is not found in the
-    manifest's text (:meth:`ToolEntries.find`)."""
-    _found: dict[str, ToolEntry] = field(default_factory=dict, init=False, repr=False)
-    """Each name found so far: a call finds its tool with one lookup."""
-    servers: tuple[ServerEntry, ...] = ()
-    build: dict[str, Any] = field(default_factory=dict)
-    """How the package was built (``mcigen build`` input, format, name, flags)."""
+    def __init__(
+        self,
+        package: str,
+        metadata: dict[str, Any],
+        tools: Sequence[ToolEntry],
+        tree: Tree,
+        servers: tuple[ServerEntry, ...] = (),
+        build: dict[str, Any] | None = None,
+    ) -> None:
+        self.package = package
+        self.metadata = metadata
+        self.tools = tools
+        """Read from the manifest, each made when first read (``ToolEntries``:
+        :meth:`find` makes only the one it finds)."""
+        self.tree = tree
+        """What the broker's meta-tools serve."""
+        self.servers = servers
+        self.build: dict[str, Any] = {} if build is None else build
+        """How the package was built (``mcigen build`` input, format, name, flags)."""
+        self._by_name: dict[str, int] = {}
+        """Where in :attr:`tools` each name is, once a name is not found in the
+        manifest's text (:meth:`ToolEntries.find`)."""
+        self._found: dict[str, ToolEntry] = {}
+        """Each name found so far: a call finds its tool with one lookup."""
 
     def find(self, name: str) -> ToolEntry:
         """The tool called ``name`` (its MCI name, or its Python name)."""

@@ -27,8 +27,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
+
+from .records import Record
 
 RENDER_MODES = ("json", "text")
 """How ``meta_call`` answers with a tool's result: ``json``, its MCP content items
@@ -36,17 +37,18 @@ as they are; ``text``, its text items joined (newline-separated) into one text
 item in place of the first, the other items kept after it."""
 
 
-@dataclass(frozen=True)
-class TreeNode:
+class TreeNode(Record):
     """A node of the broker's tree."""
 
     path: str
     summary: str
     description: str | None = None
 
+    def __init__(self, path: str, summary: str, description: str | None = None) -> None:
+        self._set(path=path, summary=summary, description=description)
 
-@dataclass(frozen=True)
-class TreeLeaf:
+
+class TreeLeaf(Record):
     """A tool of the broker's tree, with what the broker shows and does for it."""
 
     path: str
@@ -61,9 +63,26 @@ class TreeLeaf:
     time."""
     render_mode: str = "json"
 
+    def __init__(
+        self,
+        path: str,
+        tool: str,
+        summary: str | None = None,
+        max_output_chars: int | None = None,
+        example_args: dict[str, Any] | None = None,
+        render_mode: str = "json",
+    ) -> None:
+        self._set(
+            path=path,
+            tool=tool,
+            summary=summary,
+            max_output_chars=max_output_chars,
+            example_args=example_args,
+            render_mode=render_mode,
+        )
 
-@dataclass(frozen=True)
-class Tree:
+
+class Tree(Record):
     """Every node (the root ``/`` first, each node's parent before it) and every
     leaf, each under a node."""
 
@@ -71,6 +90,9 @@ class Tree:
     leaves: Sequence[TreeLeaf]
     """Tuples where the compiler makes them; read from a manifest's text,
     :class:`TreeItems`."""
+
+    def __init__(self, nodes: Sequence[TreeNode], leaves: Sequence[TreeLeaf]) -> None:
+        self._set(nodes=nodes, leaves=leaves)
 
 
 ROOT = "/"

@@ -5,7 +5,6 @@ outlives its timeout."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import subprocess
@@ -42,7 +41,7 @@ def _doctor(
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     for tool in manifest["tools"]:
         if tool["name"] in probes:
-            tool["probes"] = [dataclasses.asdict(p) for p in probes[tool["name"]]]
+            tool["probes"] = [p.as_dict() for p in probes[tool["name"]]]
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
     return subprocess.run(
         [sys.executable, "-m", PACKAGE, "doctor"],
@@ -192,7 +191,7 @@ def test_a_vendored_runtime_carries_the_doctor_only_for_probed_tools() -> None:
     def manifest(**tool: object) -> dict[str, bytes]:
         return {"manifest.json": json.dumps({"tools": [tool]}).encode()}
 
-    probed = vendored_runtime(manifest(probes=[dataclasses.asdict(_probe("x", "x"))]))
+    probed = vendored_runtime(manifest(probes=[_probe("x", "x").as_dict()]))
     unprobed = vendored_runtime(manifest(name="plain"))
     assert {"_runtime/app/doctor.py", "_runtime/executors/cli/run.py"} <= set(probed)
     assert "_runtime/app/doctor.py" not in unprobed

@@ -10,6 +10,7 @@ negative number is a value), or the schema allows them (``allowOptionLikeArgs``)
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -25,7 +26,12 @@ class Operand(NamedTuple):
     """Whether the property is a number (a negative number is a value)."""
 
 
-_NUMBER = re.compile(r"-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|-inf|-nan")
+@functools.cache
+def _number() -> re.Pattern[str]:
+    """A negative number, compiled by the first command line that holds an
+    option-like numeric operand (not by every tool module that names the face)."""
+    return re.compile(r"-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|-inf|-nan")
+
 
 _SHOWN = 80
 """How many characters of a refused value the message quotes."""
@@ -39,7 +45,7 @@ def refusal(argv: list[str], operands: tuple[Operand, ...]) -> str | None:
             return f"Refused: {what} holds a NUL byte, which no command line can carry"
     for index, name, numeric in operands:
         value = argv[index]
-        if not value.startswith("-") or (numeric and _NUMBER.fullmatch(value)):
+        if not value.startswith("-") or (numeric and _number().fullmatch(value)):
             continue
         shown = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
         return (

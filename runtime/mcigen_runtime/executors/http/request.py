@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -20,24 +19,56 @@ if TYPE_CHECKING:
     from .parts import Auth, OAuth2, Retry
 
 
-@dataclass(slots=True)
 class HttpCall:
-    """A request ready to send, but for an OAuth2 token it may still have to fetch."""
+    """A request ready to send, but for an OAuth2 token it may still have to fetch.
+    A plain slots class, not a dataclass: making one compiles its methods when the
+    module is imported (~4 M instructions), paid by every tool module that names
+    the http face, whether or not it sends a request."""
 
-    method: str
-    url: str
-    headers: list[tuple[str, str]]
-    params: list[tuple[str, str]]
-    content: bytes | None
-    timeout_s: float
-    """For the whole call: connecting, redirects, retries and the body."""
-    attempts: int
-    backoff_ms: int
-    retries: bool
-    body_limit: int
-    """Bytes of response body the call may read (the ``http_body`` limit)."""
-    oauth2: OAuth2 | None = None
-    secrets: list[str] = field(default_factory=list)
+    __slots__ = (
+        "method",
+        "url",
+        "headers",
+        "params",
+        "content",
+        "timeout_s",
+        "attempts",
+        "backoff_ms",
+        "retries",
+        "body_limit",
+        "oauth2",
+        "secrets",
+    )
+
+    def __init__(
+        self,
+        method: str,
+        url: str,
+        headers: list[tuple[str, str]],
+        params: list[tuple[str, str]],
+        content: bytes | None,
+        timeout_s: float,
+        attempts: int,
+        backoff_ms: int,
+        retries: bool,
+        body_limit: int,
+        oauth2: OAuth2 | None = None,
+        secrets: list[str] | None = None,
+    ) -> None:
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.params = params
+        self.content = content
+        self.timeout_s = timeout_s
+        """For the whole call: connecting, redirects, retries and the body."""
+        self.attempts = attempts
+        self.backoff_ms = backoff_ms
+        self.retries = retries
+        self.body_limit = body_limit
+        """Bytes of response body the call may read (the ``http_body`` limit)."""
+        self.oauth2 = oauth2
+        self.secrets: list[str] = [] if secrets is None else secrets
 
 
 class BadHeader(ValueError):
