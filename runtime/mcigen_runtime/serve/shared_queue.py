@@ -73,13 +73,20 @@ return id_jobs
 """SAQ's: unless another process holds the sweep's lock (KEYS[1]), take it for
 ARGV[1] seconds and read the active list (KEYS[2]), each job with its record."""
 
-_UNCLAIMED_FOR = """
+_UNCLAIMED_LONG = """
 local now = tonumber(redis.call('TIME')[1])
 redis.call('SET', KEYS[1], now, 'NX', 'EX', ARGV[1])
-return now - tonumber(redis.call('GET', KEYS[1]))
+if now - tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
 """
-"""How many seconds ago a sweep first saw the job of the key KEYS[1] taken but not
-written active, by Redis's clock (the key kept ARGV[1] seconds)."""
+"""Whether a sweep first saw the job of the key KEYS[1] taken but not written
+active ARGV[2] seconds ago or more, by Redis's clock (then the key is deleted, so
+that the job, re-enqueued, starts afresh; else it is kept ARGV[1] seconds)."""
+
+_UNCLAIMED_KEPT_S = 60
+"""How much longer than its heartbeat a sweep remembers when it first saw a job
+not written active (sweeps come every few seconds)."""
 
 
 class GuardedQueue(RedisQueue):
@@ -105,7 +112,7 @@ class GuardedQueue(RedisQueue):
                     pipe.lrem(self._active, 0, job_id)
                     pipe.zrem(self._incomplete, job_id)
                     await pipe.execute()
-            elif await self._lost(job, lock):
+            elif await self._lost(job):
                 await self.abort(job, error=self.swept_error_message)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await job.refresh(abort)
@@ -120,23 +127,22 @@ class GuardedQueue(RedisQueue):
             swept.append(job_id.decode())
         return swept
 
-    async def _lost(self, job: Job, lock: int) -> bool:
+    async def _lost(self, job: Job) -> bool:
         """Whether ``job``, on the active list, is a dead worker's: untouched for its
         heartbeat if it is active; if it is not yet, not written active since a
-        sweep first saw it, a heartbeat ago (the key that tells kept one sweep
-        longer: ``lock`` is the sweeps' interval)."""
+        sweep first saw it, a heartbeat ago."""
         if job.status not in (Status.NEW, Status.QUEUED):
             return job.status != Status.ACTIVE or job.stuck
         if not job.heartbeat:
             return True
         if self._unclaimed_script is None:
-            self._unclaimed_script = self.redis.register_script(_UNCLAIMED_FOR)
-        seen_for: int = await self._unclaimed_script(
+            self._unclaimed_script = self.redis.register_script(_UNCLAIMED_LONG)
+        lost: int = await self._unclaimed_script(
             keys=[self.namespace(f"unclaimed:{job.key}")],
-            args=[job.heartbeat + lock],
+            args=[job.heartbeat + _UNCLAIMED_KEPT_S, job.heartbeat],
             client=self.redis,
         )
-        return seen_for >= job.heartbeat
+        return lost == 1
 
     async def abort(self, job: Job, error: str, ttl: float = 5) -> None:
         await self.abort_unfinished(job, error, ttl)
