@@ -348,7 +348,7 @@ class _ServerTools:
         from mcigen_runtime.executors.mcp.calls import list_mcp_tools
 
         params = _build_time_params(self.server, self.access.environment)
-        listed = list_mcp_tools(params)
+        listed = list_mcp_tools(params, keep=False)
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
         name = self.server.name
         return {

@@ -15,10 +15,18 @@ when it is written:
   and keeps an aborting job's status and reason;
 - a finish of a job being aborted writes it aborted, with the abort's reason, and
   a job that has finished is not finished again.
+
+The sweep takes a job on the active list that is not written active for a dead
+worker's only once it has been seen so for the job's heartbeat: a worker writes
+the job it took off the queue active a round trip later, longer on a loaded
+machine, and SAQ's sweep took it at once (the operation read failed, "the server
+process that ran it stopped", and ran a second time, re-enqueued).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -52,10 +60,89 @@ return 1
 takes a job dequeued but not yet written active for a dead worker's)."""
 
 
+_SNAPSHOT = """
+local id_jobs = {}
+if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('SETEX', KEYS[1], ARGV[1], 1)
+    for i, v in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+        id_jobs[i] = {v, redis.call('GET', v)}
+    end
+end
+return id_jobs
+"""
+"""SAQ's: unless another process holds the sweep's lock (KEYS[1]), take it for
+ARGV[1] seconds and read the active list (KEYS[2]), each job with its record."""
+
+_UNCLAIMED_LONG = """
+local now = tonumber(redis.call('TIME')[1])
+redis.call('SET', KEYS[1], now, 'NX', 'EX', ARGV[1])
+if now - tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+"""Whether a sweep first saw the job of the key KEYS[1] taken but not written
+active ARGV[2] seconds ago or more, by Redis's clock (then the key is deleted, so
+that the job, re-enqueued, starts afresh; else it is kept ARGV[1] seconds)."""
+
+_UNCLAIMED_KEPT_S = 60
+"""How much longer than its heartbeat a sweep remembers when it first saw a job
+not written active (sweeps come every few seconds)."""
+
+
 class GuardedQueue(RedisQueue):
-    """A :class:`saq.queue.redis.RedisQueue` whose cancels are never lost."""
+    """A :class:`saq.queue.redis.RedisQueue` whose cancels are never lost, nor a
+    job its worker is slow to start."""
 
     _update_script: AsyncScript | None = None
+    _snapshot_script: AsyncScript | None = None
+    _unclaimed_script: AsyncScript | None = None
+
+    async def sweep(self, lock: int = 60, abort: float = 5.0) -> list[str]:
+        """SAQ's sweep, but for when it takes a job not written active as lost."""
+        if self._snapshot_script is None:
+            self._snapshot_script = self.redis.register_script(_SNAPSHOT)
+        id_jobs = await self._snapshot_script(
+            keys=[self._sweep, self._active], args=[lock], client=self.redis
+        )
+        swept = []
+        for job_id, record in id_jobs:
+            job = self.deserialize(record)
+            if job is None:  # expired: off the lists
+                async with self.redis.pipeline(transaction=True) as pipe:
+                    pipe.lrem(self._active, 0, job_id)
+                    pipe.zrem(self._incomplete, job_id)
+                    await pipe.execute()
+            elif await self._lost(job):
+                await self.abort(job, error=self.swept_error_message)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await job.refresh(abort)
+                if job.retryable:
+                    await self.retry(job, error=self.swept_error_message)
+                else:
+                    await self.finish(
+                        job, Status.ABORTED, error=self.swept_error_message
+                    )
+            else:
+                continue
+            swept.append(job_id.decode())
+        return swept
+
+    async def _lost(self, job: Job) -> bool:
+        """Whether ``job``, on the active list, is a dead worker's: untouched for its
+        heartbeat if it is active; if it is not yet, not written active since a
+        sweep first saw it, a heartbeat ago."""
+        if job.status not in (Status.NEW, Status.QUEUED):
+            return job.status != Status.ACTIVE or job.stuck
+        if not job.heartbeat:
+            return True
+        if self._unclaimed_script is None:
+            self._unclaimed_script = self.redis.register_script(_UNCLAIMED_LONG)
+        lost: int = await self._unclaimed_script(
+            keys=[self.namespace(f"unclaimed:{job.key}")],
+            args=[job.heartbeat + _UNCLAIMED_KEPT_S, job.heartbeat],
+            client=self.redis,
+        )
+        return lost == 1
 
     async def abort(self, job: Job, error: str, ttl: float = 5) -> None:
         await self.abort_unfinished(job, error, ttl)

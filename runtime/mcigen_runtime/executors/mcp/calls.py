@@ -625,8 +625,30 @@ async def _call_within(
         return await _call_tool(session, tool, arguments, seconds, listener)
 
 
-async def _list_tools(server: McpServerParams) -> list[dict[str, Any]]:
-    """Every page of the listing, all of them within the server's call timeout."""
+async def _list_tools(server: McpServerParams, keep: bool) -> list[dict[str, Any]]:
+    """Every page of the listing, all of them within the server's call timeout;
+    unless ``keep``, the session closed afterwards if the listing opened it."""
+    opened_here = server not in _sessions
+    try:
+        return await _listing(server)
+    finally:
+        if opened_here and not keep:
+            await _close(server)
+
+
+async def _close(server: McpServerParams) -> None:
+    """Close the server's session, if it has one, and wait until it is closed (a
+    stdio server stopped)."""
+    entry = _sessions.pop(server, None)
+    if entry is None:
+        return
+    entry.stop.set()
+    owners = [task for task, owned in _owners.items() if owned is entry]
+    if owners:
+        await asyncio.wait(owners, timeout=CLOSE_TIMEOUT)
+
+
+async def _listing(server: McpServerParams) -> list[dict[str, Any]]:
     import anyio
     from mcp_types import PaginatedRequestParams
 
@@ -746,8 +768,14 @@ def _seconds(server: McpServerParams, tool: str, timeout: object) -> float:
     raise ToolInputError(tool, [("_timeout", problem)])
 
 
-def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
+def list_mcp_tools(
+    server: McpServerParams, *, keep: bool = True
+) -> list[dict[str, Any]]:
     """Every tool the server lists (following pagination), each as its JSON wire form.
+
+    ``keep``: the session stays open for the calls to come (the broker's start);
+    False: a session the listing opened is closed once it is done, its server
+    stopped (a build, which only lists).
 
     Keys are camelCase (``name``, ``description``, ``inputSchema``,
     ``annotations`` with ``readOnlyHint`` and so on), as
@@ -763,7 +791,7 @@ def list_mcp_tools(server: McpServerParams) -> list[dict[str, Any]]:
             message is one line, naming the server.
     """
     try:
-        return _submit(_list_tools(server))
+        return _submit(_list_tools(server, keep))
     except _StartupError as exc:
         raise McpConnectionError(str(exc)) from None
     except TimeoutError:
