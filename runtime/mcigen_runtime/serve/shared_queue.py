@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from redis.exceptions import WatchError
 from saq.job import TERMINAL_STATUSES, Job, Status
@@ -60,19 +60,6 @@ return 1
 takes a job dequeued but not yet written active for a dead worker's)."""
 
 
-_SNAPSHOT = """
-local id_jobs = {}
-if redis.call('EXISTS', KEYS[1]) == 0 then
-    redis.call('SETEX', KEYS[1], ARGV[1], 1)
-    for i, v in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-        id_jobs[i] = {v, redis.call('GET', v)}
-    end
-end
-return id_jobs
-"""
-"""SAQ's: unless another process holds the sweep's lock (KEYS[1]), take it for
-ARGV[1] seconds and read the active list (KEYS[2]), each job with its record."""
-
 _UNCLAIMED_LONG = """
 local now = tonumber(redis.call('TIME')[1])
 redis.call('SET', KEYS[1], now, 'NX', 'EX', ARGV[1])
@@ -94,43 +81,62 @@ class GuardedQueue(RedisQueue):
     job its worker is slow to start."""
 
     _update_script: AsyncScript | None = None
-    _snapshot_script: AsyncScript | None = None
     _unclaimed_script: AsyncScript | None = None
 
     async def sweep(self, lock: int = 60, abort: float = 5.0) -> list[str]:
-        """SAQ's sweep, but for when it takes a job not written active as lost."""
-        if self._snapshot_script is None:
-            self._snapshot_script = self.redis.register_script(_SNAPSHOT)
-        id_jobs = await self._snapshot_script(
-            keys=[self._sweep, self._active], args=[lock], client=self.redis
-        )
+        """Take a dead worker's jobs off the active list, as SAQ's sweep does, but a
+        job not yet written active only once it has stayed so for its heartbeat."""
         swept = []
-        for job_id, record in id_jobs:
+        for job_id, record in await self._active_jobs(lock):
             job = self.deserialize(record)
-            if job is None:  # expired: off the lists
-                async with self.redis.pipeline(transaction=True) as pipe:
-                    pipe.lrem(self._active, 0, job_id)
-                    pipe.zrem(self._incomplete, job_id)
-                    await pipe.execute()
+            if job is None:
+                await self._forget(job_id)
             elif await self._lost(job):
-                await self.abort(job, error=self.swept_error_message)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await job.refresh(abort)
-                if job.retryable:
-                    await self.retry(job, error=self.swept_error_message)
-                else:
-                    await self.finish(
-                        job, Status.ABORTED, error=self.swept_error_message
-                    )
+                await self._give_up(job, abort)
             else:
                 continue
-            swept.append(job_id.decode())
+            swept.append(job_id)
         return swept
+
+    async def _active_jobs(self, lock: int) -> list[tuple[str, bytes | None]]:
+        """The active list's job ids with their records, for the one process that
+        takes this sweep's turn (holds the sweep key ``lock`` seconds); none for the
+        others. The records are read after the list: a job may have moved on since,
+        and each write of a job here decides on its record as it is then."""
+        if not await self.redis.set(self._sweep, 1, nx=True, ex=lock):
+            return []
+        listed = cast("Awaitable[list[bytes]]", self.redis.lrange(self._active, 0, -1))
+        job_ids = [raw.decode() for raw in await listed]
+        if not job_ids:
+            return []
+        records: list[bytes | None] = await self.redis.mget(job_ids)
+        return list(zip(job_ids, records, strict=True))
+
+    async def _forget(self, job_id: str) -> None:
+        """Take a job whose record has expired off the queue's lists."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.lrem(self._active, 0, job_id)
+            pipe.zrem(self._incomplete, job_id)
+            await pipe.execute()
+
+    async def _give_up(self, job: Job, wait: float) -> None:
+        """Abort a lost job, give whatever still runs it ``wait`` seconds to see so,
+        then queue it again if it may be retried, else end it aborted."""
+        reason = self.swept_error_message
+        await self.abort(job, error=reason)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await job.refresh(wait)
+        if job.retryable:
+            await self.retry(job, error=reason)
+        else:
+            await self.finish(job, Status.ABORTED, error=reason)
 
     async def _lost(self, job: Job) -> bool:
         """Whether ``job``, on the active list, is a dead worker's: untouched for its
         heartbeat if it is active; if it is not yet, not written active since a
         sweep first saw it, a heartbeat ago."""
+        if job.status in TERMINAL_STATUSES:
+            return False  # finished since the list was read: its finish took it off
         if job.status not in (Status.NEW, Status.QUEUED):
             return job.status != Status.ACTIVE or job.stuck
         if not job.heartbeat:
