@@ -16,6 +16,7 @@ holds both texts to the two encoders for any strings).
 
 from __future__ import annotations
 
+import re
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -23,6 +24,9 @@ _PLAIN_KEYS = ["path", "isError", "content", "metadata"]
 """The keys of a ``call`` answer, in their order, neither truncated nor wrapped."""
 
 _PLAIN_ITEM = ["type", "text"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What a string that is no Unicode text holds (UTF-8 cannot write it)."""
 
 
 def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
@@ -37,7 +41,7 @@ def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
     if (
         type(path) is not str
         or type(is_error) is not bool
-        or not (path.isascii() or _unicode(path))
+        or not (path.isascii() or not _SURROGATE.search(path))
     ):
         return None
     spaced: list[str] = []
@@ -49,7 +53,7 @@ def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
         if (
             item["type"] != "text"
             or type(text) is not str
-            or not (text.isascii() or _unicode(text))
+            or not (text.isascii() or not _SURROGATE.search(text))
         ):
             return None
         quoted_text = encode_basestring(text)
@@ -70,11 +74,3 @@ def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
         f'"isError":{flag},"structuredContent":{structured}}}'
     )
     return whole, result
-
-
-def _unicode(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
