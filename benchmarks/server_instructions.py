@@ -1,7 +1,9 @@
 """Instructions a ``tools/call greet`` costs a whole HTTP server process, uvicorn and
-h11 included, counted by callgrind (load does not move them).
+h11 included, counted by callgrind (load does not move them); or a stdio server's,
+direct or through the broker.
 
     python -m benchmarks.server_instructions SERVER CLIENTS CALLS
+    python -m benchmarks.server_instructions stdio|broker CALLS [--keep FILE]
 
 SERVER: ``mcigen`` (``serve --http --workers 1``), ``mcigen2`` (``serve --http
 --workers 2``: both workers counted, the supervisor not), ``floor`` (``uvicorn
@@ -12,12 +14,20 @@ until every one has made 5 calls, then, the workers' counts zeroed, each makes C
 calls at once; the instructions the workers counted meanwhile, per call
 (``PYTHONHASHSEED=0``). With N clients a worker has up to N requests in flight, as
 under load; ``benchmarks.asgi_calls`` counts the app alone, in process.
+
+``stdio`` and ``broker`` are the serving rows' broker row counted so: ``serve``
+answering ``tools/call greet``, ``serve --broker`` answering ``meta_call`` of
+``greet``'s path, one client over the server's pipes; 50 calls, the count zeroed,
+CALLS calls, the server's instructions per call (user space: the kernel's reading
+and writing of the lines is not counted). ``--keep FILE`` copies callgrind's output
+there, for ``callgrind_annotate``.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks import asgi_calls, rpc, serving, venvs
 from tests.mcp_servers import free_port
@@ -138,6 +149,50 @@ def _driven(
     return total / (clients * calls), spread
 
 
+def count_stdio(kind: str, calls: int, keep: str | None = None) -> float:
+    """Instructions a call of a stdio server: ``stdio`` (a direct ``tools/call``)
+    or ``broker`` (``meta_call`` of the same tool)."""
+    path = asgi_calls.built()
+    argv = [str(serving.PYTHON), "-m", asgi_calls.PACKAGE, "serve"]
+    if kind == "broker":
+        argv.append("--broker")
+    schema = serving.Schema(path, asgi_calls.PACKAGE)
+    env = {**serving._env(schema), "PYTHONHASHSEED": "0"}
+    rpc.TIMEOUT = 600
+    with tempfile.TemporaryDirectory() as directory:
+        valgrind = ["valgrind", "--tool=callgrind"]
+        valgrind.append(f"--callgrind-out-file={directory}/cg.%p")
+        with rpc.StdioPeer([*valgrind, *argv], cwd=schema.work, env=env) as peer:
+            peer.initialize()
+            name = "greet"
+            arguments: dict[str, Any] = {"name": "Ann"}
+            if kind == "broker":
+                path_of = serving._broker_path(peer, "greet")
+                name = "meta_call"
+                arguments = {"path": path_of, "args": arguments}
+            for _ in range(50):
+                rpc.call(peer, name, arguments)
+            pid = [peer.process.pid]
+            _control(pid, "-z")
+            for _ in range(calls):
+                rpc.call(peer, name, arguments)
+            before = set(glob.glob(f"{directory}/cg.*"))
+            _control(pid, "-d")
+            deadline = time.monotonic() + 60
+            while not set(glob.glob(f"{directory}/cg.*")) - before:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("callgrind wrote no counts")
+                time.sleep(0.2)
+            time.sleep(0.5)  # written whole
+            (written,) = set(glob.glob(f"{directory}/cg.*")) - before
+            if keep is not None:
+                shutil.copyfile(written, keep)
+            for line in Path(written).read_text(errors="replace").splitlines():
+                if line.startswith(("summary:", "totals:")):
+                    return int(line.split()[1]) / calls
+    raise RuntimeError("callgrind wrote no total")
+
+
 def _control(pids: list[int], *args: str) -> None:
     """``callgrind_control ARGS`` for each of ``pids`` at once (and only those:
     other callgrind runs on this machine are not ours)."""
@@ -154,6 +209,11 @@ def _control(pids: list[int], *args: str) -> None:
 
 
 def main(argv: list[str]) -> None:
+    if argv[0] in ("stdio", "broker"):
+        keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
+        per_call = count_stdio(argv[0], int(argv[1]), keep)
+        print(f"{per_call:12,.0f} instructions a call  {argv[0]} (stdio)")
+        return
     server, clients, calls = argv[0], int(argv[1]), int(argv[2])
     per_call, spread = count(server, clients, calls)
     print(

@@ -3,7 +3,9 @@
 of the broker reads in the answer's text item. And a stdio line's arguments are
 judged by ``writes_alike`` the same whether plain dicts or dict subclasses hold
 them (its loop over a dict's items, which checks a string item without a call,
-must read every mapping alike)."""
+must read every mapping alike). A plain ``meta_call`` answer written from its
+strings (``answer_json``) is both texts for any strings, and is not written when
+one is no Unicode text."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from mcigen_runtime.broker.answer_json import plain_answer_json
 from mcigen_runtime.broker.meta_tools import answer_text
 from mcigen_runtime.serve.wire import writes_alike
+from pydantic_core import PydanticSerializationError, to_json
 
 _SCALARS = (
     st.none()
@@ -64,3 +68,59 @@ def _nested(levels: int) -> Any:
 
 def test_a_string_one_level_past_the_deepest_is_refused() -> None:
     assert writes_alike(_nested(100)) and not writes_alike(_nested(101))
+
+
+_STRINGS = st.text() | st.text(
+    alphabet=st.characters(min_codepoint=0, max_codepoint=0x20)
+    | st.sampled_from(
+        [
+            '"',
+            "\\",
+            "/",
+            "\x7f",
+            "\u2028",
+            "\u2029",
+            "\ufeff",
+            "é",
+            "\U0001f600",
+            "\ud800",
+        ]
+    )
+)
+
+
+@given(_STRINGS, st.booleans(), st.lists(_STRINGS, max_size=3))
+def test_a_plain_answer_is_written_as_json_and_pydantic_write_it(
+    path: str, is_error: bool, texts: list[str]
+) -> None:
+    answer = {
+        "path": path,
+        "isError": is_error,
+        "content": [{"type": "text", "text": text} for text in texts],
+        "metadata": None,
+    }
+    written = plain_answer_json(answer)
+    text = json.dumps(answer, ensure_ascii=False)
+    result = {
+        "content": [{"text": text, "type": "text"}],
+        "isError": is_error,
+        "structuredContent": answer,
+    }
+    try:
+        expected = to_json(result).decode()
+    except PydanticSerializationError:  # no Unicode text: left to the SDK's steps
+        assert written is None
+        return
+    assert written == (text, expected)
+
+
+def test_an_answer_with_metadata_or_other_content_is_not_written() -> None:
+    plain = {"path": "/t", "isError": False, "content": [], "metadata": None}
+    assert plain_answer_json(plain) is not None
+    for changed in (
+        {**plain, "metadata": {}},
+        {**plain, "content": [{"type": "image", "data": "", "mimeType": "x"}]},
+        {**plain, "content": [{"text": "a", "type": "text"}]},
+        {"truncated": True, **plain},
+    ):
+        assert plain_answer_json(changed) is None

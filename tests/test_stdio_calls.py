@@ -164,6 +164,8 @@ META_CALLS = [
     meta(14, "meta_call"),
     call(15, "greet", {"name": "not a meta-tool"}),
     meta(16, "meta_call", path="/greet", args={"name": "last"}),
+    meta(17, "meta_call", path="/raw"),  # an answer that cannot be written
+    meta(18, "meta_call", path="/greet", args={"name": "\x00\x7f\u2029\ufeff"}),
 ]
 
 
@@ -173,10 +175,19 @@ def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
 ) -> None:
     lines = [initialize(version), INITIALIZED, *META_CALLS]
     count = len(META_CALLS) + 1
-    inline = answers(built, "calls", lines, count, "--broker")
-    sdk = answers(built, "calls", lines, count, "--broker", MCIGEN_STDIO_EARLY="0")
+    inline = answers(built, "calls", lines, count, "--broker", CALLS_RAW=RAW)
+    sdk = answers(
+        built,
+        "calls",
+        lines,
+        count,
+        "--broker",
+        CALLS_RAW=RAW,
+        MCIGEN_STDIO_EARLY="0",
+    )
     assert sorted(inline) == sorted(sdk)
     assert any(b"Hello, last!" in answer for answer in inline)
+    assert sum(b'"code":-32603' in answer for answer in inline) == 1
 
 
 def served(built: Path, **env: str) -> subprocess.Popen[bytes]:

@@ -65,8 +65,8 @@ from typing import Any
 from ..errors import ToolInputError
 from ..manifest import ToolEntry
 from ..plain_json import plain_json
-from ..registry import Registry
-from ..results import STRUCTURED_CONTENT, Content, TextContent, ToolResult
+from ..registry import Invoker, Registry
+from ..results import STRUCTURED_CONTENT, TextContent, ToolResult
 from ..tree import ROOT, TreeLeaf, normalize, parent_of
 from .truncation import json_text, truncate_answer
 
@@ -246,6 +246,9 @@ class Broker:
         self._tools: dict[str, _Leaf] = {}
         self._awaits: dict[str, bool] = {}
         """By a tool's path, whether calling it awaits I/O (see :meth:`awaits`)."""
+        self._invokers: dict[str, Invoker] = {}
+        """By a tool's path, its invoker, once called (the registry finds it
+        through three calls)."""
         self._layout(visible, pruned=tools is not None)
 
     # -- the tree ---------------------------------------------------------------
@@ -414,7 +417,9 @@ class Broker:
         MCP server sends them as content blocks of their own (block N; block 0 is
         the answer), which ``max_output_chars`` does not count."""
         normalized, leaf, props = self._prepare(path, args)
-        invoker = self.registry.invoker(leaf.entry)
+        invoker = self._invokers.get(normalized)
+        if invoker is None:
+            invoker = self._invokers[normalized] = self.registry.invoker(leaf.entry)
         try:
             result = invoker(props, self._environment())
         except ToolInputError as error:
@@ -448,10 +453,24 @@ class Broker:
         result: ToolResult,
         media: list[dict[str, Any]] | None,
     ) -> dict[str, Any]:
-        content = [_dumped(item) for item in result.content]
+        # A plain text item (nearly every tool's) is written out here, the same
+        # dict as pydantic's dump in a tenth of its time, in a loop: a Python
+        # call an item costs as much as the dict.
+        content: list[dict[str, Any]] = []
+        others = False
+        for item in result.content:
+            if (
+                type(item) is TextContent
+                and item.annotations is None
+                and item.meta is None
+            ):
+                content.append({"type": "text", "text": item.text})
+            else:
+                content.append(item.model_dump(mode="json"))
+                others = True
         if leaf.render_mode == "text":
             content = _texts_joined(content)
-        if media is not None:
+        if media is not None and others:
             content = [_set_apart(item, media) for item in content]
         answer = {
             "path": path,
@@ -528,15 +547,6 @@ class Broker:
         if name == "meta_call":
             return await self.call_async(path, args, media=media)
         return self.call_meta(name, {"path": path})
-
-
-def _dumped(item: Content) -> dict[str, Any]:
-    """A content item as JSON data: a plain text item (what nearly every tool
-    gives) written out here, the same dict as pydantic's dump in a tenth of its
-    time."""
-    if type(item) is TextContent and item.annotations is None and item.meta is None:
-        return {"type": "text", "text": item.text}
-    return item.model_dump(mode="json")
 
 
 def _texts_joined(content: list[dict[str, Any]]) -> list[dict[str, Any]]:

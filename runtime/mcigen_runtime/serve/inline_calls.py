@@ -74,6 +74,9 @@ class Inline:
     structured: dict[str, Any] | None
     model: Callable[[], BaseModel]
     """The ``CallToolResult`` the SDK's handler returns for the call."""
+    written: str | None = None
+    """The result's JSON, made with the answer (the same at every version);
+    None: :meth:`json` makes it."""
 
     @classmethod
     def of(
@@ -99,6 +102,8 @@ class Inline:
         """The result as the SDK writes it at ``version``: made here for text
         content (written by pydantic-core, as the SDK's models write it), else
         by the SDK's own steps. Raises :class:`Unwritable`."""
+        if self.written is not None:
+            return self.written
         if self.texts is not None:
             result: dict[str, Any] = {
                 "content": [{"text": text, "type": "text"} for text in self.texts],

@@ -516,6 +516,11 @@ class ToolSurface:
         except BrokerError as error:
             message = str(error)
             return Inline([message], True, None, lambda: _error_result(message))
+        plain = _plain_answer_json()(answer)
+        if plain is not None:
+            text, written = plain
+            model = functools.partial(_meta_result, answer, media)
+            return Inline([text], answer["isError"], answer, model, written)
         text = answer_text(answer)
         return Inline(
             None if media else [text],
@@ -681,6 +686,15 @@ def _meta_inline_names() -> tuple[
     from .inline_calls import Inline
 
     return BrokerError, answer_is_error, answer_text, Inline
+
+
+@functools.cache
+def _plain_answer_json() -> Callable[[dict[str, Any]], tuple[str, str] | None]:
+    """``answer_json.plain_answer_json``, imported once (see
+    :func:`_meta_inline_names`)."""
+    from ..broker.answer_json import plain_answer_json
+
+    return plain_answer_json
 
 
 def _meta_result(

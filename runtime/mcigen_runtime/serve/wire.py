@@ -305,10 +305,10 @@ def writes_alike(value: object, depth: int = 0) -> bool:
         return False
     if isinstance(value, dict):  # a loop: no generator's frame, no call per string
         for key, item in value.items():
-            if not (isinstance(key, str) and _unicode(key)):
+            if not (isinstance(key, str) and (key.isascii() or _unicode(key))):
                 return False
             if type(item) is str and depth < _DEEPEST:
-                if not _unicode(item):
+                if not (item.isascii() or _unicode(item)):
                     return False
             elif not writes_alike(item, depth + 1):
                 return False
