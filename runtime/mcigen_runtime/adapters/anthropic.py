@@ -60,6 +60,8 @@ class AnthropicTools:
 
     def __init__(self, box: Toolbox) -> None:
         self._box = box
+        self._invokers = box.invokers
+        self._env = box.env
         self.definitions: list[ToolParam] = [
             _definition(name, entry.description, entry.input_schema)
             for name, entry in box.by_name.items()
@@ -68,14 +70,18 @@ class AnthropicTools:
 
     def call(self, tool_use: ToolUse) -> ToolResultBlockParam:
         """Run one ``tool_use`` block; its ``tool_result`` block."""
+        # Toolbox.call written out: its frame, and _result_block's for a text
+        # result, were most of what the adapter added to a call
+        arguments = tool_use.input
         try:
-            result = self._box.call(tool_use.name, tool_use.input)
+            invoker, _ = self._invokers[tool_use.name]
+            if type(arguments) is not dict:
+                arguments = self._box.object_arguments(tool_use.name, arguments)
+            result = invoker(arguments, self._env)
         except (ToolInputError, UnknownToolError) as error:
             return _error_block(tool_use.id, str(error))
         content = result.content
         if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
-            # every text tool's result, its block made here: the frame of
-            # _result_block was a fifth of what the adapter adds to the call
             text: Content = {"type": "text", "text": content[0].text}
             return {
                 "type": "tool_result",

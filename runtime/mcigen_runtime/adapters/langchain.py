@@ -21,7 +21,7 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import AudioContent, ImageContent, ToolResult
+from ..results import AudioContent, ImageContent, TextContent, ToolResult
 from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("langchain")
@@ -40,12 +40,19 @@ def structured_tools(
 
 def _structured_tool(box: Toolbox, name: str) -> StructuredTool:
     entry = box.by_name[name]
+    invokers, env = box.invokers, box.env
 
     def run(**arguments: Any) -> tuple[Any, ToolResult]:
+        # Toolbox.call, _answer and plain_text written out for a text result:
+        # their three frames were most of what the adapter added to a call
         try:
-            return _answer(name, box.call(name, arguments))
+            result = invokers[name][0](arguments, env)
         except ToolInputError as error:
             raise ToolException(str(error)) from None
+        content = result.content
+        if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
+            return content[0].text, result
+        return _answer(name, result)
 
     async def run_async(**arguments: Any) -> tuple[Any, ToolResult]:
         try:

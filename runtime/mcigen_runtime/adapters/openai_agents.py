@@ -20,7 +20,7 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import ImageContent, ToolResult
+from ..results import ImageContent, TextContent, ToolResult
 from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("openai-agents")
@@ -41,17 +41,28 @@ def function_tools(
 
 def _function_tool(box: Toolbox, name: str) -> FunctionTool:
     entry = box.by_name[name]
+    invokers, env = box.invokers, box.env
 
     async def invoke(context: ToolContext[Any], arguments: str) -> Any:
         try:
             parsed = from_json(arguments or "{}")
         except ValueError as error:
             return f"invalid input for tool '{entry.name}': not JSON ({error})"
+        # Toolbox.call_async and plain_text written out: a text tool's call
+        # awaits nothing, and their frames were most of what the adapter added
         try:
-            started = box.start(name, parsed)
-            result = started if isinstance(started, ToolResult) else await started
+            invoker, awaitable = invokers[name]
+            if type(parsed) is not dict:
+                parsed = box.object_arguments(name, parsed)
+            if awaitable is None:
+                result = invoker(parsed, env)
+            else:
+                result = await awaitable(parsed, env)
         except ToolInputError as error:
             return str(error)
+        content = result.content
+        if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
+            return content[0].text
         if result.isError:
             return f"tool '{entry.name}' failed: {result.text}"
         text = plain_text(result)

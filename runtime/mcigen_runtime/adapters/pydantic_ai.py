@@ -12,6 +12,7 @@ come as ``BinaryContent``, resources as the text that stands in for them.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
@@ -20,7 +21,7 @@ from typing_extensions import Unpack
 from ..errors import ToolInputError
 from ..extras import require_extra
 from ..manifest import object_schema
-from ..results import AudioContent, ImageContent, ToolResult
+from ..results import AudioContent, ImageContent, TextContent, ToolResult
 from .toolbox import Filters, Toolbox, plain_text, stand_in_text, toolbox
 
 require_extra("pydantic-ai")
@@ -40,6 +41,8 @@ class PackageToolset(AbstractToolset[Any]):
 
     def __init__(self, box: Toolbox, id: str | None, max_retries: int) -> None:
         self._box = box
+        self._invokers = box.invokers
+        self._env = box.env
         self._id = id
         self._max_retries = max_retries
         self._definitions = [
@@ -73,12 +76,22 @@ class PackageToolset(AbstractToolset[Any]):
         ctx: RunContext[Any],
         tool: ToolsetTool[Any],
     ) -> Any:
+        # Toolbox.call_async and plain_text written out: a text tool's call
+        # awaits nothing, and their frames were most of what the toolset added
         try:
-            # a text tool's result at once, without a coroutine of call_async
-            started = self._box.start(name, tool_args)
-            result = started if isinstance(started, ToolResult) else await started
+            invoker, awaitable = self._invokers[name]
+            arguments: Mapping[str, Any] = tool_args
+            if type(arguments) is not dict:
+                arguments = self._box.object_arguments(name, arguments)
+            if awaitable is None:
+                result = invoker(arguments, self._env)
+            else:
+                result = await awaitable(arguments, self._env)
         except ToolInputError as error:
             raise ModelRetry(str(error)) from None
+        content = result.content
+        if len(content) == 1 and type(content[0]) is TextContent and not result.isError:
+            return content[0].text
         if result.isError:
             raise ToolFailed(result.text or f"tool '{name}' failed")
         text = plain_text(result)

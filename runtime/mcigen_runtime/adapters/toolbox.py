@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypedDict
@@ -44,6 +44,27 @@ FRAMEWORK_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
 
 
+class Invokers(dict[str, tuple[Invoker, AsyncInvoker | None]]):
+    """A toolbox's invokers by framework name: a tool's sync invoker and its
+    awaitable twin (None for a tool that runs inline), looked up on its first call
+    (its group is imported then, not before). A call is one subscript: the adapters
+    read it in their own frame, since a method's frame was a fifth of what they
+    added to a call."""
+
+    def __init__(self, registry: Registry, by_name: dict[str, ToolEntry]) -> None:
+        super().__init__()
+        self._registry = registry
+        self._by_name = by_name
+
+    def __missing__(self, name: str) -> tuple[Invoker, AsyncInvoker | None]:
+        entry = self._by_name.get(name)
+        if entry is None:
+            raise UnknownToolError(name)
+        found = self._registry.invoker(entry), self._registry.async_invoker(entry)
+        self[name] = found
+        return found
+
+
 @dataclass(frozen=True)
 class Toolbox:
     """The selected tools of one package, by the name the framework sees."""
@@ -53,48 +74,34 @@ class Toolbox:
     """Framework name -> tool, in the package's order."""
     env: Mapping[str, str]
     """The variables the tools read (``os.environ`` unless given)."""
-    _invokers: dict[str, tuple[Invoker, AsyncInvoker | None]] = field(
-        default_factory=dict, repr=False
-    )
-    """By framework name, once first called: a call costs no look-up of the
-    tool's module (its group is imported on the first call, not before)."""
+    invokers: Invokers = field(init=False, repr=False)
+    """What runs each tool: ``invokers[name]`` raises :class:`UnknownToolError`."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "invokers", Invokers(self.registry, self.by_name))
 
     def call(self, name: str, arguments: object) -> ToolResult:
         """Run the tool the framework calls ``name`` with the model's
         ``arguments``. Raises :class:`UnknownToolError` and ``ToolInputError``
         (naming the field)."""
-        invoker, _ = self._invokers.get(name) or self._resolve(name)
+        invoker, _ = self.invokers[name]
         if type(arguments) is not dict:  # a dict, as models' arguments are, goes as is
-            arguments = self._props(name, arguments)
+            arguments = self.object_arguments(name, arguments)
         return invoker(arguments, self.env)
 
     async def call_async(self, name: str, arguments: object) -> ToolResult:
         """:meth:`call`, awaiting the tools that do I/O."""
-        started = self.start(name, arguments)
-        return started if isinstance(started, ToolResult) else await started
-
-    def start(self, name: str, arguments: object) -> ToolResult | Awaitable[ToolResult]:
-        """:meth:`call` of a tool that runs inline (a text tool): its result; of
-        one that does I/O: the call, to await. An adapter that awaits it itself
-        spares a text tool's call the coroutine of :meth:`call_async`, made,
-        started and finished for every call."""
-        invoker, awaitable = self._invokers.get(name) or self._resolve(name)
+        invoker, awaitable = self.invokers[name]
         if type(arguments) is not dict:
-            arguments = self._props(name, arguments)
+            arguments = self.object_arguments(name, arguments)
         if awaitable is None:
             return invoker(arguments, self.env)
-        return awaitable(arguments, self.env)
+        return await awaitable(arguments, self.env)
 
-    def _resolve(self, name: str) -> tuple[Invoker, AsyncInvoker | None]:
-        entry = self.by_name.get(name)
-        if entry is None:
-            raise UnknownToolError(name)
-        found = self.registry.invoker(entry), self.registry.async_invoker(entry)
-        self._invokers[name] = found
-        return found
-
-    def _props(self, name: str, arguments: object) -> Mapping[str, Any]:
-        if type(arguments) is dict or isinstance(arguments, Mapping):
+    def object_arguments(self, name: str, arguments: object) -> Mapping[str, Any]:
+        """``arguments`` that are not a dict, as the mapping they are; raises
+        ``ToolInputError`` for anything else (a model's list or string)."""
+        if isinstance(arguments, Mapping):
             return arguments
         problem = f"expected an object, not {type(arguments).__name__}"
         raise ToolInputError(self.by_name[name].name, [("", problem)])
