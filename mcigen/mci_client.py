@@ -91,7 +91,7 @@ def _checked(schema: Path, environment: Mapping[str, str]) -> Registry:
         files, diagnostics = compile_schema(schema, schema.parent, _CHECKED, options)
     if files is None:
         raise BuildFailed(diagnostics)
-    manifest = read_manifest(files[MANIFEST].decode("utf-8"))
+    manifest = read_manifest(files[MANIFEST])
     return Registry(_CHECKED, manifest.metadata, manifest.tools, manifest.tree)
 
 

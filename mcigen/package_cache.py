@@ -41,7 +41,9 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from mcigen_runtime.records import Record
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
@@ -60,13 +62,16 @@ MOST_BYTES = 64 << 20
 them to its own, smaller, limit)."""
 
 
-class CachedPackage(NamedTuple):
-    # NamedTuples, not frozen dataclasses: those exec six generated methods each
-    # at import, on every cached client's start
+# records, not NamedTuples or frozen dataclasses: those compile methods when made,
+# at import, on every cached client's start
+class CachedPackage(Record):
     name: str
     directory: Path
     schema: Path
     """The schema it was compiled from, resolved."""
+
+    def __init__(self, name: str, directory: Path, schema: Path) -> None:
+        self._set(name=name, directory=directory, schema=schema)
 
 
 class BuildFailed(Exception):
@@ -77,7 +82,7 @@ class BuildFailed(Exception):
         self.diagnostics = diagnostics
 
 
-class Compiling(NamedTuple):
+class Compiling(Record):
     """How ``package_for`` reads its input and what it tells of a build."""
 
     source_format: str = "mci"
@@ -86,6 +91,13 @@ class Compiling(NamedTuple):
     on_build: Callable[[Diagnostics], None] | None = None
     """Given the diagnostics (warnings) of a build that succeeded; a cache hit
     builds nothing, so tells nothing."""
+
+    def __init__(
+        self,
+        source_format: str = "mci",
+        on_build: Callable[[Diagnostics], None] | None = None,
+    ) -> None:
+        self._set(source_format=source_format, on_build=on_build)
 
 
 _MCI = Compiling()
@@ -204,7 +216,7 @@ def _entry(
     recorded = _recorded(record)
     if recorded is None:
         return None
-    name, contents, expires = recorded
+    name, contents, expires = recorded.package, recorded.contents, recorded.expires
     if expiring and expires is not None and _today() >= expires:
         return None
     package = entry / name
@@ -229,7 +241,7 @@ Statuses = dict[str, list[int]]
 path (``build_cache.file_status``)."""
 
 
-class Contents(NamedTuple):
+class Contents(Record):
     """The files of a package, as an entry's record keeps them."""
 
     files: dict[str, str]
@@ -239,11 +251,19 @@ class Contents(NamedTuple):
     """A time before the statuses were taken: one is trusted only if it was
     ``build_cache.settled`` then."""
 
+    def __init__(
+        self, files: dict[str, str], statuses: Statuses, taken_ns: int
+    ) -> None:
+        self._set(files=files, statuses=statuses, taken_ns=taken_ns)
 
-class _Record(NamedTuple):
+
+class _Record(Record):
     package: str
     contents: Contents
     expires: str | None
+
+    def __init__(self, package: str, contents: Contents, expires: str | None) -> None:
+        self._set(package=package, contents=contents, expires=expires)
 
 
 def _recorded(text: str | None) -> _Record | None:
@@ -273,7 +293,7 @@ def _intact(package: Path, recorded: Contents) -> Contents | None:
     status, settled when it was taken); None when they are not."""
     if not _users_alone(package):
         return None
-    files, statuses, taken_ns = recorded
+    files, statuses, taken_ns = recorded.files, recorded.statuses, recorded.taken_ns
     now = Contents(files, {}, time.time_ns())
     try:
         for relative, path, status in _walk(package):
@@ -454,14 +474,13 @@ def _make_private(directory: Path) -> None:
 
 
 def _record(package: str, contents: Contents | None, expires: str | None) -> str:
-    files, statuses, taken_ns = contents if contents is not None else (None, None, 0)
     return json.dumps(
         {
             "package": package,
-            "files": files,
+            "files": contents and contents.files,
             "expires": expires,
-            "statuses": statuses,
-            "statuses_ns": taken_ns,
+            "statuses": contents and contents.statuses,
+            "statuses_ns": contents.taken_ns if contents is not None else 0,
         }
     )
 

@@ -1,6 +1,6 @@
-"""The manifest's and the tree's records behave as the frozen dataclasses they
-replace: each is held to the ``@dataclass(frozen=True)`` made of its own
-annotations and defaults, so a field added to the annotations but not to
+"""The records (the manifest's, the tree's and the package cache's) behave as
+frozen dataclasses: each is held to the ``@dataclass(frozen=True)`` made of its
+own annotations and defaults, so a field added to the annotations but not to
 ``__init__`` (or in another order, or with another default) fails here."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 from mcigen_runtime import manifest, tree
 from mcigen_runtime.records import Record
 
+from mcigen import package_cache
+
 RECORDS: list[type[Record]] = [
     manifest.Probe,
     manifest.EnvUse,
@@ -25,6 +27,10 @@ RECORDS: list[type[Record]] = [
     tree.TreeNode,
     tree.TreeLeaf,
     tree.Tree,
+    package_cache.CachedPackage,
+    package_cache.Compiling,
+    package_cache.Contents,
+    package_cache._Record,
 ]
 
 _NO_DEFAULT = object()

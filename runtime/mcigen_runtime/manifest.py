@@ -20,13 +20,14 @@ from .tree import Tree, first_line, tree_from_json, tree_in_text, tree_to_json
 MANIFEST = "manifest.json"
 """Its name in the package directory."""
 
-_TOOLS_OPEN = '\n  "tools": [\n    {\n'
-_TOOLS_CLOSE = "\n    }\n  ]"
-_TOOL_CLOSE = "\n    }"
-_TREE_OPEN = ',\n  "tree": '
-_BETWEEN_TOOLS = "\n    },\n    {\n"
-_NAME = '      "name": '
-_PYTHON_NAME = '      "python_name": '
+# bytes: a manifest is searched as read, and only what is parsed is decoded
+_TOOLS_OPEN = b'\n  "tools": [\n    {\n'
+_TOOLS_CLOSE = b"\n    }\n  ]"
+_TOOL_CLOSE = b"\n    }"
+_TREE_OPEN = b',\n  "tree": '
+_BETWEEN_TOOLS = b"\n    },\n    {\n"
+_NAME = b'      "name": '
+_PYTHON_NAME = b'      "python_name": '
 """How :func:`manifest_json` lays out the tools: one object a line at four spaces,
 its name and Python name the first two lines inside at six (a JSON string holds no
 raw newline, so these lines are the layout's alone)."""
@@ -176,11 +177,11 @@ class ToolEntries(Sequence[ToolEntry]):
         self._names: list[tuple[str, str]] | None = [
             (tool["name"], tool["python_name"]) for tool in fields
         ]
-        self._text = ""
+        self._text = b""
         self._region = (0, 0)
 
     @classmethod
-    def in_text(cls, text: str, start: int, end: int) -> ToolEntries:
+    def in_text(cls, text: bytes, start: int, end: int) -> ToolEntries:
         """The tools whose JSON objects are laid out (as :func:`manifest_json`
         writes them) in ``text[start:end]``, from the first one's ``{`` to the
         last one's ``}``."""
@@ -223,14 +224,14 @@ class ToolEntries(Sequence[ToolEntry]):
         if not self._text:
             return None
         start, end = self._region
-        literal = json.dumps(name, ensure_ascii=False)
-        line = self._text.find(f"{{\n{_NAME}{literal},\n", start, end)
+        literal = json.dumps(name, ensure_ascii=False).encode()
+        line = self._text.find(b"{\n" + _NAME + literal + b",\n", start, end)
         if line < 0:
-            line = self._text.find(f"\n{_PYTHON_NAME}{literal},\n", start, end)
+            line = self._text.find(b"\n" + _PYTHON_NAME + literal + b",\n", start, end)
             if line < 0:
                 return None
-            line = self._text.rfind(f"{{\n{_NAME}", start, line)
-        index = self._text.count(_BETWEEN_TOOLS, start, line + len("{\n"))
+            line = self._text.rfind(b"{\n" + _NAME, start, line)
+        index = self._text.count(_BETWEEN_TOOLS, start, line + len(b"{\n"))
         made = self._made.get(index)
         if made is None:
             close = self._text.find(_TOOL_CLOSE, line) + len(_TOOL_CLOSE)
@@ -360,8 +361,10 @@ def manifest_json(manifest: Manifest) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def read_manifest(text: str) -> Manifest:
-    """The manifest a package's ``manifest.json`` holds."""
+def read_manifest(text: str | bytes) -> Manifest:
+    """The manifest a package's ``manifest.json`` holds (as read, or decoded)."""
+    if isinstance(text, str):
+        text = text.encode()
     split = _tools_apart(text)
     if split is None:
         document = json.loads(text)
@@ -389,56 +392,60 @@ def read_manifest(text: str) -> Manifest:
     )
 
 
-def _tools_apart(text: str) -> tuple[dict[str, Any], ToolEntries, Tree] | None:
+def _tools_apart(text: bytes) -> tuple[dict[str, Any], ToolEntries, Tree] | None:
     """The manifest without its tools and tree, parsed; the tools and the tree,
     each read from ``text`` when first asked for; None when ``text`` is not laid
     out as :func:`manifest_json` writes it (it is then parsed whole)."""
     start = text.find(_TOOLS_OPEN)
     if start < 0:
         return None
-    first = start + len(_TOOLS_OPEN) - len("{\n")
+    first = start + len(_TOOLS_OPEN) - len(b"{\n")
     # nothing in a tool is laid out at four spaces: the first close is the array's
     end = text.find(_TOOLS_CLOSE, first)
     if end < 0 or not text.startswith(_TREE_OPEN, end + len(_TOOLS_CLOSE)):
         return None
     tree = text[end + len(_TOOLS_CLOSE) + len(_TREE_OPEN) :].rstrip()
-    if not tree.endswith("\n}"):
+    if not tree.endswith(b"\n}"):
         return None
     try:
-        rest = json.loads(f'{text[:start]}\n  "tools": []\n}}')
+        rest = json.loads(text[:start] + b'\n  "tools": []\n}')
+        tree_text = tree[: -len(b"\n}")].decode()
     except ValueError:
         return None
     tools = ToolEntries.in_text(text, first, end + len(_TOOL_CLOSE))
-    return rest, tools, tree_in_text(tree[: -len("\n}")])
+    return rest, tools, tree_in_text(tree_text)
 
 
 def _spans_and_names(
-    text: str, start: int, end: int
+    text: bytes, start: int, end: int
 ) -> tuple[list[dict[str, Any] | slice], list[tuple[str, str]]]:
     """Each tool's span of ``text[start:end]`` and its name and Python name."""
     spans: list[dict[str, Any] | slice] = []
     names = []
     opening = start
     while (between := text.find(_BETWEEN_TOOLS, opening, end)) >= 0:
-        names.append(_names_at(text, opening + len("{\n")))
+        names.append(_names_at(text, opening + len(b"{\n")))
         spans.append(slice(opening, between + len(_TOOL_CLOSE)))
-        opening = between + len(_BETWEEN_TOOLS) - len("{\n")
-    names.append(_names_at(text, opening + len("{\n")))
+        opening = between + len(_BETWEEN_TOOLS) - len(b"{\n")
+    names.append(_names_at(text, opening + len(b"{\n")))
     spans.append(slice(opening, end))
     return spans, names
 
 
-def _names_at(text: str, line: int) -> tuple[str, str]:
+def _names_at(text: bytes, line: int) -> tuple[str, str]:
     """The name and Python name on the two lines from ``line`` on, as
     :func:`manifest_json` writes a tool's first two; ValueError when they are
     not."""
-    name_end = text.find("\n", line)
-    python_name_end = text.find("\n", name_end + 1)
+    name_end = text.find(b"\n", line)
+    python_name_end = text.find(b"\n", name_end + 1)
     name = text[line:name_end]
     python_name = text[name_end + 1 : python_name_end]
     if not (name.startswith(_NAME) and python_name.startswith(_PYTHON_NAME)):
         raise ValueError("not a manifest's layout")
-    return _string(name[len(_NAME) : -1]), _string(python_name[len(_PYTHON_NAME) : -1])
+    return (
+        _string(name[len(_NAME) : -1].decode()),
+        _string(python_name[len(_PYTHON_NAME) : -1].decode()),
+    )
 
 
 def _string(literal: str) -> str:

@@ -153,7 +153,7 @@ def registry(package: str) -> Registry:
 
 def _read(package: ModuleType) -> Registry:
     path = Path(str(package.__file__)).parent / MANIFEST
-    manifest = read_manifest(path.read_text(encoding="utf-8"))
+    manifest = read_manifest(path.read_bytes())
     return Registry(
         package.__name__,
         manifest.metadata,
