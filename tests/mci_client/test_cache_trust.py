@@ -20,7 +20,7 @@ import pytest
 from mcigen import MCIClient, build_cache
 from mcigen import package_cache as package_cache_module
 
-from .conftest import wait_until_settled
+from ..cache_settling import wait_until_settled
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
 NOBODY = 65534

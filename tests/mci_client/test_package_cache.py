@@ -16,9 +16,9 @@ import pytest
 import mcigen.pipeline
 from mcigen import MCIClient, MCIClientError
 
+from ..cache_settling import wait_until_settled
 from ..conftest import leaves_a_trace, schema_of, text_tool, write_schema
 from ..mcp_servers import TOY_SERVER
-from .conftest import wait_until_settled
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
 
