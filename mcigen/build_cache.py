@@ -130,7 +130,8 @@ def _code_fingerprint(base: Path) -> str:
     if known is not None:
         return known
     folders, sources = _code_files(*roots)
-    statuses = _statuses([*folders, *sources])  # before reading: a write since shows
+    listings = {folder: _listing(folder) for folder in folders}
+    statuses = _statuses(sources)  # before reading: a write since shows
     digest = hashlib.sha256()
     for source in sources:
         with open(source, "rb") as file:
@@ -141,16 +142,18 @@ def _code_fingerprint(base: Path) -> str:
             memo.mkdir(mode=0o700, exist_ok=True)
         except OSError:
             return fingerprint
-        write(memo, key, json.dumps({"fingerprint": fingerprint, **statuses}))
+        memo_record = {"fingerprint": fingerprint, "listings": listings, **statuses}
+        write(memo, key, json.dumps(memo_record))
     return fingerprint
 
 
 _CODE = "code"
 """Where ``_code_fingerprint`` keeps the fingerprint with the status of each file
-and folder it was made of. A file written since has another change time (no write
-leaves it as it was, and no process but root's can set it back: git's index relies
-on the same), a file added, removed or renamed changes its folder's, a reinstall
-makes new inodes: any of them and the files are read and hashed again."""
+it was made of and what each folder held. A file written since has another change
+time (no write leaves it as it was, and no process but root's can set it back: git's
+index relies on the same), a file added, removed or renamed changes its folder's
+listing, a reinstall makes new inodes: any of them and the files are read and hashed
+again. Bytecode is left out: Python writes it as a module is first imported."""
 _RACY_NS = 2_000_000_000
 """Change times are kept coarsely (a clock tick of a few ms): statuses this close to
 the time they were taken could be those of a file written again within the same
@@ -158,13 +161,17 @@ tick, so they are not trusted (git's "racily clean" entries)."""
 
 
 def _known_fingerprint(text: str | None) -> str | None:
-    """The fingerprint of a memo whose every path still has its recorded status."""
+    """The fingerprint of a memo whose every file still has its recorded status and
+    every folder its recorded listing."""
     if text is None:
         return None
     try:
         recorded = json.loads(text)
         for path, status in recorded["statuses"].items():
             if file_status(os.stat(path)) != status:
+                return None
+        for folder, listing in recorded["listings"].items():
+            if _listing(folder) != listing:
                 return None
         fingerprint = recorded["fingerprint"]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
@@ -173,17 +180,24 @@ def _known_fingerprint(text: str | None) -> str | None:
 
 
 def _code_files(code: str, templates: str) -> tuple[list[str], list[str]]:
-    """The folders under ``code`` and ``templates`` (which may be one of them),
-    and the sources there, in the order they are hashed."""
+    """The folders under ``code`` and ``templates`` (which may be one of them) but
+    bytecode's, and the sources there, in the order they are hashed."""
     folders: list[str] = []
     sources: list[str] = []
     for root, suffix in ((code, ".py"), (templates, ".jinja")):
-        for folder, _, names in os.walk(root):
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [name for name in subfolders if name != "__pycache__"]
             folders.append(folder)
             sources += (
                 os.path.join(folder, name) for name in names if name.endswith(suffix)
             )
     return folders, sorted(sources, key=lambda path: path.split(os.sep))
+
+
+def _listing(folder: str) -> list[str]:
+    """What ``folder`` holds but bytecode (which comes as modules are first
+    imported, and changes the folder's times)."""
+    return sorted(name for name in os.listdir(folder) if name != "__pycache__")
 
 
 def _statuses(paths: list[str]) -> dict[str, dict[str, list[int]]] | None:

@@ -155,6 +155,21 @@ def test_changed_or_reinstalled_code_of_mcigen_is_told_from_what_the_cache_knows
     assert _start(code, cache)["read"] == 0
 
 
+def test_bytecode_written_since_does_not_make_a_start_read_the_code(
+    tmp_path: Path,
+) -> None:
+    """Python writes bytecode as a module is first imported (a lazily loaded one
+    long after the start): no source changed, so the memo still holds."""
+    cache = tmp_path / "cache"
+    code = _installed(tmp_path / "site")
+    first = _start(code, cache)
+    assert _start(code, cache) == {"kind": first["kind"], "read": 0}
+    for folder in (code / "mcigen", code / "mcigen" / "backend"):
+        (folder / "__pycache__").mkdir(exist_ok=True)
+        (folder / "__pycache__" / "later.cpython-311.pyc").write_bytes(b"\0")
+    assert _start(code, cache) == {"kind": first["kind"], "read": 0}
+
+
 def test_code_written_a_moment_ago_is_read_again_by_the_next_start(
     tmp_path: Path,
 ) -> None:
