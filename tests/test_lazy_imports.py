@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.cache_settling import wait_until_settled
 from mcigen.frontend.format_names import FORMAT_NAMES
 from mcigen.frontend.formats import FORMATS
 
-from .cache_settling import wait_until_settled
 from .conftest import (
     run_mcigen,
     run_mcigen_process,

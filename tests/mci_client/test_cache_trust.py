@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.cache_settling import wait_until_settled
 from mcigen import MCIClient, build_cache
 from mcigen import package_cache as package_cache_module
 
-from ..cache_settling import wait_until_settled
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
 NOBODY = 65534

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import mcigen.pipeline
+from benchmarks.cache_settling import wait_until_settled
 from mcigen import MCIClient, MCIClientError
 
-from ..cache_settling import wait_until_settled
 from ..conftest import leaves_a_trace, schema_of, text_tool, write_schema
 from ..mcp_servers import TOY_SERVER
 from .greetings import CLIENT_SCRIPT, greetings, run_client

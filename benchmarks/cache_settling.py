@@ -1,5 +1,6 @@
 """Waiting until a build cache's files are old enough for a hit to trust their
-statuses."""
+statuses, as those of a schema cached before today are (the client row; the
+cached client's tests)."""
 
 from __future__ import annotations
 
