@@ -16,17 +16,15 @@ holds both texts to the two encoders for any strings).
 
 from __future__ import annotations
 
-import re
 from json.encoder import encode_basestring
 from typing import Any
+
+from ..edge.json_text import unicode_text
 
 _PLAIN_KEYS = ["path", "isError", "content", "metadata"]
 """The keys of a ``call`` answer, in their order, neither truncated nor wrapped."""
 
 _PLAIN_ITEM = ["type", "text"]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-"""What a string that is no Unicode text holds (UTF-8 cannot write it)."""
 
 
 def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
@@ -41,7 +39,7 @@ def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
     if (
         type(path) is not str
         or type(is_error) is not bool
-        or not (path.isascii() or not _SURROGATE.search(path))
+        or not (path.isascii() or unicode_text(path))
     ):
         return None
     spaced: list[str] = []
@@ -53,7 +51,7 @@ def plain_answer_json(answer: dict[str, Any]) -> tuple[str, str] | None:
         if (
             item["type"] != "text"
             or type(text) is not str
-            or not (text.isascii() or not _SURROGATE.search(text))
+            or not (text.isascii() or unicode_text(text))
         ):
             return None
         quoted_text = encode_basestring(text)

@@ -18,6 +18,12 @@ def may_hold_surrogate(body: bytes) -> bool:
     return not body.isascii() or b"\\u" in body
 
 
+def unicode_text(text: str) -> bool:
+    """Whether ``text`` is Unicode text: it holds no lone surrogate, so UTF-8 (and
+    pydantic's JSON) can write it."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
 def lone_surrogate(value: object) -> str | None:
     """The first lone surrogate in a key or string of the JSON value ``value``, as
     its escape (``\\ud800``); None when there is none. A surrogate pair was read as

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, TextIO
 
+from ..edge.json_text import unicode_text
 from .initialize import InitializeParamsError, filled_initialize
 from .stdio_lines import WireLines
 from .wire import (
@@ -157,7 +158,7 @@ def _initialize(early: EarlyAnswers, params: object) -> str | None:
     version = filled["protocolVersion"]
     if not (
         isinstance(version, str)
-        and _unicode(version)
+        and unicode_text(version)
         and _plain_capabilities(filled["capabilities"])
         and _plain_client(filled["clientInfo"])
     ):
@@ -204,7 +205,8 @@ def _plain_client(client: object) -> bool:
         isinstance(texts[0], str)
         and isinstance(texts[1], str)
         and all(
-            text is None or (isinstance(text, str) and _unicode(text)) for text in texts
+            text is None or (isinstance(text, str) and unicode_text(text))
+            for text in texts
         )
     )
 
@@ -237,14 +239,6 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refused(constant: str) -> Any:
     raise ValueError(constant)
-
-
-def _unicode(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 @contextmanager

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..edge.json_text import unicode_text
+
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The protocol versions the ``initialize`` handshake negotiates (the SDK's
 ``HANDSHAKE_PROTOCOL_VERSIONS``; a test keeps the two equal)."""
@@ -305,16 +307,16 @@ def writes_alike(value: object, depth: int = 0) -> bool:
         return False
     if isinstance(value, dict):  # a loop: no generator's frame, no call per string
         for key, item in value.items():
-            if not (isinstance(key, str) and (key.isascii() or _unicode(key))):
+            if not (isinstance(key, str) and (key.isascii() or unicode_text(key))):
                 return False
             if type(item) is str and depth < _DEEPEST:
-                if not (item.isascii() or _unicode(item)):
+                if not (item.isascii() or unicode_text(item)):
                     return False
             elif not writes_alike(item, depth + 1):
                 return False
         return True
     if isinstance(value, str):
-        return _unicode(value)
+        return unicode_text(value)
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return True
     if isinstance(value, float):
@@ -323,13 +325,3 @@ def writes_alike(value: object, depth: int = 0) -> bool:
     if isinstance(value, list):
         return all(writes_alike(item, depth + 1) for item in value)
     return False
-
-
-def _unicode(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
