@@ -22,13 +22,13 @@ MANIFESTS = sorted((ROOT / "golden").rglob(MANIFEST))
 )
 def test_a_manifest_reads_back_into_what_writes_it_again(path: Path) -> None:
     written = path.read_bytes()
-    manifest = read_manifest(written.decode("utf-8"))
+    manifest = read_manifest(written)
     assert manifest.tools and manifest.package
     assert manifest_json(manifest) == written
 
 
 def test_the_golden_manifests_cover_every_optional_field() -> None:
-    manifests = [read_manifest(p.read_text(encoding="utf-8")) for p in MANIFESTS]
+    manifests = [read_manifest(p.read_bytes()) for p in MANIFESTS]
     tools = [tool for manifest in manifests for tool in manifest.tools]
     assert any(manifest.servers for manifest in manifests)
     assert any(tool.output_schema for tool in tools)
@@ -45,13 +45,13 @@ def test_finding_one_tool_of_many_makes_its_entry_alone() -> None:
     """A registry read from a manifest makes a tool's entry when the tool is first
     asked for (a client calling one tool of a thousand makes one), and lists the
     same entries, in the same order, as the manifest reads whole."""
-    one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_text())
+    one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_bytes())
     tools = [
         one.tools[0].replace(name=f"t{i}", python_name=f"t_{i}") for i in range(50)
     ]
     text = manifest_json(one.replace(tools=tuple(tools))).decode()
     alive = _entries_alive()
-    manifest = read_manifest(text)
+    manifest = read_manifest(text.encode())
     registry = Registry("pkg", manifest.metadata, manifest.tools, manifest.tree)
     found = registry.find("t7"), registry.find("t_7"), registry.find("t8")
     assert _entries_alive() - alive == 2
@@ -66,7 +66,7 @@ def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
     what it finds is what the names read whole find: an MCI name before another
     tool's Python name, the first of two equal Python names, names JSON escapes,
     and an unknown name refused."""
-    one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_text())
+    one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_bytes())
     spelled = [
         ("plain", "plain"),
         ("shadow", "plain_too"),
@@ -84,7 +84,9 @@ def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
     whole = Registry("pkg", one.metadata, tools, one.tree)
     names = [name for pair in spelled for name in pair] + ["ghost", "t_9 "]
     for name in names:
-        in_text = Registry("pkg", one.metadata, read_manifest(text).tools, one.tree)
+        in_text = Registry(
+            "pkg", one.metadata, read_manifest(text.encode()).tools, one.tree
+        )
         try:
             expected = whole.find(name)
         except LookupError:
@@ -101,10 +103,10 @@ def test_the_tree_read_from_the_text_is_the_tree_written() -> None:
     equal to it, hashed alike, and written back to the same JSON."""
     for path in MANIFESTS:
         text = path.read_text(encoding="utf-8")
-        tree = read_manifest(text).tree
+        tree = read_manifest(text.encode()).tree
         whole = json.loads(text)["tree"]
         assert tree_to_json(tree) == whole
-        again = read_manifest(text).tree
+        again = read_manifest(text.encode()).tree
         assert again == tree_from_json(whole) and tree_from_json(whole) == again
         assert list(again.leaves) == list(tree_from_json(whole).leaves)
         if not any(leaf.example_args for leaf in tree_from_json(whole).leaves):

@@ -78,7 +78,7 @@ def golden_definitions() -> list[dict[str, Any]]:
     definitions = [dict(definition) for definition in DEFINITIONS]
     definitions.append(Disclosure([]).definition())
     for path in MANIFESTS:
-        for entry in read_manifest(path.read_text("utf-8")).tools:
+        for entry in read_manifest(path.read_bytes()).tools:
             definitions.append(tool_definition(entry, entry.name))
     return definitions
 

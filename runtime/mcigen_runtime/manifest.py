@@ -361,10 +361,8 @@ def manifest_json(manifest: Manifest) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def read_manifest(text: str | bytes) -> Manifest:
-    """The manifest a package's ``manifest.json`` holds (as read, or decoded)."""
-    if isinstance(text, str):
-        text = text.encode()
+def read_manifest(text: bytes) -> Manifest:
+    """The manifest a package's ``manifest.json`` holds, its bytes as read."""
     split = _tools_apart(text)
     if split is None:
         document = json.loads(text)
