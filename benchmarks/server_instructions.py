@@ -132,20 +132,7 @@ def _driven(
         thread.join()
     if failed:
         raise failed[0]
-    before = set(glob.glob(f"{directory}/cg.*"))
-    _control(workers, "-d")
-    deadline = time.monotonic() + 60
-    while len(set(glob.glob(f"{directory}/cg.*")) - before) < len(workers):
-        if time.monotonic() > deadline:
-            raise RuntimeError("callgrind wrote no counts")
-        time.sleep(0.2)
-    time.sleep(0.5)  # written whole
-    total = 0
-    for path in set(glob.glob(f"{directory}/cg.*")) - before:
-        for line in Path(path).read_text(errors="replace").splitlines():
-            if line.startswith(("summary:", "totals:")):
-                total += int(line.split()[1])
-                break
+    total = sum(_total(path) or 0 for path in _dumped(workers, directory))
     return total / (clients * calls), spread
 
 
@@ -176,21 +163,35 @@ def count_stdio(kind: str, calls: int, keep: str | None = None) -> float:
             _control(pid, "-z")
             for _ in range(calls):
                 rpc.call(peer, name, arguments)
-            before = set(glob.glob(f"{directory}/cg.*"))
-            _control(pid, "-d")
-            deadline = time.monotonic() + 60
-            while not set(glob.glob(f"{directory}/cg.*")) - before:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("callgrind wrote no counts")
-                time.sleep(0.2)
-            time.sleep(0.5)  # written whole
-            (written,) = set(glob.glob(f"{directory}/cg.*")) - before
+            (written,) = _dumped(pid, directory)
             if keep is not None:
                 shutil.copyfile(written, keep)
-            for line in Path(written).read_text(errors="replace").splitlines():
-                if line.startswith(("summary:", "totals:")):
-                    return int(line.split()[1]) / calls
-    raise RuntimeError("callgrind wrote no total")
+            total = _total(written)
+    if total is None:
+        raise RuntimeError("callgrind wrote no total")
+    return total / calls
+
+
+def _dumped(pids: list[int], directory: str) -> list[str]:
+    """``callgrind_control -d`` for ``pids``: the files of counts they wrote in
+    ``directory``, once written."""
+    before = set(glob.glob(f"{directory}/cg.*"))
+    _control(pids, "-d")
+    deadline = time.monotonic() + 60
+    while len(set(glob.glob(f"{directory}/cg.*")) - before) < len(pids):
+        if time.monotonic() > deadline:
+            raise RuntimeError("callgrind wrote no counts")
+        time.sleep(0.2)
+    time.sleep(0.5)  # written whole
+    return sorted(set(glob.glob(f"{directory}/cg.*")) - before)
+
+
+def _total(path: str) -> int | None:
+    """The instructions a file of callgrind's counts totals; None if it says none."""
+    for line in Path(path).read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    return None
 
 
 def _control(pids: list[int], *args: str) -> None:
