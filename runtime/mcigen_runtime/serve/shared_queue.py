@@ -25,6 +25,15 @@ the job it took off the queue active a round trip later, longer on a loaded
 machine, and SAQ's sweep took it at once (the operation read failed, "the server
 process that ran it stopped", and ran a second time, re-enqueued).
 
+Beyond SAQ's public API, this relies on its Redis layout (a job's record, JSON
+with its ``status``, at ``job.id``, that status published on the channel of the
+same name; the lists ``_queued`` and ``_active``, the sorted set ``_incomplete``,
+the ``_sweep`` key, ``job.abort_id``), on the private ``_update`` and ``_finish``
+that its ``update`` and ``finish`` write through, and on ``_op_sem``; the worker
+(:mod:`.shared_operations`) on ``Worker.job_task_contexts`` and ``SIGNALS``. Hence
+the pin ``<0.27``: the operations' tests pass with 0.26.0 and 0.26.4, the newest
+release on 2026-11-28. Run ``tests/operations`` against a newer one before
+widening it.
 """
 
 from __future__ import annotations
