@@ -1,9 +1,10 @@
 """The sweep of operations shared through Redis takes for lost only the jobs of
 processes that stopped: a worker that has taken a job off the queue but, on a
 loaded machine, has not yet written it running keeps it; a worker that died
-before it did loses it, a heartbeat later, to another process that runs it. The
+before it did loses it, a heartbeat later, to another process that runs it; a
+dead worker's job that a cancel wrote aborting is ended by the sweep. The
 server's Redis traffic goes through a gate (``redis_gate``) that holds the
-worker's write back."""
+worker's write back, or tells what went through."""
 
 from __future__ import annotations
 
@@ -11,17 +12,21 @@ import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
+from typing import Any
 
 import redis
+from mcigen_runtime.serve.operations import KEEP_FOR_S
 
 from ..conftest import package_env
 from ..mcp_servers import free_port, listening
+from ..test_serve_lifecycle import gone_within, group_alive, leader
 from .background_package import WINDOW
-from .redis_gate import Command, RedisGate, redis_gate
+from .redis_gate import Command, redis_gate
 from .test_operations_redis import call, records, serve, started
-from .test_shared_cancel import SWEEP_LOCK, named, until
+from .test_shared_cancel import QUEUE, REASON, SWEEP_LOCK, named, until
 
 JOB = b"saq:job:mcigen:pkg:"
 
@@ -71,7 +76,7 @@ def test_a_job_whose_worker_died_before_writing_it_active_runs_elsewhere(
 ) -> None:
     with ExitStack() as stack:
         gate = stack.enter_context(redis_gate(redis_url))
-        dying = stack.enter_context(server(pkg_dir, gate))
+        dying = stack.enter_context(server(pkg_dir, gate.url, free_port()))
         # its worker waits on the queue first, so it is given the job
         gate.wait_for_count(named("BLMOVE"), 16)
         url = serve(pkg_dir, free_port(), redis_url, stack)
@@ -89,13 +94,63 @@ def test_a_job_whose_worker_died_before_writing_it_active_runs_elsewhere(
         assert (after["state"], after["result"]) == ("Completed", done["result"])
 
 
+def test_an_await_of_a_dead_servers_operation_ends_when_it_is_cancelled(
+    pkg_dir: Path, tmp_path: Path, redis_url: str
+) -> None:
+    """No worker is left to end the job a cancel wrote aborting: the await, which
+    waited for the job to end, waited out its limit (360 s), though the operation
+    read ``Cancelled`` at once. The test holds the sweep's turn, then lets it come:
+    it ends the job (it had left it aborting, without an end, kept for ever)."""
+    with ExitStack() as stack:
+        direct = stack.enter_context(redis.Redis.from_url(redis_url))
+        port = free_port()
+        dying = stack.enter_context(server(pkg_dir, redis_url, port))
+        pidfile = tmp_path / "p"
+        op_id = started(
+            call(
+                f"http://127.0.0.1:{port}/mcp",
+                "alice",
+                "slow",
+                pidfile=str(pidfile),
+                seconds="30",
+            )
+        )
+        group = leader(pidfile)
+        direct.set(SWEEP_LOCK, 1, ex=600)
+        gate = stack.enter_context(redis_gate(redis_url))
+        url = serve(pkg_dir, free_port(), gate.url, stack)
+        read = named("GET", f"saq:job:{QUEUE}:{op_id}".encode())
+        with ThreadPoolExecutor(1) as pool:
+            awaiting = pool.submit(call, url, "alice", "await", id=op_id)
+            gate.wait_for_count(read, 2)  # found, then waited for
+            os.killpg(dying.pid, signal.SIGKILL)
+            dying.wait()
+            cancelled = call(url, "alice", "cancel", id=op_id, reason=REASON)
+            assert cancelled[0].startswith(f"OK Operation '{op_id}'"), cancelled
+            [done] = records(awaiting.result())
+        assert done["state"] == "Cancelled", done
+        assert done["result"] == {"cancelled": True, "reason": REASON}
+        assert done["end_time"] is None
+        assert not group_alive(group) or gone_within(5, group)
+
+        direct.delete(SWEEP_LOCK)
+        ended: list[dict[str, Any]] = []
+
+        def swept() -> bool:
+            ended[:] = records(call(url, "alice", "status", id=op_id))
+            return ended[0]["end_time"] is not None
+
+        until(swept)
+        assert (ended[0]["state"], ended[0]["result"]) == ("Cancelled", done["result"])
+        assert 0 < direct.ttl(f"saq:job:{QUEUE}:{op_id}") <= KEEP_FOR_S
+
+
 def server(
-    pkg_dir: Path, gate: RedisGate
+    pkg_dir: Path, redis_url: str, port: int
 ) -> AbstractContextManager[subprocess.Popen[bytes]]:
-    """``serve --http`` whose Redis is behind ``gate``."""
-    port = free_port()
+    """``serve --http`` on ``port``, whose operations are shared at ``redis_url``."""
     argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
     env = package_env(
-        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=gate.url
+        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
     )
     return listening(argv, port, cwd=pkg_dir, env=env)

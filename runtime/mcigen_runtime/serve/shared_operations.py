@@ -43,6 +43,7 @@ from .operations import KEEP_FINISHED, KEEP_FOR_S, Caller, State, new_id
 
 if TYPE_CHECKING:
     from saq import Job, Worker
+    from saq.job import Status
     from saq.types import Context
 
     from .shared_queue import GuardedQueue
@@ -89,12 +90,9 @@ class SharedOperation:
 
     @property
     def cancel_reason(self) -> str | None:
-        from saq.job import Status
-
-        job = self._job
-        if job.status not in (Status.ABORTING, Status.ABORTED) or _lost(job):
+        if not _cancelled(self._job):
             return None
-        return job.error or "cancelled by the caller"
+        return self._job.error or "cancelled by the caller"
 
     def status(self) -> State:
         from saq.job import Status
@@ -162,6 +160,12 @@ class SharedOperation:
 
 def _lost(job: Job) -> bool:
     return job.error in (SWEPT, STOPPED)
+
+
+def _cancelled(job: Job) -> bool:
+    from saq.job import Status
+
+    return job.status in (Status.ABORTING, Status.ABORTED) and not _lost(job)
 
 
 class SharedOperations:
@@ -265,15 +269,23 @@ class SharedOperations:
         return [SharedOperation(self, job) for job in jobs if job is not None]
 
     async def until_finished(self, job: Job) -> None:
-        """Return once ``job`` has finished (told by Redis, or seen by polling:
-        a sweep of a dead process's job is told to no listener)."""
+        """Return once ``job`` has finished, or a cancel has written it aborting
+        (its worker may have died: none would finish it), told by Redis or seen
+        by polling (a sweep of a dead process's job is told to no listener). A
+        sweep's abort is not an end: the job may be queued again."""
         from saq.job import TERMINAL_STATUSES
 
+        from .shared_queue import UNFINISHED
+
+        def moved_on(_key: str, status: Status) -> bool:
+            return status not in UNFINISHED
+
         while True:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await job.refresh(until_complete=1.0)
-            if job.status in TERMINAL_STATUSES:
+            await job.refresh()
+            if job.status in TERMINAL_STATUSES or _cancelled(job):
                 return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await self.queue.listen([job.key], moved_on, 1.0)
 
     async def cancel(self, operation: SharedOperation, reason: str) -> bool:
         if await self.queue.abort_unfinished(operation._job, reason):

@@ -9,18 +9,31 @@ or completed, or failed (swept). Here each write decides on the record as it is
 when it is written:
 
 - an abort (a cancel, the sweep, a stopping process) applies only to a job not
-  finished nor aborting, and takes it off the queue's lists in the same
-  transaction (the sweep saw an aborting job still on the active list);
+  finished nor aborting, and takes it off the queue in the same transaction; a
+  job taken by a worker stays on the active list until it is finished, so that
+  the sweep finishes it if its worker has died (else it stayed aborting for
+  ever);
 - an update (the worker's start and touches) writes only a job not finished,
   and keeps an aborting job's status and reason;
 - a finish of a job being aborted writes it aborted, with the abort's reason, and
   a job that has finished is not finished again.
 
-The sweep takes a job on the active list that is not written active for a dead
-worker's only once it has been seen so for the job's heartbeat: a worker writes
+The sweep takes a running or aborting job for a dead worker's once it is
+untouched for its heartbeat, and a job on the active list that is not written
+active only once it has been seen so for the job's heartbeat: a worker writes
 the job it took off the queue active a round trip later, longer on a loaded
 machine, and SAQ's sweep took it at once (the operation read failed, "the server
 process that ran it stopped", and ran a second time, re-enqueued).
+
+Beyond SAQ's public API, this relies on its Redis layout (a job's record, JSON
+with its ``status``, at ``job.id``, that status published on the channel of the
+same name; the lists ``_queued`` and ``_active``, the sorted set ``_incomplete``,
+the ``_sweep`` key, ``job.abort_id``), on the private ``_update`` and ``_finish``
+that its ``update`` and ``finish`` write through, and on ``_op_sem``; the worker
+(:mod:`.shared_operations`) on ``Worker.job_task_contexts`` and ``SIGNALS``. Hence
+the pin ``<0.27``: the operations' tests pass with 0.26.0 and 0.26.4, the newest
+release on 2026-11-28. Run ``tests/operations`` against a newer one before
+widening it.
 """
 
 from __future__ import annotations
@@ -121,24 +134,25 @@ class GuardedQueue(RedisQueue):
 
     async def _give_up(self, job: Job, wait: float) -> None:
         """Abort a lost job, give whatever still runs it ``wait`` seconds to see so,
-        then queue it again if it may be retried, else end it aborted."""
+        then queue it again if it may be retried, else end it aborted (a job a
+        cancel aborted keeps the cancel's reason)."""
         reason = self.swept_error_message
-        await self.abort(job, error=reason)
+        ours = await self.abort_unfinished(job, reason)
         with contextlib.suppress(asyncio.TimeoutError):
             await job.refresh(wait)
-        if job.retryable:
+        if ours and job.retryable:
             await self.retry(job, error=reason)
         else:
             await self.finish(job, Status.ABORTED, error=reason)
 
     async def _lost(self, job: Job) -> bool:
         """Whether ``job``, on the active list, is a dead worker's: untouched for its
-        heartbeat if it is active; if it is not yet, not written active since a
-        sweep first saw it, a heartbeat ago."""
+        heartbeat if it is active or aborting; if it is not yet active, not written
+        active since a sweep first saw it, a heartbeat ago."""
         if job.status in TERMINAL_STATUSES:
             return False  # finished since the list was read: its finish took it off
         if job.status not in (Status.NEW, Status.QUEUED):
-            return job.status != Status.ACTIVE or job.stuck
+            return job.stuck
         if not job.heartbeat:
             return True
         if self._unclaimed_script is None:
@@ -168,7 +182,6 @@ class GuardedQueue(RedisQueue):
             def writes(pipe: Pipeline) -> None:
                 pipe.lrem(self._queued, 0, job.id)
                 pipe.zrem(self._incomplete, job.id)
-                pipe.lrem(self._active, 0, job.id)
                 pipe.set(job.id, record)
                 pipe.setex(job.abort_id, int(ttl), error)
                 pipe.publish(job.id, stored.status)

@@ -11,6 +11,10 @@ entering ``poll``. Then the call waited for the command's end or timeout.
 So while the main thread waits, the signal's number is also written to a pipe
 (:func:`signal.set_wakeup_fd`) that the wait polls. A wakeup descriptor the
 program had (an event loop's) is put back after, and given what came meanwhile.
+
+Each process has a pipe of its own: a forked child drops the one it inherited.
+Shared, it woke every process's wait for any one's signal, and the first to
+read took the number: the process signalled could wait for its command's end.
 """
 
 from __future__ import annotations
@@ -31,6 +35,27 @@ def _made_pipe() -> tuple[int, int]:
     if _pipe is None:
         _pipe = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     return _pipe
+
+
+def _forget_inherited() -> None:
+    """In a forked child, whose main thread is the one that forked: close the
+    parent's pipe. A fork from another thread while the parent's main thread
+    waited leaves the pipe the child's wakeup descriptor, with no wait here to put
+    the program's back: then the child has none."""
+    global _pipe, _MAIN
+    _MAIN = threading.get_ident()
+    if _pipe is None:
+        return
+    read_end, write_end = _pipe
+    _pipe = None
+    previous = _set_wakeup_fd(-1)
+    if previous not in (-1, write_end):
+        _set_wakeup_fd(previous)
+    os.close(read_end)
+    os.close(write_end)
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def drain(fd: int) -> bytes:
