@@ -85,6 +85,7 @@ __all__ = [
     "list_mcp_tools",
     "start_mcp_sessions",
     "start_outcomes",
+    "stop_mcp_session",
 ]
 
 _T = TypeVar("_T")
@@ -773,9 +774,9 @@ def list_mcp_tools(
 ) -> list[dict[str, Any]]:
     """Every tool the server lists (following pagination), each as its JSON wire form.
 
-    ``keep``: the session stays open for the calls to come (the broker's start);
-    False: a session the listing opened is closed once it is done, its server
-    stopped (a build, which only lists).
+    ``keep``: the session stays open for the calls to come (the broker's start,
+    ``MCIClient``'s build); False: a session the listing opened is closed once it
+    is done, its server stopped (a build, which only lists).
 
     Keys are camelCase (``name``, ``description``, ``inputSchema``,
     ``annotations`` with ``readOnlyHint`` and so on), as
@@ -823,6 +824,14 @@ async def _started(server: McpServerParams) -> None:
         await _session_for(server)
     except _StartupError as exc:
         raise McpConnectionError(str(exc)) from None
+
+
+def stop_mcp_session(server: McpServerParams) -> None:
+    """Close the server's session, if it has one, and wait until it is closed (a
+    stdio server stopped): a session kept after its listing for calls that will
+    not come. Later calls start a new one."""
+    if _loop is not None:
+        _submit(_close(server))
 
 
 def start_outcomes() -> dict[str, str | None]:
