@@ -20,8 +20,6 @@ from mcigen import MCIClient, MCIClientError
 from .conftest import run_mcigen, write_schema
 from .mcp_servers import LISTED_SERVER
 
-pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
-
 
 def running_with(word: str) -> list[int]:
     """The processes alive (not zombies) with ``word`` in their command line."""
