@@ -48,14 +48,18 @@ def test_a_build_stops_the_server_it_listed(tmp_path: Path) -> None:
 
 
 def listed_schema(
-    tmp_path: Path, config: dict[str, Any] | None = None, **document: Any
+    tmp_path: Path,
+    config: dict[str, Any] | None = None,
+    starts_arg: str | None = None,
+    **document: Any,
 ) -> tuple[Path, Path, Path]:
     """A schema of the listed server serving ``act``, its tools' file (in its
-    command line) and the file it appends its pid to at each start."""
+    command line) and the file it appends its pid to at each start (its last
+    argument: ``starts_arg`` if given)."""
     tools, starts = tmp_path / "listed.json", tmp_path / "starts"
     act = {"name": "act", "inputSchema": {"type": "object", "properties": {}}}
     tools.write_text(json.dumps([act]), encoding="utf-8")
-    args = [str(LISTED_SERVER), str(tools), str(starts)]
+    args = [str(LISTED_SERVER), str(tools), starts_arg or str(starts)]
     server: dict[str, Any] = {"command": sys.executable, "args": args}
     if config is not None:
         server["config"] = config
@@ -69,8 +73,9 @@ def starts_of(starts: Path) -> list[str]:
 
 
 def test_a_first_client_calls_the_server_its_build_started(tmp_path: Path) -> None:
-    schema, _tools, starts = listed_schema(tmp_path)
-    client = MCIClient(schema_file_path=str(schema))
+    # a setting read from env_vars, as at build time so at call time
+    schema, _tools, starts = listed_schema(tmp_path, starts_arg="{{env.STARTS}}")
+    client = MCIClient(schema_file_path=str(schema), env_vars={"STARTS": str(starts)})
     answer = client.execute("act", {})
     assert not answer.result.isError, answer.result
     assert json.loads(answer.result.content[0].text)["tool"] == "act"
