@@ -438,7 +438,7 @@ def _stop_uncalled(
 ) -> None:
     """Stop each MCP server kept running after its listing that the package does
     not call (a filter left none of its tools), all of them if the build failed."""
-    from mcigen_runtime.executors.mcp.calls import stop_mcp_session
+    from mcigen_runtime.executors.mcp.calls import stop_listed_session
     from mcigen_runtime.manifest import MANIFEST, read_manifest
 
     called = set()
@@ -446,7 +446,7 @@ def _stop_uncalled(
         called = {server.name for server in read_manifest(files[MANIFEST]).servers}
     for server in kept:
         if server.name not in called:
-            stop_mcp_session(server)
+            stop_listed_session(server)
 
 
 def _store(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcigen_runtime.executors.mcp.calls import McpServerParams, call_mcp_tool
 
 from mcigen import MCIClient, MCIClientError
 
@@ -103,6 +104,18 @@ def test_a_server_whose_tools_are_all_filtered_out_is_stopped(tmp_path: Path) ->
     assert client.list_tools() == []
     assert len(starts_of(starts)) == 1
     assert running_with(str(tools)) == []
+
+
+def test_a_client_leaves_running_a_server_it_did_not_start(tmp_path: Path) -> None:
+    config = {"filter": "except", "filterValue": "act"}
+    schema, tools, starts = listed_schema(tmp_path, config)
+    args = (str(LISTED_SERVER), str(tools), str(starts))
+    elsewhere = McpServerParams("listed", command=sys.executable, args=args)
+    assert not call_mcp_tool(elsewhere, "act", {}).isError
+    assert MCIClient(schema_file_path=str(schema)).list_tools() == []
+    assert len(running_with(str(tools))) == 1
+    assert not call_mcp_tool(elsewhere, "act", {}).isError
+    assert len(starts_of(starts)) == 1
 
 
 def test_a_failed_build_stops_the_server_it_listed(tmp_path: Path) -> None:
