@@ -19,8 +19,17 @@ from mcigen_runtime.manifest import MANIFEST, read_manifest
 from mcigen_runtime.registry import Registry, registry
 
 from .input_file import read_input
-from .package_cache import MOST_BYTES, BuildFailed, import_package, package_for
+from .package_cache import (
+    MOST_BYTES,
+    BuildFailed,
+    Compiling,
+    import_package,
+    package_for,
+)
 
+_CALLING = Compiling(calls=True)
+"""A client calls its tools: its build leaves the MCP servers it lists running
+for them."""
 _CHECKED = "mci_checked"
 """The name a validating client's package would have: it is never written."""
 
@@ -53,7 +62,7 @@ class MCIClient(BaseClient):
             if validating:
                 self._registry = _checked(Path(path), environment)
             else:
-                package = package_for(Path(path), True, environment)
+                package = package_for(Path(path), True, environment, _CALLING)
                 import_package(package)
                 self._registry = registry(package.name)
         except BuildFailed as failure:

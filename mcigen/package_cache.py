@@ -51,6 +51,8 @@ from .input_file import read_input
 from .library_dir import DEFAULT_LIBRARY_DIR
 
 if TYPE_CHECKING:
+    from mcigen_runtime.executors.mcp.calls import McpServerParams
+
     from .diagnostics import Diagnostics
 
 _ENTRY = "entry.json"
@@ -91,13 +93,18 @@ class Compiling(Record):
     on_build: Callable[[Diagnostics], None] | None = None
     """Given the diagnostics (warnings) of a build that succeeded; a cache hit
     builds nothing, so tells nothing."""
+    calls: bool = False
+    """Whether this process calls the package's tools next (``MCIClient``): an MCP
+    server a build starts to list its tools is left running for those calls, if
+    the package calls it; otherwise it is stopped once listed."""
 
     def __init__(
         self,
         source_format: str = "mci",
         on_build: Callable[[Diagnostics], None] | None = None,
+        calls: bool = False,
     ) -> None:
-        self._set(source_format=source_format, on_build=on_build)
+        self._set(source_format=source_format, on_build=on_build, calls=calls)
 
 
 _MCI = Compiling()
@@ -403,12 +410,18 @@ def _build(
     name = "mci_" + _digest(content, library)[:16]
     directory = staging / name
     mode = McpMode.CACHE if connect else McpMode.NO_CONNECT
+    kept: list[McpServerParams] | None = [] if compiling.calls else None
     options = CompileOptions(
         source_format=format_named(compiling.source_format),
         skip_invalid=schema.is_dir(),
-        mcp=McpAccess(mode=mode, environment=environment),
+        mcp=McpAccess(mode=mode, environment=environment, kept=kept),
     )
-    files, diagnostics = compile_schema(schema, directory, name, options)
+    files = None
+    try:
+        files, diagnostics = compile_schema(schema, directory, name, options)
+    finally:
+        if kept:
+            _stop_uncalled(kept, files)
     if files is None:
         raise BuildFailed(diagnostics)
     if compiling.on_build is not None:
@@ -418,6 +431,22 @@ def _build(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     return CachedPackage(name, directory, schema)
+
+
+def _stop_uncalled(
+    kept: list[McpServerParams], files: Mapping[str, bytes] | None
+) -> None:
+    """Stop each MCP server kept running after its listing that the package does
+    not call (a filter left none of its tools), all of them if the build failed."""
+    from mcigen_runtime.executors.mcp.calls import stop_listed_session
+    from mcigen_runtime.manifest import MANIFEST, read_manifest
+
+    called = set()
+    if files is not None:
+        called = {server.name for server in read_manifest(files[MANIFEST]).servers}
+    for server in kept:
+        if server.name not in called:
+            stop_listed_session(server)
 
 
 def _store(

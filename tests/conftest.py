@@ -99,14 +99,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return _ModuleFixturesTogether(config, log)
 
 
-@pytest.fixture(scope="module")
-def mcp_sessions_closed() -> Iterator[None]:
-    """The MCP sessions a module's calls opened, closed after its last test (a
-    module asks for it with ``pytestmark``)."""
+@pytest.fixture(autouse=True, scope="module")
+def _mcp_sessions_closed() -> Iterator[None]:
+    """The MCP sessions a module's calls opened (in this process: its stdio servers
+    are this worker's children), closed after its last test, so that no module
+    leaves its servers running for the rest of the worker."""
     yield
-    from mcigen_runtime.executors.mcp.calls import close_mcp_sessions
-
-    close_mcp_sessions()
+    # not imported here: a module that never loaded it opened no session
+    calls = sys.modules.get("mcigen_runtime.executors.mcp.calls")
+    if calls is not None:
+        calls.close_mcp_sessions()
 
 
 FIGURES = ("mcipy_suite", "timing")

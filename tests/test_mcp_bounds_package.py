@@ -28,9 +28,6 @@ from .test_mcp_server import run, stdio_session
 HUNG = "MCP tool 'hang' did not answer within {} s; the call was cancelled"
 
 
-pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
-
-
 def bounds_schema(log_dir: Path, **config: Any) -> dict[str, Any]:
     server = {
         "command": sys.executable,

@@ -46,9 +46,6 @@ LAUNCHER = (
 STDIO = McpServerParams(name="toy", command=sys.executable, args=(TOY, "stdio"))
 
 
-pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
-
-
 def counted_server(log: Path, **fields: Any) -> McpServerParams:
     return McpServerParams(
         name="toy",

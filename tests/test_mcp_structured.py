@@ -34,8 +34,6 @@ from .mcp_servers import LISTED_SERVER, TOY_SERVER, free_port
 from .oracle import run_oracle
 from .test_mcp_server import http_server, http_session, run, stdio_session
 
-pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
-
 FORECAST = {
     "city": "Oslo",
     "temperature": 21.5,

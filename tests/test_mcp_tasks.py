@@ -24,8 +24,6 @@ from .security.support import built_and_imported
 from .test_mcp_bounds import cancellations
 from .test_mcp_server import run, stdio_session
 
-pytestmark = pytest.mark.usefixtures("mcp_sessions_closed")
-
 
 def tasks_schema(log_dir: Path, *args: str, **config: Any) -> dict[str, Any]:
     server = {

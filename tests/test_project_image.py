@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from .conftest import run_mcigen
-from .mcp_servers import free_port, wait_until_listening
+from .mcp_servers import free_port, listening
 from .test_installed_package import write_input
 
 PORT = 8000
@@ -157,19 +157,16 @@ def run_directly(project: Path) -> Iterator[tuple[str, int]]:
         argv[-1] = argv[-1].replace(str(PORT), str(port))
         user, group = (int(part) for part in dict(steps)["USER"].split(":"))
         env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": "/nonexistent"}
-        process = subprocess.Popen(
+        with listening(
             argv,
+            port,
+            timeout=60,
             cwd="/",
             env=env,
             user=user,
             group=group,
             extra_groups=[],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            wait_until_listening(process, port, timeout=60)
+        ) as process:
             check = json.loads(dict(steps)["HEALTHCHECK"].removeprefix("CMD "))
             check = [part.replace(str(PORT), str(port)) for part in check]
             healthy = subprocess.run(
@@ -179,10 +176,5 @@ def run_directly(project: Path) -> Iterator[tuple[str, int]]:
             status = Path(f"/proc/{process.pid}/status").read_text()
             [uid] = re.findall(r"^Uid:\s+(\d+)", status, re.MULTILINE)
             yield f"http://127.0.0.1:{port}", int(uid)
-        finally:
-            process.terminate()
-            process.wait(timeout=20)
-            assert process.stderr is not None
-            process.stderr.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)

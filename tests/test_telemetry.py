@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
-from .mcp_servers import free_port, wait_until_listening
+from .mcp_servers import free_port, listening
 
 FAILING = {
     "name": "fail",
@@ -137,17 +136,11 @@ def test_the_otel_variables_turn_it_on_in_a_server_process(
         OTEL_METRICS_EXPORTER="console",
         OTEL_SERVICE_NAME="otel-test",
     )
-    with out.open("wb") as stdout:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "otelpkg", "serve", "--http", str(port)],
-            cwd=directory,
-            env=env,
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    try:
-        wait_until_listening(process, port)
+    argv = [sys.executable, "-m", "otelpkg", "serve", "--http", str(port)]
+    with (
+        out.open("wb") as stdout,
+        listening(argv, port, cwd=directory, env=env, stdout=stdout),
+    ):
         call = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -156,11 +149,6 @@ def test_the_otel_variables_turn_it_on_in_a_server_process(
         }
         answer = httpx.post(f"http://127.0.0.1:{port}/mcp", json=call, timeout=30)
         assert answer.json()["result"]["content"][0]["text"] == "Hello Ann"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-        assert process.stderr is not None
-        process.stderr.close()
     exported = out.read_text()
     assert '"name": "tools/call hello"' in exported
     assert '"gen_ai.tool.name": "hello"' in exported

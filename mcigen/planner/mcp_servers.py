@@ -77,6 +77,11 @@ class McpAccess:
     """Told, before a server is started (or an HTTP server reached) to list its
     tools, which one and how, its settings as written: the command line says so
     on stderr, since starting a program is not what one expects of ``check``."""
+    kept: list[McpServerParams] | None = None
+    """None: a server started to list its tools is stopped once listed (a build
+    only lists). A list (``MCIClient``'s build, whose process calls the tools
+    next): the server is left running for those calls, its settings added here
+    so that the builder can stop it when the package does not call it."""
 
 
 def cache_path(library: Path, server: str) -> Path:
@@ -348,7 +353,10 @@ class _ServerTools:
         from mcigen_runtime.executors.mcp.calls import list_mcp_tools
 
         params = _build_time_params(self.server, self.access.environment)
-        listed = list_mcp_tools(params, keep=False)
+        kept = self.access.kept
+        if kept is not None:  # before listing: a listing that fails may leave it open
+            kept.append(params)
+        listed = list_mcp_tools(params, keep=kept is not None)
         expires = datetime.now(UTC).date() + timedelta(days=_expiry_days(self.server))
         name = self.server.name
         return {

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -83,20 +83,22 @@ def package_process(
     package: ModuleType, argv: list[str], port: int, log: Path | None, **env: str | None
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``argv`` (a server of ``package``) until the block ends, once it listens on
-    ``port``; its stderr appended to ``log`` (else piped: told if it fails to
-    start). SIGTERM stops it as the block ends, so that ``log`` is whole."""
-    with (
-        log.open("ab") if log else nullcontext(subprocess.PIPE) as stderr,
-        listening(
+    ``port``; its stderr appended to ``log`` (else kept by ``listening``: told if
+    it fails to start). SIGTERM stops it as the block ends, so that ``log`` is
+    whole."""
+    with ExitStack() as stack:
+        logged: dict[str, Any] = {}
+        if log is not None:
+            logged["stderr"] = stack.enter_context(log.open("ab"))
+        with listening(
             argv,
             port,
             timeout=60,
             cwd=Path(str(package.__file__)).parent.parent,
             env=broker_env(package, **env),
-            stderr=stderr,
-        ) as process,
-    ):
-        yield process
+            **logged,
+        ) as process:
+            yield process
 
 
 @contextmanager

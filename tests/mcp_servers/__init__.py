@@ -11,11 +11,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 TOY_SERVER = Path(__file__).resolve().parent / "toy_server.py"
 LISTED_SERVER = Path(__file__).resolve().parent / "listed_server.py"
@@ -34,20 +35,65 @@ def free_port() -> int:
 
 
 def wait_until_listening(
-    process: subprocess.Popen[Any], port: int, timeout: float = 20
+    process: subprocess.Popen[Any],
+    port: int,
+    timeout: float = 20,
+    said: Callable[[], str] | None = None,
 ) -> None:
     """Return once 127.0.0.1:``port`` accepts connections; fail if ``process`` exits
-    first or ``timeout`` seconds pass."""
+    first or ``timeout`` seconds pass, with what it wrote to stderr: ``said()``,
+    else what its stderr pipe holds (read without waiting for more)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                stderr = process.stderr.read() if process.stderr else b""
-                raise RuntimeError(f"the server did not start: {stderr!r}") from None
-            time.sleep(0.05)
+            status = process.poll()
+            if status is None and time.monotonic() <= deadline:
+                time.sleep(0.05)
+                continue
+            what = (
+                f"exited with status {status}"
+                if status is not None
+                else f"did not listen on port {port} within {timeout:g} s"
+            )
+            told = said() if said is not None else _piped(process)
+            raise RuntimeError(f"the server {what}; its stderr: {told}") from None
+
+
+SAID = 8192
+"""The most of a server's stderr a failure to start shows: its end."""
+
+
+def _piped(process: subprocess.Popen[Any]) -> str:
+    """The end of what ``process``'s stderr pipe holds now; a process still
+    running (or a child of it) may hold it open, so nothing waits for its end."""
+    if process.stderr is None:
+        return "(not piped)"
+    descriptor = process.stderr.fileno()
+    os.set_blocking(descriptor, False)
+    held = b""
+    while True:
+        try:
+            chunk = os.read(descriptor, 65536)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        held = (held + chunk)[-SAID:]
+    return repr(held.decode(errors="replace"))
+
+
+def _written(stream: IO[bytes]) -> Callable[[], str]:
+    """The end of what a process wrote to ``stream`` (a file) so far."""
+
+    def said() -> str:
+        stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, stream.tell() - SAID))
+        return repr(stream.read().decode(errors="replace"))
+
+    return said
 
 
 @contextmanager
@@ -60,17 +106,23 @@ def listening(
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``argv`` (a server) in a session of its own until the block ends, once it
     listens on ``port``; then ``stop`` to its session (SIGKILL if it lingers). Its
-    stdout is dropped and its stderr piped (told if it fails to start) unless
-    ``popen`` says otherwise."""
-    popen = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, **popen}
-    process = subprocess.Popen(argv, start_new_session=True, **popen)
-    try:
-        wait_until_listening(process, port, timeout)
-        yield process
-    finally:
-        end_session(process, stop)
-        if process.stderr is not None:
-            process.stderr.close()
+    stdout is dropped and its stderr written to a temporary file, shown if it
+    fails to start (a file, not a pipe: a server that writes much to it never
+    waits for a reader), unless ``popen`` says otherwise."""
+    with ExitStack() as stack:
+        said = None
+        if "stderr" not in popen:
+            errors = stack.enter_context(tempfile.TemporaryFile())
+            popen["stderr"], said = errors, _written(errors)
+        popen = {"stdout": subprocess.DEVNULL, **popen}
+        process = subprocess.Popen(argv, start_new_session=True, **popen)
+        try:
+            wait_until_listening(process, port, timeout, said)
+            yield process
+        finally:
+            end_session(process, stop)
+            if process.stderr is not None:
+                process.stderr.close()
 
 
 def end_session(process: subprocess.Popen[bytes], stop: int = signal.SIGTERM) -> None:
@@ -100,5 +152,5 @@ def http_server(
     ends; yields its /mcp URL."""
     port = port or free_port()
     argv = [sys.executable, str(script), mode, str(port), *args]
-    with listening(argv, port, stop=signal.SIGKILL, stderr=subprocess.DEVNULL):
+    with listening(argv, port, stop=signal.SIGKILL):
         yield f"http://127.0.0.1:{port}/mcp"

@@ -85,6 +85,7 @@ __all__ = [
     "list_mcp_tools",
     "start_mcp_sessions",
     "start_outcomes",
+    "stop_listed_session",
 ]
 
 _T = TypeVar("_T")
@@ -150,7 +151,7 @@ class _ListingTooLarge(Exception):
 class _Entry:
     """One server's session and the task that owns it."""
 
-    __slots__ = ("session", "tasks", "ready", "stop", "error", "closed")
+    __slots__ = ("session", "tasks", "ready", "stop", "error", "closed", "listed")
 
     def __init__(self) -> None:
         self.session: ClientSession | None = None
@@ -159,6 +160,7 @@ class _Entry:
         self.stop = asyncio.Event()
         self.error: str | None = None
         self.closed = False  # closed by close_mcp_sessions(): no restart
+        self.listed = False  # opened by a listing that kept it for calls to come
 
 
 # --------------------------------------------------------------------------- loop thread
@@ -634,6 +636,8 @@ async def _list_tools(server: McpServerParams, keep: bool) -> list[dict[str, Any
     finally:
         if opened_here and not keep:
             await _close(server)
+        elif opened_here and server in _sessions:
+            _sessions[server].listed = True
 
 
 async def _close(server: McpServerParams) -> None:
@@ -773,9 +777,9 @@ def list_mcp_tools(
 ) -> list[dict[str, Any]]:
     """Every tool the server lists (following pagination), each as its JSON wire form.
 
-    ``keep``: the session stays open for the calls to come (the broker's start);
-    False: a session the listing opened is closed once it is done, its server
-    stopped (a build, which only lists).
+    ``keep``: the session stays open for the calls to come (the broker's start,
+    ``MCIClient``'s build); False: a session the listing opened is closed once it
+    is done, its server stopped (a build, which only lists).
 
     Keys are camelCase (``name``, ``description``, ``inputSchema``,
     ``annotations`` with ``readOnlyHint`` and so on), as
@@ -823,6 +827,21 @@ async def _started(server: McpServerParams) -> None:
         await _session_for(server)
     except _StartupError as exc:
         raise McpConnectionError(str(exc)) from None
+
+
+def stop_listed_session(server: McpServerParams) -> None:
+    """Close the server's session if a listing opened it and kept it (``keep``),
+    for calls that will not come, and wait until it is closed (a stdio server
+    stopped); a session opened otherwise, a caller's, is left open. Later calls
+    start a new one."""
+    if _loop is not None:
+        _submit(_close_listed(server))
+
+
+async def _close_listed(server: McpServerParams) -> None:
+    entry = _sessions.get(server)
+    if entry is not None and entry.listed:
+        await _close(server)
 
 
 def start_outcomes() -> dict[str, str | None]:

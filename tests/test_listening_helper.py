@@ -1,0 +1,56 @@
+"""The helpers that start the tests' servers say why one did not start, in its own
+words from its stderr, and never wait on that stderr: a server that failed made
+its test time out or fail without a reason, and one writing much to stderr
+stopped until someone read it."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from .mcp_servers import free_port, http_server, listening
+
+WARMING_UP = """\
+import signal, sys
+print("still warming up", file=sys.stderr, flush=True)
+signal.pause()
+"""
+
+CHATTY = """\
+import signal, socket, sys
+sys.stderr.write("x" * (1 << 20))
+sys.stderr.flush()
+listener = socket.socket()
+listener.bind(("127.0.0.1", int(sys.argv[1])))
+listener.listen()
+signal.pause()
+"""
+
+
+def test_a_server_that_exits_at_once_says_why(tmp_path: Path) -> None:
+    script = tmp_path / "refusing.py"
+    script.write_text('import sys\nsys.exit("no licence for " + sys.argv[1])\n')
+    with pytest.raises(RuntimeError) as failed:
+        with http_server(script, "http"):
+            pass
+    assert "exited with status 1" in str(failed.value)
+    assert "no licence for http" in str(failed.value)
+
+
+def test_a_server_that_never_listens_says_what_it_wrote() -> None:
+    argv = [sys.executable, "-c", WARMING_UP]
+    with pytest.raises(RuntimeError) as failed:
+        with listening(argv, free_port(), timeout=1):
+            pass
+    assert "did not listen on port" in str(failed.value)
+    assert "still warming up" in str(failed.value)
+
+
+def test_a_server_writing_much_to_stderr_is_not_held_up() -> None:
+    port = free_port()
+    with listening([sys.executable, "-c", CHATTY, str(port)], port) as process:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        assert process.poll() is None
