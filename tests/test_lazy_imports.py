@@ -122,6 +122,35 @@ def test_an_http_call_loads_httpx_on_its_first_request(directory: Path) -> None:
     assert (text, loaded) == (True, ["httpx"])
 
 
+def test_an_awaited_cli_call_imports_its_runner_off_the_event_loop(
+    directory: Path,
+) -> None:
+    """The first ``<tool>_async`` of a cli tool imports the command runner (tens
+    of ms of CPU) in another thread than the loop's, whose other tasks go on."""
+    probe = (
+        "import asyncio, json, sys, threading\n"
+        "import lazypkg\n"
+        "echo = lazypkg.echo_async\n"
+        "threads = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mcigen_runtime.executors.cli.run':\n"
+        "            threads.append(threading.current_thread().name)\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "assert not asyncio.run(echo()).isError\n"
+        "print(json.dumps(threads))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    [importer] = json.loads(done.stdout)
+    assert importer != "MainThread"  # the loop's: asyncio.run's
+
+
 @pytest.mark.parametrize(
     ("variables", "imported"),
     [
