@@ -86,15 +86,19 @@ def _loaded_after(
         "print(json.dumps(result))\n"
         "print(json.dumps(loaded))\n"
     )
-    done = subprocess.run(
+    result, loaded = _printed(directory, probe).strip().splitlines()
+    return json.loads(result), json.loads(loaded)
+
+
+def _printed(directory: Path, probe: str) -> str:
+    """What the Python code ``probe`` prints in a fresh process in ``directory``."""
+    return subprocess.run(
         [sys.executable, "-c", probe],
         cwd=directory,
         capture_output=True,
         text=True,
         check=True,
-    )
-    result, loaded = done.stdout.strip().splitlines()
-    return json.loads(result), json.loads(loaded)
+    ).stdout
 
 
 def test_a_text_call_loads_no_executor_machinery(directory: Path) -> None:
@@ -140,14 +144,7 @@ def test_an_awaited_cli_call_imports_its_runner_off_the_event_loop(
         "assert not asyncio.run(echo()).isError\n"
         "print(json.dumps(threads))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    [importer] = json.loads(done.stdout)
+    [importer] = json.loads(_printed(directory, probe))
     assert importer != "MainThread"  # the loop's: asyncio.run's
 
 

@@ -8,11 +8,8 @@ plain JSON-RPC; the 2026-07-28 extension through the official Tasks client
 from __future__ import annotations
 
 import json
-import os
-import select
 import subprocess
 import sys
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +22,7 @@ from ..mcp_servers import free_port
 from ..npm_clients import ext_tasks_modules, typescript_sdk_dir
 from ..npm_packages import node
 from ..test_mcp_server import http_server
+from ..test_serve_edge import read_lines
 from ..test_serve_lifecycle import gone_within, leader
 from .background_package import WINDOW
 from .test_operations_redis import serve
@@ -329,17 +327,8 @@ def test_a_2026_call_cancelled_in_its_window_is_logged_as_the_cancel_is_read(
 
 def first_line_with(stream: IO[bytes], needle: bytes, timeout: float) -> bytes:
     """The first line of ``stream`` holding ``needle``; fails after ``timeout``
-    seconds without one."""
-    deadline = time.monotonic() + timeout
-    buffered = b""
+    seconds without a line (the server writes each of its log lines whole)."""
     while True:
-        *lines, buffered = buffered.split(b"\n")
-        found = [line for line in lines if needle in line]
-        if found:
-            return found[0]
-        remaining = deadline - time.monotonic()
-        ready, _, _ = select.select([stream], [], [], max(remaining, 0))
-        assert ready, f"no line with {needle!r} in time"
-        chunk = os.read(stream.fileno(), 65536)
-        assert chunk, f"the stream ended without a line with {needle!r}"
-        buffered += chunk
+        for line in read_lines(stream, 1, timeout):
+            if needle in line:
+                return line
