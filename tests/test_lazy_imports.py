@@ -86,15 +86,19 @@ def _loaded_after(
         "print(json.dumps(result))\n"
         "print(json.dumps(loaded))\n"
     )
-    done = subprocess.run(
+    result, loaded = _printed(directory, probe).strip().splitlines()
+    return json.loads(result), json.loads(loaded)
+
+
+def _printed(directory: Path, probe: str) -> str:
+    """What the Python code ``probe`` prints in a fresh process in ``directory``."""
+    return subprocess.run(
         [sys.executable, "-c", probe],
         cwd=directory,
         capture_output=True,
         text=True,
         check=True,
-    )
-    result, loaded = done.stdout.strip().splitlines()
-    return json.loads(result), json.loads(loaded)
+    ).stdout
 
 
 def test_a_text_call_loads_no_executor_machinery(directory: Path) -> None:
@@ -120,6 +124,28 @@ def test_a_file_call_compiles_its_template_without_asyncio(directory: Path) -> N
 def test_an_http_call_loads_httpx_on_its_first_request(directory: Path) -> None:
     text, loaded = _loaded_after(directory, "lazypkg.ping().isError")
     assert (text, loaded) == (True, ["httpx"])
+
+
+def test_an_awaited_cli_call_imports_its_runner_off_the_event_loop(
+    directory: Path,
+) -> None:
+    """The first ``<tool>_async`` of a cli tool imports the command runner (tens
+    of ms of CPU) in another thread than the loop's, whose other tasks go on."""
+    probe = (
+        "import asyncio, json, sys, threading\n"
+        "import lazypkg\n"
+        "echo = lazypkg.echo_async\n"
+        "threads = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mcigen_runtime.executors.cli.run':\n"
+        "            threads.append(threading.current_thread().name)\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "assert not asyncio.run(echo()).isError\n"
+        "print(json.dumps(threads))\n"
+    )
+    [importer] = json.loads(_printed(directory, probe))
+    assert importer != "MainThread"  # the loop's: asyncio.run's
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,12 +17,15 @@ from typing import Any
 
 import httpx
 import pytest
+from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 
 from mcigen.cli import main
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
 from .mcigen_process import PATIENCE, McigenProcess
 from .mcp_servers import TOY_SERVER, free_port, wait_until_listening
+from .test_serve_edge import read_lines
+from .test_stdio_start import CLIENT, request
 
 HELLO = text_tool("hello", "Hello {{props.who}}!")
 BYE = text_tool("bye", "Bye!")
@@ -295,3 +299,45 @@ def test_the_package_command_is_required(capsys: pytest.CaptureFixture[str]) -> 
         main(["serve", "tools.mci.json", "-o", "pkg"])
     assert exit_.value.code == 2
     assert "the following arguments are required: COMMAND" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reload", [(), ("--reload",)], ids=["once", "reload"])
+def test_a_stdio_server_whose_client_closed_stdout_ends_mcigen_with_141(
+    tmp_path: Path, reload: tuple[str, ...]
+) -> None:
+    """The MCP client of ``mcigen serve SCHEMA ... -- serve`` closes its end of
+    stdout: the server exits 141 (``serve/stdout_closed.py``), and so does mcigen,
+    whose watch (``--reload``) ends with the server's own end."""
+    schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcigen", "serve", schema.name, "-o", "pkg"]
+        + [*reload, "--", "serve"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin and process.stdout and process.stderr
+    try:
+        initialize = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        process.stdin.write(
+            message(request(1, "initialize", {**initialize, "clientInfo": CLIENT}))
+        )
+        process.stdin.flush()
+        assert len(read_lines(process.stdout, 1, timeout=PATIENCE)) == 1
+        process.stdout.close()
+        call = request(2, "tools/call", {"name": "hello", "arguments": {"who": "x"}})
+        process.stdin.write(message(call))
+        process.stdin.flush()
+        process.wait(PATIENCE)  # stdin left open
+    finally:
+        process.kill()
+        process.stdin.close()
+    log = process.stderr.read().decode()
+    assert process.returncode == EXIT_PIPE_CLOSED, log
+    assert log.count("the client closed its end of stdout") == 1, log
+    assert "Traceback" not in log and "Exception ignored" not in log, log
+
+
+def message(said: Any) -> bytes:
+    return (json.dumps(said) + "\n").encode()

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import httpx
@@ -22,6 +22,7 @@ from ..mcp_servers import free_port
 from ..npm_clients import ext_tasks_modules, typescript_sdk_dir
 from ..npm_packages import node
 from ..test_mcp_server import http_server
+from ..test_serve_edge import read_lines
 from ..test_serve_lifecycle import gone_within, leader
 from .background_package import WINDOW
 from .test_operations_redis import serve
@@ -229,18 +230,23 @@ def test_the_official_tasks_client_runs_and_cancels_2026_tasks(
         assert declared == undeclared
 
 
-def raw_modern_call(url: str, tool: str, extension: bool) -> str:
-    """The JSON-RPC answer's text to a 2026-07-28 ``tools/call`` of ``tool``,
-    whose client declares the Tasks extension or not."""
+def modern_meta(extension: bool) -> dict[str, Any]:
+    """A 2026-07-28 request's ``_meta``, from a client that declares the Tasks
+    extension or not."""
     extensions: dict[str, Any] = (
         {"io.modelcontextprotocol/tasks": {}} if extension else {}
     )
-    meta = {
+    return {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {"extensions": extensions},
     }
-    params = {"name": tool, "arguments": {}, "_meta": meta}
+
+
+def raw_modern_call(url: str, tool: str, extension: bool) -> str:
+    """The JSON-RPC answer's text to a 2026-07-28 ``tools/call`` of ``tool``,
+    whose client declares the Tasks extension or not."""
+    params = {"name": tool, "arguments": {}, "_meta": modern_meta(extension)}
     headers = {
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28",
@@ -270,3 +276,59 @@ async def call_without_the_extension(url: str) -> str:
         block = answer.content[0]
         assert isinstance(block, types.TextContent)
         return block.text
+
+
+def test_a_2026_call_cancelled_in_its_window_is_logged_as_the_cancel_is_read(
+    pkg_dir: Path, tmp_path: Path
+) -> None:
+    """Over stdio, a 2026-07-28 client that declares the extension calls ``slow``
+    and cancels it while the server waits out the window (the tool has started
+    its operation: the call's line is held for its answer): the operation is
+    stopped, no answer is written, and the call's line says ``cancelled`` then,
+    not once the client closes stdin (``unsent``)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pkg", "serve"],
+        cwd=pkg_dir,
+        env=package_env(pkg_dir, MCIGEN_BACKGROUND_AFTER="600"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert server.stdin and server.stderr
+    pidfile = tmp_path / "pid"
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": "slow",
+            "arguments": {"pidfile": str(pidfile), "seconds": "600"},
+            "_meta": modern_meta(True),
+        },
+    }
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 7, "_meta": modern_meta(True)},
+    }
+    try:
+        server.stdin.write(json.dumps(call).encode() + b"\n")
+        server.stdin.flush()
+        command = leader(pidfile)
+        server.stdin.write(json.dumps(cancel).encode() + b"\n")
+        server.stdin.flush()
+        logged = first_line_with(server.stderr, b" tool call ", timeout=60)
+        assert gone_within(60, command)
+    finally:
+        server.kill()
+        server.stdin.close()
+    assert b" tool=slow outcome=cancelled " in logged, logged
+
+
+def first_line_with(stream: IO[bytes], needle: bytes, timeout: float) -> bytes:
+    """The first line of ``stream`` holding ``needle``; fails after ``timeout``
+    seconds without a line (the server writes each of its log lines whole)."""
+    while True:
+        for line in read_lines(stream, 1, timeout):
+            if needle in line:
+                return line

@@ -328,14 +328,24 @@ class HeldCallLines:
     def answered(self, request_id: object, written: bool) -> None:
         """Log the line of the call ``request_id`` answers (if held), ``unsent``
         unless the answer was ``written``."""
+        self._log(request_id, None if written else UNSENT)
+
+    def cancelled(self, request_id: object) -> None:
+        """Log the line of the call ``request_id`` (if held), ``cancelled``: the
+        client cancelled it once the tool had ended, and it is never answered."""
+        self._log(request_id, CANCELLED)
+
+    def _log(self, request_id: object, outcome: str | None) -> None:
+        """Log the first line held for ``request_id``, with ``outcome`` in place
+        of the call's own if given."""
         lines = self._held.get(request_id)
         if not lines:
             return
         fields = lines.pop(0)
         if not lines:
             del self._held[request_id]
-        if not written:
-            fields["outcome"] = UNSENT
+        if outcome is not None:
+            fields["outcome"] = outcome
         _info(call_logger, "tool call", fields)
 
     def unsent(self) -> None:
@@ -346,6 +356,7 @@ class HeldCallLines:
 
 
 UNSENT = "unsent"
+CANCELLED = "cancelled"
 
 HELD_CALL_LINES: ContextVar[HeldCallLines | None] = ContextVar(
     "mcigen_held_call_lines", default=None
@@ -376,7 +387,7 @@ def logged_call(
         yield outcome
     except BaseException as error:
         if not isinstance(error, Exception):
-            outcome.outcome = "cancelled"
+            outcome.outcome = CANCELLED
         raise
     finally:
         line = None if scope is None else scope.get(LINE)
@@ -397,7 +408,7 @@ def logged_call(
             }
             _add_arguments(fields, arguments, with_values)
             held = None if request_id is None else HELD_CALL_LINES.get()
-            if held is None or outcome.outcome == "cancelled":
+            if held is None or outcome.outcome == CANCELLED:
                 _info(call_logger, "tool call", fields)
             else:
                 held.hold(request_id, fields)

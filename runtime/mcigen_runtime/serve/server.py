@@ -1377,7 +1377,7 @@ async def _serve_sdk(
             async with stdio_server(lines, as_file(answers)) as streams:
                 read_stream, write_stream = streams
                 await server.run(
-                    LenientReadStream(read_stream, write_stream, unanswered),
+                    LenientReadStream(read_stream, write_stream, unanswered, held),
                     AnsweredOnce(write_stream, handoff, unanswered, answers),
                     server.create_initialization_options(
                         NotificationOptions(

@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Protocol, Self, TextIO, cast
 
 import anyio
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -80,17 +80,21 @@ class _ClosedOnExit:
 class LenientReadStream(_ClosedOnExit):
     """The read side of a stdio connection (a ``ReadStream``), answering what it
     cannot pass on through ``replies``; its end is held while ``unanswered``
-    counts a request it passed on (``stdio_eof``)."""
+    counts a request it passed on (``stdio_eof``). A call the SDK settles
+    unanswered (the client cancelled it) has its line, if ``held`` holds it,
+    logged then."""
 
     def __init__(
         self,
         inner: ReadStream[SessionMessage | Exception],
         replies: WriteStream[SessionMessage],
         unanswered: Unanswered,
+        held: HeldCallLines,
     ) -> None:
         self._inner = inner
         self._replies = replies
         self._unanswered = unanswered
+        self._held = held
 
     @property
     def last_context(self) -> Any:
@@ -102,8 +106,16 @@ class LenientReadStream(_ClosedOnExit):
             item = await self._passed_on()
         except anyio.EndOfStream:
             return await self._unanswered.at_end()
-        if not isinstance(item, Exception):
-            self._unanswered.read(item.message)
+        if isinstance(item, Exception):
+            return item
+        message = item.message
+        self._unanswered.read(message)
+        if (
+            isinstance(message, JSONRPCRequest)
+            and message.method == "tools/call"
+            and item.metadata is None
+        ):
+            item.metadata = _settled_unanswered(self._held, message.id)
         return item
 
     async def _passed_on(self) -> SessionMessage | Exception:
@@ -145,6 +157,20 @@ class LenientReadStream(_ClosedOnExit):
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+
+def _settled_unanswered(
+    held: HeldCallLines, request_id: RequestId
+) -> ServerMessageMetadata:
+    """What the SDK is handed with the call ``request_id``: were it cancelled once
+    its tool had ended (the line held: a task-augmented call waiting out its
+    window, say), the SDK, writing no answer, has the line logged at once, not
+    as the connection ends."""
+
+    async def cancelled() -> None:
+        held.cancelled(request_id)
+
+    return ServerMessageMetadata(on_request_unanswered=cancelled)
 
 
 def _unreadable(error: ValidationError) -> tuple[int, str]:

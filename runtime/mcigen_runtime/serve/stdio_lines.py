@@ -8,7 +8,11 @@ Lines are what the SDK's own reader gives: the bytes decoded as UTF-8 with
 too, and read as ``\\n``), as ``TextIOWrapper`` does (``tests/test_stdio_lines.py``
 holds the two to the same lines). Nothing is read ahead of what the wire holds,
 so the early answers and the SDK read one stream, with nothing lost between
-them. A wire the loop cannot wait on (a regular file) is read in a worker thread.
+them. The loop waits on any wire it can (a pipe, a socket, a terminal): a read
+that waits on the client must not be a worker thread's, which a cancel of the
+connection (``stdout_closed``) would wait for until the client wrote a line. A
+wire the loop cannot wait on (a regular file, ``/dev/null``) is read in a worker
+thread; its reads return at once.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ import codecs
 import io
 import os
 import select
-import stat
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -42,8 +45,9 @@ class WireLines:
         """The start of the line being read, in pieces (a long line comes in
         many reads; each piece is searched once)."""
         self._ended = False
-        mode = os.fstat(fd).st_mode
-        self._waitable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        self._waitable = True
+        """Whether the loop may wait on the wire: until epoll refuses it (as it
+        does a regular file, whose reads never wait)."""
 
     def unread(self, lines: list[str]) -> None:
         """Have ``lines`` (read ahead, by the early answers) read again first."""
@@ -67,7 +71,11 @@ class WireLines:
             if not self._waitable:
                 self._take(await asyncio.to_thread(self._blocking_read))
                 continue
-            await _readable(self._fd)
+            try:
+                await _readable(self._fd)
+            except PermissionError:  # not a descriptor epoll takes
+                self._waitable = False
+                continue
             chunk = _read(self._fd)
             if chunk is not None:
                 self._take(chunk)
