@@ -223,8 +223,9 @@ def file_status(status: os.stat_result) -> list[int]:
 def settled(status: list[int], taken_ns: int) -> bool:
     """Whether the :func:`file_status` ``status``, taken at ``taken_ns`` (or
     later), tells its file unchanged while it is unchanged: its times lie further
-    back than a write within their clock tick could hide (see ``_RACY_NS``)."""
-    return max(status[2:]) <= taken_ns - _RACY_NS
+    back than a write within their clock tick could hide (see ``_RACY_NS``). A
+    status may go on past the four (``package_cache`` adds the device)."""
+    return max(status[2], status[3]) <= taken_ns - _RACY_NS
 
 
 def key_of(*parts: str) -> str:
