@@ -49,8 +49,6 @@ from mcigen_runtime.records import Record
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
-from .input_file import read_input
-from .library_dir import DEFAULT_LIBRARY_DIR
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -127,6 +125,8 @@ def package_for(
             return found
     # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
     # read as a library directory is: every file of it, by name
+    from .input_file import read_input
+
     folder = schema.is_dir() and compiling.source_format != "mci"
     seen = _Seen() if remembering and not folder else None
     if seen is not None:
@@ -156,8 +156,9 @@ def _slot(root: Path, schema: Path, connect: bool, compiling: Compiling) -> Path
     )
 
 
-# shutil and tempfile (with bz2, lzma and random) are imported by a build alone:
-# a cached client's start never loads them.
+# shutil and tempfile (with bz2, lzma and random) are imported by a build alone,
+# input_file and library_dir by a start that reads the inputs: a cached client's
+# start with its inputs remembered loads none of them.
 
 
 def _build_uncached(
@@ -513,6 +514,8 @@ def _library_dir(schema: Path, content: bytes) -> Path:
     """The schema's library directory (the default one when the schema does not
     read: its build says why); a folder's is the folder itself, so that every
     file of it keys the cache. A JSON schema is read without loading yaml."""
+    from .library_dir import DEFAULT_LIBRARY_DIR
+
     if schema.is_dir():
         return schema
     if schema.suffix == ".json" and not _may_name_library(content):
@@ -562,6 +565,8 @@ def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -
 def _digest(content: bytes, library: Path, seen: _Seen | None = None) -> str:
     """A hash of the schema's bytes and of every file under ``library``, by
     name and content; ``seen`` takes the status of each file and folder read."""
+    from .input_file import read_input
+
     digest = hashlib.sha256(content)
     digest.update(os.fsencode(library) + b"\0")
     for path in _files_under(library, seen):
