@@ -170,6 +170,51 @@ def test_bytecode_written_since_does_not_make_a_start_read_the_code(
     assert _start(code, cache) == {"kind": first["kind"], "read": 0}
 
 
+_LISTED = """
+import json, sys
+from mcigen import build_cache
+
+listed = []
+sys.addaudithook(
+    lambda event, args: listed.append(args[0]) if event == "os.listdir" else None
+)
+build_cache._RACY_NS = 0
+print(json.dumps({"kind": build_cache.cache_dir("packages").name, "listed": listed}))
+"""
+
+
+def _listed(code: Path, cache: Path) -> dict[str, Any]:
+    """A fresh start's kind of cache entries, and the folders it listed."""
+    out = subprocess.run(
+        [sys.executable, "-c", _LISTED],
+        env={**os.environ, "PYTHONPATH": str(code), "MCIGEN_CACHE_DIR": str(cache)},
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(out.stdout)
+    return found
+
+
+def test_a_start_lists_only_the_code_folders_whose_times_changed(
+    tmp_path: Path,
+) -> None:
+    """A folder keeps its times until an entry is added, removed or renamed in it:
+    one that kept them is not listed; bytecode written since lists its folder,
+    still with the same fingerprint, and a module added there is found."""
+    cache = tmp_path / "cache"
+    code = _installed(tmp_path / "site")
+    first = _listed(code, cache)
+    assert first["listed"]
+    assert _listed(code, cache) == {"kind": first["kind"], "listed": []}
+    backend = code / "mcigen" / "backend"
+    (backend / "__pycache__").mkdir(exist_ok=True)
+    assert _listed(code, cache) == {"kind": first["kind"], "listed": [str(backend)]}
+    (backend / "added.py").write_text("ADDED = 1\n")
+    assert _listed(code, cache)["kind"] != first["kind"]
+
+
 def test_code_written_a_moment_ago_is_read_again_by_the_next_start(
     tmp_path: Path,
 ) -> None:
