@@ -109,11 +109,14 @@ def _installed(into: Path) -> Path:
     return into
 
 
-def _start(code: Path, cache: Path, racy_ns: int = 0) -> dict[str, Any]:
+def _start(
+    code: Path, cache: Path, racy_ns: int = 0, script: str = _FINGERPRINT
+) -> dict[str, Any]:
     """What a fresh process running mcigen from ``code`` finds: its kind of cache
-    entries, and how many templates it read to name it."""
+    entries, and how many templates it read to name it (or what else ``script``
+    tells)."""
     out = subprocess.run(
-        [sys.executable, "-c", _FINGERPRINT, str(racy_ns)],
+        [sys.executable, "-c", script, str(racy_ns)],
         env={**os.environ, "PYTHONPATH": str(code), "MCIGEN_CACHE_DIR": str(cache)},
         cwd=code,
         capture_output=True,
@@ -178,23 +181,9 @@ listed = []
 sys.addaudithook(
     lambda event, args: listed.append(args[0]) if event == "os.listdir" else None
 )
-build_cache._RACY_NS = 0
+build_cache._RACY_NS = int(sys.argv[1])
 print(json.dumps({"kind": build_cache.cache_dir("packages").name, "listed": listed}))
 """
-
-
-def _listed(code: Path, cache: Path) -> dict[str, Any]:
-    """A fresh start's kind of cache entries, and the folders it listed."""
-    out = subprocess.run(
-        [sys.executable, "-c", _LISTED],
-        env={**os.environ, "PYTHONPATH": str(code), "MCIGEN_CACHE_DIR": str(cache)},
-        cwd=code,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    found: dict[str, Any] = json.loads(out.stdout)
-    return found
 
 
 def test_a_start_lists_only_the_code_folders_whose_times_changed(
@@ -205,14 +194,17 @@ def test_a_start_lists_only_the_code_folders_whose_times_changed(
     still with the same fingerprint, and a module added there is found."""
     cache = tmp_path / "cache"
     code = _installed(tmp_path / "site")
-    first = _listed(code, cache)
+    first = _start(code, cache, script=_LISTED)
     assert first["listed"]
-    assert _listed(code, cache) == {"kind": first["kind"], "listed": []}
+    assert _start(code, cache, script=_LISTED) == {"kind": first["kind"], "listed": []}
     backend = code / "mcigen" / "backend"
     (backend / "__pycache__").mkdir(exist_ok=True)
-    assert _listed(code, cache) == {"kind": first["kind"], "listed": [str(backend)]}
+    assert _start(code, cache, script=_LISTED) == {
+        "kind": first["kind"],
+        "listed": [str(backend)],
+    }
     (backend / "added.py").write_text("ADDED = 1\n")
-    assert _listed(code, cache)["kind"] != first["kind"]
+    assert _start(code, cache, script=_LISTED)["kind"] != first["kind"]
 
 
 def test_code_written_a_moment_ago_is_read_again_by_the_next_start(
