@@ -126,7 +126,8 @@ def measure_size(
     # a hit in the 2 s after a build hashes the package's files (their statuses could
     # hide a write in the same clock tick) and the first one past them records the
     # statuses: the row is the client of a schema cached before, not a moment ago
-    wait_until_settled(work / "cache")
+    # (the schema's own status too: the first hit past it remembers the inputs)
+    wait_until_settled(work)
     modules = _cached_modules(work, env)
     ours: list[float] = []
     theirs = []

@@ -130,6 +130,7 @@ def _code_fingerprint(base: Path) -> str:
     if known is not None:
         return known
     folders, sources = _code_files(*roots)
+    folder_statuses = _settled_statuses(folders)  # before listing: an entry added
     listings = {folder: _listing(folder) for folder in folders}
     statuses = _statuses(sources)  # before reading: a write since shows
     digest = hashlib.sha256()
@@ -142,18 +143,24 @@ def _code_fingerprint(base: Path) -> str:
             memo.mkdir(mode=0o700, exist_ok=True)
         except OSError:
             return fingerprint
-        memo_record = {"fingerprint": fingerprint, "listings": listings, **statuses}
+        memo_record = {
+            "fingerprint": fingerprint,
+            "listings": listings,
+            "folders": folder_statuses,
+            **statuses,
+        }
         write(memo, key, json.dumps(memo_record))
     return fingerprint
 
 
 _CODE = "code"
 """Where ``_code_fingerprint`` keeps the fingerprint with the status of each file
-it was made of and what each folder held. A file written since has another change
-time (no write leaves it as it was, and no process but root's can set it back: git's
-index relies on the same), a file added, removed or renamed changes its folder's
-listing, a reinstall makes new inodes: any of them and the files are read and hashed
-again. Bytecode is left out: Python writes it as a module is first imported."""
+it was made of and what each folder held, with the folder's status when settled. A
+file written since has another change time (no write leaves it as it was, and no
+process but root's can set it back: git's index relies on the same), a file added,
+removed or renamed changes its folder's listing and times (a folder that kept its
+times is not listed again), a reinstall makes new inodes: any of them and the files
+are read and hashed again. Bytecode is left out: Python writes it as a module is first imported."""
 _RACY_NS = 2_000_000_000
 """Change times are kept coarsely (a clock tick of a few ms): statuses this close to
 the time they were taken could be those of a file written again within the same
@@ -170,8 +177,12 @@ def _known_fingerprint(text: str | None) -> str | None:
         for path, status in recorded["statuses"].items():
             if file_status(os.stat(path)) != status:
                 return None
+        folders = recorded.get("folders") or {}
         for folder, listing in recorded["listings"].items():
-            if _listing(folder) != listing:
+            # an entry added, removed or renamed changes the folder's times: one
+            # that kept them is not listed (a listing costs 20 stats)
+            unchanged = folders.get(folder) == file_status(os.stat(folder))
+            if not unchanged and _listing(folder) != listing:
                 return None
         fingerprint = recorded["fingerprint"]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
@@ -200,6 +211,18 @@ def _listing(folder: str) -> list[str]:
     return sorted(name for name in os.listdir(folder) if name != "__pycache__")
 
 
+def _settled_statuses(folders: list[str]) -> dict[str, list[int]]:
+    """Each folder's status, when settled (one that is not, as a folder whose
+    bytecode Python has just written, is listed by every start)."""
+    taken_ns = time.time_ns()
+    statuses = {folder: file_status(os.stat(folder)) for folder in folders}
+    return {
+        folder: status
+        for folder, status in statuses.items()
+        if settled(status, taken_ns)
+    }
+
+
 def _statuses(paths: list[str]) -> dict[str, dict[str, list[int]]] | None:
     """Each path's status; None when one changed too recently to be told from a
     later write."""
@@ -223,8 +246,9 @@ def file_status(status: os.stat_result) -> list[int]:
 def settled(status: list[int], taken_ns: int) -> bool:
     """Whether the :func:`file_status` ``status``, taken at ``taken_ns`` (or
     later), tells its file unchanged while it is unchanged: its times lie further
-    back than a write within their clock tick could hide (see ``_RACY_NS``)."""
-    return max(status[2:]) <= taken_ns - _RACY_NS
+    back than a write within their clock tick could hide (see ``_RACY_NS``). A
+    status may go on past the four (``package_cache`` adds the device)."""
+    return max(status[2], status[3]) <= taken_ns - _RACY_NS
 
 
 def key_of(*parts: str) -> str:

@@ -18,7 +18,6 @@ from mcigen_runtime.client import BaseClient, ExecutionResult, MCIClientError
 from mcigen_runtime.manifest import MANIFEST, read_manifest
 from mcigen_runtime.registry import Registry, registry
 
-from .input_file import read_input
 from .package_cache import (
     MOST_BYTES,
     BuildFailed,
@@ -89,6 +88,7 @@ def _checked(schema: Path, environment: Mapping[str, str]) -> Registry:
     """The tools of ``schema`` as ``mcigen check --no-connect`` sees them, compiled
     in memory: no server started, no file written (the build cache only read)."""
     from . import build_cache
+    from .input_file import read_input
     from .pipeline import CompileOptions, compile_schema
     from .planner import McpAccess, McpMode
 

@@ -22,7 +22,9 @@ time as it was, and no process but root's can set that time); a file without the
 the hit that finds it intact once its times are settled records them. Slots are per Python version and optimisation level,
 whose bytecode differs.
 
-The hit path reads the inputs, the package's files and nothing of the compiler.
+The inputs' digest is remembered in the slot the same way (``_INPUTS``): a hit
+whose schema, library files and folders still have the statuses they had when a
+hit last read them does not read them. The hit path reads nothing of the compiler.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import importlib.util
 import json
 import os
 import re
+import stat
 import sys
 import threading
 import time
@@ -47,8 +50,6 @@ from mcigen_runtime.records import Record
 
 from . import build_cache, cache_trust
 from .cache_pruning import mark_used
-from .input_file import read_input
-from .library_dir import DEFAULT_LIBRARY_DIR
 
 if TYPE_CHECKING:
     from mcigen_runtime.executors.mcp.calls import McpServerParams
@@ -122,31 +123,50 @@ def package_for(
     settings read. Raises BuildFailed, or OSError when the schema cannot be read
     (it is not a regular file or a folder, or holds more than 64 MiB)."""
     schema = schema.resolve()
+    root = build_cache.cache_dir("packages")
+    slot = None if root is None else _slot(root, schema, connect, compiling)
+    # a broker config's key holds values of the environment: hashed every time
+    remembering = slot is not None and compiling.source_format != "broker"
+    if slot is not None and remembering:
+        found = _entry(schema, slot, partial(_remembered, slot), expiring=connect)
+        if found is not None:
+            return found
     # a folder (of MTDF tool files; MCIClient's schema is a file, as mci-py's) is
     # read as a library directory is: every file of it, by name
+    from .input_file import read_input
+
     folder = schema.is_dir() and compiling.source_format != "mci"
+    seen = _Seen() if remembering and not folder else None
+    if seen is not None:
+        seen.add(schema)
     content = b"" if folder else read_input(schema, MOST_BYTES)
     library = _library_dir(schema, content)
     keyed = _keyed(content, compiling.source_format, environment)
-    root = build_cache.cache_dir("packages")
     build = partial(_build, schema, keyed, connect=connect, environment=environment)
-    if root is None:  # no cache: a directory of this process's own
+    if slot is None:  # no cache: a directory of this process's own
         return _build_uncached(build, library, compiling)
-    slot = root / build_cache.key_of(
+    found = _entry(schema, slot, partial(_digest, keyed, seen=seen), expiring=connect)
+    if found is not None:
+        if seen is not None:
+            seen.remember(slot)
+        return found
+    return _build_cached(slot, build, keyed, library, connect, compiling)
+
+
+def _slot(root: Path, schema: Path, connect: bool, compiling: Compiling) -> Path:
+    """Where the entries of ``schema`` read this way are, under ``root``."""
+    return root / build_cache.key_of(
         str(schema),
         "connect" if connect else "check",
         compiling.source_format,
         sys.implementation.cache_tag or "",
         str(sys.flags.optimize),
     )
-    found = _entry(schema, slot, keyed, expiring=connect)
-    if found is not None:
-        return found
-    return _build_cached(slot, build, keyed, library, connect, compiling)
 
 
-# shutil and tempfile (with bz2, lzma and random) are imported by a build alone:
-# a cached client's start never loads them.
+# shutil and tempfile (with bz2, lzma and random) are imported by a build alone,
+# input_file and library_dir by a start that reads the inputs: a cached client's
+# start with its inputs remembered loads none of them.
 
 
 def _build_uncached(
@@ -211,14 +231,20 @@ def _import(package: CachedPackage) -> ModuleType:
 
 
 def _entry(
-    schema: Path, slot: Path, content: bytes, expiring: bool
+    schema: Path,
+    slot: Path,
+    digest_of: Callable[[Path], str | None],
+    expiring: bool,
 ) -> CachedPackage | None:
-    """The entry of these inputs, if there is one, whole and as stored (and, when
-    ``expiring``, if no MCP cache it was built from has expired)."""
+    """The entry of the inputs whose digest ``digest_of`` gives (given the
+    library directory the slot's builds read), if there is one, whole and as
+    stored (and, when ``expiring``, if no MCP cache it was built from has
+    expired)."""
     library = build_cache.read(slot, _LIBRARY) if _users_alone(slot) else None
-    if library is None:
+    digest = None if library is None else digest_of(Path(library))
+    if digest is None:
         return None
-    entry = slot / _digest(content, Path(library))
+    entry = slot / digest
     record = build_cache.read_private(entry / _ENTRY) if _users_alone(entry) else None
     recorded = _recorded(record)
     if recorded is None:
@@ -353,29 +379,28 @@ def _contents(directory: Path) -> Contents | None:
     return contents
 
 
-def _walk(directory: Path) -> Iterator[tuple[str | None, str, os.stat_result]]:
+def _walk(
+    directory: Path | str, below: str = ""
+) -> Iterator[tuple[str | None, str, os.stat_result]]:
     """Every file (with its path relative to ``directory``, ``/``-separated) and
     folder (None) under ``directory``, with its ``lstat``; OSError if one cannot be
-    listed or read."""
-    # paths as strings: pathlib's objects were ~15% of the time of this walk
-    for folder, subfolders, names in os.walk(directory, onerror=_raise):
-        for name in subfolders:
-            path = os.path.join(folder, name)
-            yield None, path, os.lstat(path)
-        below = os.path.relpath(folder, directory).replace(os.sep, "/")
-        for name in names:
-            path = os.path.join(folder, name)
-            relative = name if below == "." else f"{below}/{name}"
-            yield relative, path, os.lstat(path)
+    listed or read. A link is a file here, never followed (the trust check
+    refuses it)."""
+    # scandir's entries, paths as strings: os.walk's joins and pathlib's objects
+    # were most of the time of this walk, beside the lstat of each entry
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            status = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(status.st_mode):
+                yield None, entry.path, status
+                yield from _walk(entry.path, f"{below}{entry.name}/")
+            else:
+                yield f"{below}{entry.name}", entry.path, status
 
 
 def _hash_of(path: str) -> str:
     with open(path, "rb") as file:
         return hashlib.file_digest(file, "sha256").hexdigest()
-
-
-def _raise(error: OSError) -> None:
-    raise error
 
 
 def _remove_abandoned_builds(slot: Path) -> None:
@@ -479,7 +504,7 @@ def _store(
     try:
         staging.rename(entry)
     except OSError:
-        found = _entry(built.schema, slot, content, expiring=False)
+        found = _entry(built.schema, slot, partial(_digest, content), False)
         if found is None:  # a damaged entry: this build replaces it
             shutil.rmtree(entry)
             staging.rename(entry)
@@ -518,6 +543,8 @@ def _library_dir(schema: Path, content: bytes) -> Path:
     """The schema's library directory (the default one when the schema does not
     read: its build says why); a folder's is the folder itself, so that every
     file of it keys the cache. A JSON schema is read without loading yaml."""
+    from .library_dir import DEFAULT_LIBRARY_DIR
+
     if schema.is_dir():
         return schema
     if schema.suffix == ".json" and not _may_name_library(content):
@@ -564,27 +591,144 @@ def _keyed(content: bytes, source_format: str, environment: Mapping[str, str]) -
     return content + b"\0" + "\0".join(values).encode("utf-8", "surrogatepass")
 
 
-def _digest(content: bytes, library: Path) -> str:
+def _digest(content: bytes, library: Path, seen: _Seen | None = None) -> str:
     """A hash of the schema's bytes and of every file under ``library``, by
-    name and content."""
+    name and content; ``seen`` takes the status of each file and folder read."""
+    from .input_file import read_input
+
     digest = hashlib.sha256(content)
     digest.update(os.fsencode(library) + b"\0")
-    for path in _files_under(library):
+    for path in _files_under(library, seen):
+        if seen is not None:
+            seen.add(path)
         try:
             data = read_input(path, MOST_BYTES)
         except OSError:
             data = b"unreadable"
+            if seen is not None:
+                seen.doubt()
         relative = os.fsencode(path.relative_to(library))
         digest.update(b"%d:%s%d:" % (len(relative), relative, len(data)) + data)
+    if seen is not None:
+        seen.digested(library, digest.hexdigest())
     return digest.hexdigest()
 
 
-def _files_under(directory: Path) -> list[Path]:
+def _files_under(directory: Path, seen: _Seen | None = None) -> list[Path]:
+    if seen is not None:
+        seen.add_library(directory)
     found: list[Path] = []
-    for folder, subfolders, names in os.walk(directory):
+    onerror = None if seen is None else seen.doubt
+    for folder, subfolders, names in os.walk(directory, onerror=onerror):
         subfolders.sort()
+        if seen is not None:
+            for name in subfolders:
+                seen.add(os.path.join(folder, name))
         found += (Path(folder) / name for name in sorted(names))
     return found
+
+
+_INPUTS = "inputs"
+"""In a slot: the digest of its inputs as a hit last read them, with the status
+(``_status``) each file and folder read for it had before it was read, so that a
+later start finds the entry without reading the schema and library again
+(``_remembered``): git's index trusts the same. A write changes a file's change
+time, which no process but root's can set back; a file added, removed or renamed
+changes its folder's times; a file replaced is another inode. A status taken
+within a clock tick of its times could hide a write in that tick: such inputs
+are not remembered (``build_cache.settled``), nor are any that could not all be
+read or listed."""
+_HEX = frozenset("0123456789abcdef")
+
+
+def _status(status: os.stat_result) -> list[int]:
+    """``build_cache.file_status`` and the device: an input may be anywhere."""
+    return [*build_cache.file_status(status), status.st_dev]
+
+
+class _Seen:
+    """The status of each input file and folder, taken before it is read for a
+    digest; the library directory when it is missing."""
+
+    def __init__(self) -> None:
+        self.taken_ns = time.time_ns()
+        self.statuses: dict[str, list[int]] = {}
+        self.missing: list[str] = []
+        self.doubtful = False
+        self.library: str | None = None
+        self.digest: str | None = None
+
+    def add(self, path: Path | str) -> None:
+        try:
+            self.statuses[os.fspath(path)] = _status(os.stat(path))
+        except OSError:
+            self.doubtful = True
+
+    def add_library(self, directory: Path) -> None:
+        """A missing library is not listed (``os.walk`` yields nothing)."""
+        if _missing(os.fspath(directory)):
+            self.missing.append(os.fspath(directory))
+        else:
+            self.add(directory)
+
+    def doubt(self, error: OSError | None = None) -> None:
+        """An input not read or listed (but a missing library's listing)."""
+        if error is None or error.filename not in self.missing:
+            self.doubtful = True
+
+    def digested(self, library: Path, digest: str) -> None:
+        self.library, self.digest = os.fspath(library), digest
+
+    def remember(self, slot: Path) -> None:
+        """The digest and statuses kept in ``slot`` (``_INPUTS``), if every input
+        was read and its status settled when taken."""
+        settled = all(
+            build_cache.settled(status, self.taken_ns)
+            for status in self.statuses.values()
+        )
+        if self.doubtful or self.digest is None or not settled:
+            return
+        remembered = {
+            "digest": self.digest,
+            "library": self.library,
+            "statuses": self.statuses,
+            "missing": self.missing,
+            "taken_ns": self.taken_ns,
+        }
+        build_cache.write(slot, _INPUTS, json.dumps(remembered))
+
+
+def _remembered(slot: Path, library: Path) -> str | None:
+    """The digest ``slot`` keeps for ``library`` and the inputs as last read
+    (``_INPUTS``), if every one of them still has its status, settled when taken,
+    and a library then missing still is; None otherwise (the inputs are read)."""
+    text = build_cache.read(slot, _INPUTS)
+    if text is None:
+        return None
+    try:
+        recorded = json.loads(text)
+        digest, taken_ns = recorded["digest"], recorded["taken_ns"]
+        if recorded["library"] != os.fspath(library) or type(taken_ns) is not int:
+            return None
+        for path, status in recorded["statuses"].items():
+            if not build_cache.settled(status, taken_ns):
+                return None
+            if _status(os.stat(path)) != status:
+                return None
+        if not all(_missing(path) for path in recorded["missing"]):
+            return None
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None
+    ok = isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX
+    return digest if ok else None
+
+
+def _missing(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError:
+        return True
+    return False
 
 
 def _earliest_expiry(library: Path) -> str | None:

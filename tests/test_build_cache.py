@@ -109,11 +109,14 @@ def _installed(into: Path) -> Path:
     return into
 
 
-def _start(code: Path, cache: Path, racy_ns: int = 0) -> dict[str, Any]:
+def _start(
+    code: Path, cache: Path, racy_ns: int = 0, script: str = _FINGERPRINT
+) -> dict[str, Any]:
     """What a fresh process running mcigen from ``code`` finds: its kind of cache
-    entries, and how many templates it read to name it."""
+    entries, and how many templates it read to name it (or what else ``script``
+    tells)."""
     out = subprocess.run(
-        [sys.executable, "-c", _FINGERPRINT, str(racy_ns)],
+        [sys.executable, "-c", script, str(racy_ns)],
         env={**os.environ, "PYTHONPATH": str(code), "MCIGEN_CACHE_DIR": str(cache)},
         cwd=code,
         capture_output=True,
@@ -168,6 +171,40 @@ def test_bytecode_written_since_does_not_make_a_start_read_the_code(
         (folder / "__pycache__").mkdir(exist_ok=True)
         (folder / "__pycache__" / "later.cpython-311.pyc").write_bytes(b"\0")
     assert _start(code, cache) == {"kind": first["kind"], "read": 0}
+
+
+_LISTED = """
+import json, sys
+from mcigen import build_cache
+
+listed = []
+sys.addaudithook(
+    lambda event, args: listed.append(args[0]) if event == "os.listdir" else None
+)
+build_cache._RACY_NS = int(sys.argv[1])
+print(json.dumps({"kind": build_cache.cache_dir("packages").name, "listed": listed}))
+"""
+
+
+def test_a_start_lists_only_the_code_folders_whose_times_changed(
+    tmp_path: Path,
+) -> None:
+    """A folder keeps its times until an entry is added, removed or renamed in it:
+    one that kept them is not listed; bytecode written since lists its folder,
+    still with the same fingerprint, and a module added there is found."""
+    cache = tmp_path / "cache"
+    code = _installed(tmp_path / "site")
+    first = _start(code, cache, script=_LISTED)
+    assert first["listed"]
+    assert _start(code, cache, script=_LISTED) == {"kind": first["kind"], "listed": []}
+    backend = code / "mcigen" / "backend"
+    (backend / "__pycache__").mkdir(exist_ok=True)
+    assert _start(code, cache, script=_LISTED) == {
+        "kind": first["kind"],
+        "listed": [str(backend)],
+    }
+    (backend / "added.py").write_text("ADDED = 1\n")
+    assert _start(code, cache, script=_LISTED)["kind"] != first["kind"]
 
 
 def test_code_written_a_moment_ago_is_read_again_by_the_next_start(

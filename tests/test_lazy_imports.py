@@ -252,6 +252,7 @@ def test_a_cached_mci_client_and_its_text_call_load_nothing_of_other_kinds(
     watched = tuple(m for m in OTHER_KINDS if m != "json")  # the manifest's
     _compiler_loaded(probe, watched, directory)  # fills the cache
     wait_until_settled(Path(os.environ["MCIGEN_CACHE_DIR"]))
+    wait_until_settled(directory)  # the schema's: a hit that remembers it writes
     _compiler_loaded(probe, watched, directory)  # records the settled statuses
     assert _compiler_loaded(probe, watched, directory) == []
 

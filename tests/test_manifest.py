@@ -27,6 +27,15 @@ def test_a_manifest_reads_back_into_what_writes_it_again(path: Path) -> None:
     assert manifest_json(manifest) == written
 
 
+def test_a_manifest_with_its_tree_before_its_tools_reads_the_same() -> None:
+    """Keys in another order: read as a whole, into the same values."""
+    written = (ROOT / "golden" / "weather_api" / MANIFEST).read_bytes()
+    document = json.loads(written)
+    tools = document.pop("tools")
+    reordered = json.dumps({**document, "tools": tools}, indent=2).encode() + b"\n"
+    assert read_manifest(reordered) == read_manifest(written)
+
+
 def test_the_golden_manifests_cover_every_optional_field() -> None:
     manifests = [read_manifest(p.read_bytes()) for p in MANIFESTS]
     tools = [tool for manifest in manifests for tool in manifest.tools]

@@ -178,9 +178,9 @@ def test_result_models_are_built_on_first_use_with_their_signatures(first: str) 
         "(*, result: mcigen_runtime.results.ToolResult, jsonrpc: str | None = None, "
         "id: int | None = None) -> None",
         "(*, name: str, disabled: bool = False, "
-        "annotations: mcigen_runtime.client.Annotations | None = None, "
+        "annotations: mcigen_runtime.tool_models.Annotations | None = None, "
         "description: str | None = None, "
         "inputSchema: dict[str, typing.Any] | None = None, "
-        "execution: mcigen_runtime.client.Execution, tags: list[str] = <factory>, "
+        "execution: mcigen_runtime.tool_models.Execution, tags: list[str] = <factory>, "
         "toolset_source: str | None = None) -> None",
     ]

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from .deferred import DeferredModel
 from .errors import ToolInputError
@@ -30,6 +28,22 @@ from .registry import Registry, UnknownToolError
 from .results import ToolResult
 from .tokens import TokenCache, tokens_of
 
+if TYPE_CHECKING:
+    from .tool_models import Annotations as Annotations
+    from .tool_models import Execution as Execution
+    from .tool_models import Tool as Tool
+
+_TOOL_MODELS = frozenset({"Annotations", "Execution", "Tool"})
+
+
+def __getattr__(name: str) -> Any:
+    """``Tool`` and the models it holds, from the module that makes them."""
+    if name in _TOOL_MODELS:
+        from . import tool_models
+
+        return getattr(tool_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 class MCIClientError(ValueError):
     """What mci-py's ``MCIClient`` raises under this name (an unknown tool, bad
@@ -39,34 +53,6 @@ class MCIClientError(ValueError):
 class ClientInputError(MCIClientError, ToolInputError):
     """Input the tool's schema refuses: both an ``MCIClientError`` (as mci-py's scripts
     catch it) and a ``ToolInputError`` (naming the field)."""
-
-
-class Annotations(DeferredModel):
-    title: str | None = None
-    readOnlyHint: bool | None = None
-    destructiveHint: bool | None = None
-    idempotentHint: bool | None = None
-    openWorldHint: bool | None = None
-    audience: list[Literal["user", "assistant"]] | None = None
-
-
-class Execution(DeferredModel):
-    """What kind of executor runs the tool; its settings are compiled into the code."""
-
-    type: str
-
-
-class Tool(DeferredModel):
-    """A tool as ``MCIClient.tools()`` describes it."""
-
-    name: str
-    disabled: bool = False
-    annotations: Annotations | None = None
-    description: str | None = None
-    inputSchema: dict[str, Any] | None = None
-    execution: Execution
-    tags: list[str] = Field(default_factory=list)
-    toolset_source: str | None = Field(default=None, exclude=True)
 
 
 class ExecutionResult(DeferredModel):
@@ -176,6 +162,8 @@ def _check_required(entry: ToolEntry, props: Mapping[str, Any]) -> None:
 
 
 def _tool(entry: ToolEntry) -> Tool:
+    from .tool_models import Annotations, Execution, Tool
+
     return Tool(
         name=entry.name,
         annotations=Annotations(**entry.annotations) if entry.annotations else None,

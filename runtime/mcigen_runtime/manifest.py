@@ -398,16 +398,22 @@ def _tools_apart(text: bytes) -> tuple[dict[str, Any], ToolEntries, Tree] | None
     if start < 0:
         return None
     first = start + len(_TOOLS_OPEN) - len(b"{\n")
-    # nothing in a tool is laid out at four spaces: the first close is the array's
-    end = text.find(_TOOLS_CLOSE, first)
-    if end < 0 or not text.startswith(_TREE_OPEN, end + len(_TOOLS_CLOSE)):
+    # manifest_json writes the tree right after the tools, and nothing in either
+    # at two spaces: the array's close is the one before the tree, found from the
+    # end (searched for from the first tool on, the pattern's spaces made it ~1 ns
+    # a byte: 0.85 ms at 1000 tools)
+    end = text.rfind(_TOOLS_CLOSE + _TREE_OPEN, first)
+    if end < 0:
         return None
-    tree = text[end + len(_TOOLS_CLOSE) + len(_TREE_OPEN) :].rstrip()
-    if not tree.endswith(b"\n}"):
+    tree_start = end + len(_TOOLS_CLOSE) + len(_TREE_OPEN)
+    tree_end = len(text)
+    while tree_end > tree_start and text[tree_end - 1] in b" \t\n\r\x0b\x0c":
+        tree_end -= 1
+    if not text.endswith(b"\n}", tree_start, tree_end):
         return None
     try:
         rest = json.loads(text[:start] + b'\n  "tools": []\n}')
-        tree_text = tree[: -len(b"\n}")].decode()
+        tree_text = text[tree_start : tree_end - len(b"\n}")].decode()
     except ValueError:
         return None
     tools = ToolEntries.in_text(text, first, end + len(_TOOL_CLOSE))

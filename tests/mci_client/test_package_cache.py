@@ -38,7 +38,7 @@ def test_a_second_process_takes_the_package_from_the_cache_without_building(
     assert first["text"] == "Hello Bob, from Ada"
     assert first["tools"] == ["greet", "bye"]
     assert first["compiled"] is True
-    wait_until_settled(package_cache)
+    wait_until_settled(tmp_path)  # the schema's and toolset's statuses too
     run_client(schema, package_cache)  # records the statuses the build took
     before = _snapshot(package_cache)
     second = run_client(schema, package_cache)
