@@ -117,6 +117,13 @@ def test_a_text_call_loads_nothing_of_other_kinds(directory: Path) -> None:
     assert _loaded_after(directory, call, OTHER_KINDS) == ("Hello Ann", [])
 
 
+def test_a_text_call_of_good_input_loads_no_input_errors(directory: Path) -> None:
+    """``ToolInputError`` (and the printing of its message) is for doubted input."""
+    call = "lazypkg.hello(who='Ann').text"
+    watched = ("mcigen_runtime.errors", "mcigen_runtime.printable")
+    assert _loaded_after(directory, call, watched) == ("Hello Ann", [])
+
+
 def test_a_file_call_compiles_its_template_without_asyncio(directory: Path) -> None:
     assert _loaded_after(directory, "lazypkg.note(who='Ann').text") == (
         "Note for Ann",
