@@ -70,13 +70,14 @@ OTHER_KINDS = (
     "mcigen_runtime.executors.cli.args",
     "mcigen_runtime.executors.cli.argv",
     "mcigen_runtime.executors.cli.call",
+    "mcigen_runtime.executors.file.contents",
     "shlex",
 )
 """What a cli call (tempfile writes its file arguments, and loads shutil, bz2 and
 lzma) or an http call (json encodes its body; auth and retry) needs, and a text
-call does not: ~35 M instructions of a cold start; then the modules of the cli
-and http faces themselves (the call classes, the command line's parts), which the
-group module names as the faces' attributes: ~6 M more."""
+call does not: ~35 M instructions of a cold start; then the modules of the cli,
+http and file faces themselves (the call classes, the command line's parts, the
+file reader), which the group module names as the faces' attributes: ~7 M more."""
 
 
 def _loaded_after(

@@ -189,6 +189,7 @@ def test_each_face_offers_the_pinned_names_with_their_call_shapes(face: str) -> 
 
 PACKAGE_FACES = [
     "mcigen_runtime.executors.cli",
+    "mcigen_runtime.executors.file",
     "mcigen_runtime.executors.http",
     "mcigen_runtime.executors.mcp",
     "mcigen_runtime.templating",
