@@ -52,7 +52,6 @@ def _senders() -> (
     return send, send_async
 
 
-# The auth and retry parts (.parts) load with the first tool module that makes one.
 __getattr__ = lazy_face(
     __name__,
     {
@@ -64,4 +63,7 @@ __getattr__ = lazy_face(
         "HttpCall": ".request",
         "http_call": ".request",
     },
+    # the auth and retry parts (~20 M instructions to make) load with the first
+    # tool that has one, not with every first call
+    apart={".parts"},
 )
