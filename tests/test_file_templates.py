@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from mcigen_runtime.executors import file as file_templates
-from mcigen_runtime.executors.file import file_renderer, render_file
+from mcigen_runtime.executors.file import contents as file_templates
+from mcigen_runtime.executors.file.contents import file_renderer, render_file
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 
 CONTEXT = {"props": {"name": "Ann", "items": ["a", "b"]}, "env": {}, "input": {}}

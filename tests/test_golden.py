@@ -169,7 +169,7 @@ def test_golden_output_is_black_formatted() -> None:
 
 _EXECUTORS = {
     "executors/cli/run.py",
-    "executors/file.py",
+    "executors/file/contents.py",
     "executors/http/transport.py",
     "executors/mcp/calls.py",
 }
@@ -184,7 +184,7 @@ package without tools of that kind has no use for."""
         ("workspace.mci.yaml", {"executors/mcp/calls.py"}),
         ("weather_api.mci.yaml", {"executors/http/transport.py"}),
         ("repo_tools.mci.json", {"executors/cli/run.py"}),
-        ("runbooks.mci.json", {"executors/file.py"}),
+        ("runbooks.mci.json", {"executors/file/contents.py"}),
     ],
 )
 def test_a_vendored_package_carries_only_the_runtime_it_uses(

@@ -189,6 +189,7 @@ def test_each_face_offers_the_pinned_names_with_their_call_shapes(face: str) -> 
 
 PACKAGE_FACES = [
     "mcigen_runtime.executors.cli",
+    "mcigen_runtime.executors.file",
     "mcigen_runtime.executors.http",
     "mcigen_runtime.executors.mcp",
     "mcigen_runtime.templating",
@@ -202,9 +203,12 @@ def test_a_face_package_exports_exactly_its_pinned_names(face: str) -> None:
 
 
 def _runtime_imports(source: str, vendored: bool) -> set[tuple[str, str]]:
-    """(face, name) for each runtime name a generated module imports."""
+    """(face, name) for each runtime name a generated module imports, and for each
+    name it reads of a face it imports as a module (``_cli.CliCall``)."""
     found: set[tuple[str, str]] = set()
-    for node in ast.walk(ast.parse(source)):
+    faces: dict[str, str] = {}
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.module is None:
             continue
         module = node.module
@@ -212,7 +216,18 @@ def _runtime_imports(source: str, vendored: bool) -> set[tuple[str, str]]:
             module = "mcigen_runtime" + module[len("_runtime") :]
         elif node.level or module.split(".")[0] != "mcigen_runtime":
             continue
-        found.update((module, alias.name) for alias in node.names)
+        for alias in node.names:
+            if f"{module}.{alias.name}" in FACES:
+                faces[alias.asname or alias.name] = f"{module}.{alias.name}"
+            else:
+                found.add((module, alias.name))
+    found.update(
+        (faces[node.value.id], node.attr)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in faces
+    )
     return found
 
 

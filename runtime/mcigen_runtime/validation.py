@@ -1,15 +1,14 @@
 """Input validation of a tool call against its generated pydantic model.
 
-Importing it loads no pydantic: a tool module imports it, and input its fast
-check does not doubt never reaches a model (mcigen's ``backend/input_guard.py``).
+Importing it loads no pydantic, nor the errors' module: a tool module imports it,
+and input its fast check does not doubt never reaches a model (mcigen's
+``backend/input_guard.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-from .errors import ToolInputError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -22,6 +21,7 @@ def validate_input(
     (``integers.py``). Raise :class:`ToolInputError` naming every offending field."""
     from pydantic import ValidationError
 
+    from .errors import ToolInputError
     from .integers import with_whole_ints
 
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcigen_runtime.executors.file import render_file
+from mcigen_runtime.executors.file.contents import render_file
 from mcigen_runtime.templating.lookup import TemplateRuntimeError
 from mcigen_runtime.templating.parser import parse_template
 from mcigen_runtime.templating.syntax import TemplateSyntaxError

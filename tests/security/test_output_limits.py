@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from mcigen_runtime.executors.file import render_file
+from mcigen_runtime.executors.file.contents import render_file
 from mcigen_runtime.templating.budget import OutputLimitError
 from mcigen_runtime.templating.compiler import compile_renderer
 from mcigen_runtime.templating.parser import parse_template

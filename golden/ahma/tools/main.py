@@ -9,16 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.executors.cli import CliCall as _CliCall
-from mcigen_runtime.executors.cli import TempFiles as _TempFiles
-from mcigen_runtime.executors.cli import extra_args as _extra_args
-from mcigen_runtime.executors.cli import run_cli as _run_cli
-from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
-from mcigen_runtime.executors.cli import shell_script as _shell_script
-from mcigen_runtime.executors.cli import timeout_s as _timeout_s
-from mcigen_runtime.executors.cli import word as _word
-from mcigen_runtime.executors.cli import words as _words
-from mcigen_runtime.executors.cli import working_root as _working_root
+from mcigen_runtime.executors import cli as _cli
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.results import ToolResult
@@ -90,7 +81,7 @@ _LIMITS = _Limits()
 
 def _prepare_sandboxed_shell(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         type(raw.get("command")) is not str
         or "working_directory" in raw
@@ -99,26 +90,28 @@ def _prepare_sandboxed_shell(
         from .models.main import SandboxedShellInput
 
         raw = _validate_input(SandboxedShellInput, raw, "sandboxed_shell")
-    timeout = _timeout_s(
+    timeout = _cli.timeout_s(
         raw, key="timeout_seconds", default_s=360.0, tool="sandboxed_shell"
     )
-    extra = _extra_args(raw, key="args", tool="sandboxed_shell", allowed=False)
+    extra = _cli.extra_args(raw, key="args", tool="sandboxed_shell", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="sandboxed_shell")
+        root = _cli.working_root(raw, key="working_directory", tool="sandboxed_shell")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
         argv: list[str] = ["bash", "-c"]
-        value_1 = _word(raw.get("command"))
+        value_1 = _cli.word(raw.get("command"))
         if value_1:
             argv.append(value_1)
         argv += extra
-        argv = _shell_script(argv, start=2, suffix=" 2>&1", given=value_1 is not None)
+        argv = _cli.shell_script(
+            argv, start=2, suffix=" 2>&1", given=value_1 is not None
+        )
         cwd = root
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -133,14 +126,14 @@ def _invoke_sandboxed_shell(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_sandboxed_shell(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_sandboxed_shell_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_sandboxed_shell(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def sandboxed_shell(
@@ -181,7 +174,7 @@ async def sandboxed_shell_async(
 
 def _prepare_archive(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         type(raw.get("file")) is not str
         or "gzip" in raw
@@ -194,27 +187,29 @@ def _prepare_archive(
         from .models.main import ArchiveInput
 
         raw = _validate_input(ArchiveInput, raw, "archive")
-    timeout = _timeout_s(raw, key="timeout_seconds", default_s=600.0, tool="archive")
-    extra = _extra_args(raw, key="args", tool="archive", allowed=False)
+    timeout = _cli.timeout_s(
+        raw, key="timeout_seconds", default_s=600.0, tool="archive"
+    )
+    extra = _cli.extra_args(raw, key="args", tool="archive", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="archive")
+        root = _cli.working_root(raw, key="working_directory", tool="archive")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
         argv: list[str] = ["tar", "--create"]
-        value_1 = _word(raw.get("file"))
+        value_1 = _cli.word(raw.get("file"))
         if value_1:
             argv += ["--file", root.name(value_1)]
         if raw.get("gzip") is True:
             argv.append("-z")
-        for element in _words(raw.get("paths")):
+        for element in _cli.words(raw.get("paths")):
             argv.append(root.name(element))
         argv += extra
         cwd = root
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -227,14 +222,14 @@ def _prepare_archive(
 
 def _invoke_archive(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_archive(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_archive_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_archive(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def archive(
@@ -291,7 +286,7 @@ async def archive_async(
 
 def _prepare_repo_status(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         "short" in raw
         and (type(raw["short"]) is not bool)
@@ -303,19 +298,19 @@ def _prepare_repo_status(
         from .models.main import RepoStatusInput
 
         raw = _validate_input(RepoStatusInput, raw, "repo_status")
-    timeout = _timeout_s(
+    timeout = _cli.timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_status"
     )
-    extra = _extra_args(raw, key="args", tool="repo_status", allowed=False)
+    extra = _cli.extra_args(raw, key="args", tool="repo_status", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_status")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_status")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
         argv: list[str] = ["git", "status"]
         if raw.get("short") is True:
             argv.append("-s")
-        value_2 = _word(raw.get("pathspec"))
+        value_2 = _cli.word(raw.get("pathspec"))
         if value_2:
             argv.append(root.name(value_2))
         argv += extra
@@ -323,7 +318,7 @@ def _prepare_repo_status(
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -336,14 +331,14 @@ def _prepare_repo_status(
 
 def _invoke_repo_status(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_repo_status(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_status_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_status(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_status(
@@ -404,7 +399,7 @@ async def repo_status_async(
 
 def _prepare_repo_commit(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         type(raw.get("message")) is not str
         or "all" in raw
@@ -415,20 +410,20 @@ def _prepare_repo_commit(
         from .models.main import RepoCommitInput
 
         raw = _validate_input(RepoCommitInput, raw, "repo_commit")
-    timeout = _timeout_s(
+    timeout = _cli.timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_commit"
     )
-    extra = _extra_args(raw, key="args", tool="repo_commit", allowed=False)
+    extra = _cli.extra_args(raw, key="args", tool="repo_commit", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_commit")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_commit")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
-    files = _TempFiles()
+    files = _cli.TempFiles()
     try:
         argv: list[str] = ["git", "commit"]
         if raw.get("all") is True:
             argv.append("-a")
-        value_2 = _word(raw.get("message"))
+        value_2 = _cli.word(raw.get("message"))
         if value_2:
             argv += ["-F", files.write(value_2)]
         argv += extra
@@ -437,7 +432,7 @@ def _prepare_repo_commit(
         root.close()
         files.remove()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -451,14 +446,14 @@ def _prepare_repo_commit(
 
 def _invoke_repo_commit(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_repo_commit(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_commit_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_commit(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_commit(
@@ -509,7 +504,7 @@ async def repo_commit_async(
 
 def _prepare_repo_log(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         "max-count" in raw
         and (type(raw["max-count"]) is not int)
@@ -523,20 +518,22 @@ def _prepare_repo_log(
         from .models.main import RepoLogInput
 
         raw = _validate_input(RepoLogInput, raw, "repo_log")
-    timeout = _timeout_s(raw, key="timeout_seconds", default_s=30.0, tool="repo_log")
-    extra = _extra_args(raw, key="args", tool="repo_log", allowed=False)
+    timeout = _cli.timeout_s(
+        raw, key="timeout_seconds", default_s=30.0, tool="repo_log"
+    )
+    extra = _cli.extra_args(raw, key="args", tool="repo_log", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_log")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_log")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
         argv: list[str] = ["git", "log"]
-        value_1 = _word(raw.get("max-count"))
+        value_1 = _cli.word(raw.get("max-count"))
         if value_1:
             argv += ["--max-count", value_1]
         if raw.get("oneline") is True:
             argv.append("--oneline")
-        value_3 = _word(raw.get("path"))
+        value_3 = _cli.word(raw.get("path"))
         if value_3:
             argv.append(root.name(value_3))
         argv += extra
@@ -544,7 +541,7 @@ def _prepare_repo_log(
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -557,14 +554,14 @@ def _prepare_repo_log(
 
 def _invoke_repo_log(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_repo_log(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_log_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_log(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_log(
@@ -633,15 +630,17 @@ async def repo_log_async(
 
 def _prepare_repo_stash(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         from .models.main import RepoStashInput
 
         raw = _validate_input(RepoStashInput, raw, "repo_stash")
-    timeout = _timeout_s(raw, key="timeout_seconds", default_s=120.0, tool="repo_stash")
-    extra = _extra_args(raw, key="args", tool="repo_stash", allowed=False)
+    timeout = _cli.timeout_s(
+        raw, key="timeout_seconds", default_s=120.0, tool="repo_stash"
+    )
+    extra = _cli.extra_args(raw, key="args", tool="repo_stash", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_stash")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_stash")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
@@ -651,7 +650,7 @@ def _prepare_repo_stash(
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -664,14 +663,14 @@ def _prepare_repo_stash(
 
 def _invoke_repo_stash(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_repo_stash(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_stash_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_stash(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_stash(*, working_directory: str | None = None) -> ToolResult:
@@ -710,17 +709,17 @@ async def repo_stash_async(*, working_directory: str | None = None) -> ToolResul
 
 def _prepare_repo_stash_list(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         from .models.main import RepoStashListInput
 
         raw = _validate_input(RepoStashListInput, raw, "repo_stash_list")
-    timeout = _timeout_s(
+    timeout = _cli.timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_list"
     )
-    extra = _extra_args(raw, key="args", tool="repo_stash_list", allowed=False)
+    extra = _cli.extra_args(raw, key="args", tool="repo_stash_list", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_stash_list")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_stash_list")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
@@ -730,7 +729,7 @@ def _prepare_repo_stash_list(
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -745,14 +744,14 @@ def _invoke_repo_stash_list(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_stash_list(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_stash_list_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_stash_list(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_stash_list(*, working_directory: str | None = None) -> ToolResult:
@@ -791,17 +790,17 @@ async def repo_stash_list_async(*, working_directory: str | None = None) -> Tool
 
 def _prepare_repo_stash_pop(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if "working_directory" in raw and (type(raw["working_directory"]) is not str):
         from .models.main import RepoStashPopInput
 
         raw = _validate_input(RepoStashPopInput, raw, "repo_stash_pop")
-    timeout = _timeout_s(
+    timeout = _cli.timeout_s(
         raw, key="timeout_seconds", default_s=120.0, tool="repo_stash_pop"
     )
-    extra = _extra_args(raw, key="args", tool="repo_stash_pop", allowed=False)
+    extra = _cli.extra_args(raw, key="args", tool="repo_stash_pop", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="repo_stash_pop")
+        root = _cli.working_root(raw, key="working_directory", tool="repo_stash_pop")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
@@ -811,7 +810,7 @@ def _prepare_repo_stash_pop(
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -826,14 +825,14 @@ def _invoke_repo_stash_pop(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_stash_pop(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_repo_stash_pop_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_repo_stash_pop(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def repo_stash_pop(*, working_directory: str | None = None) -> ToolResult:
@@ -872,7 +871,7 @@ async def repo_stash_pop_async(*, working_directory: str | None = None) -> ToolR
 
 def _prepare_search(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         type(raw.get("regexp")) is not str
         or "ignore-case" in raw
@@ -894,34 +893,34 @@ def _prepare_search(
         from .models.main import SearchInput
 
         raw = _validate_input(SearchInput, raw, "search")
-    timeout = _timeout_s(raw, key="timeout_seconds", default_s=60.0, tool="search")
-    extra = _extra_args(raw, key="args", tool="search", allowed=False)
+    timeout = _cli.timeout_s(raw, key="timeout_seconds", default_s=60.0, tool="search")
+    extra = _cli.extra_args(raw, key="args", tool="search", allowed=False)
     try:
-        root = _working_root(raw, key="working_directory", tool="search")
+        root = _cli.working_root(raw, key="working_directory", tool="search")
     except (_PathRefused, OSError) as error:
         return _error_result(str(error))
     try:
         argv: list[str] = ["grep"]
-        for element in _words(raw.get("exclude")):
+        for element in _cli.words(raw.get("exclude")):
             argv += ["--exclude", element]
         if raw.get("ignore-case") is True:
             argv.append("-i")
-        value_3 = _word(raw.get("max-count"))
+        value_3 = _cli.word(raw.get("max-count"))
         if value_3:
             argv += ["--max-count", value_3]
         if raw.get("recursive") is True:
             argv.append("-r")
-        value_5 = _word(raw.get("regexp"))
+        value_5 = _cli.word(raw.get("regexp"))
         if value_5:
             argv += ["--regexp", value_5]
-        for element in _words(raw.get("paths")):
+        for element in _cli.words(raw.get("paths")):
             argv.append(root.hold(element))
         argv += extra
         cwd = root
     except (_PathRefused, OSError) as error:
         root.close()
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=timeout,
@@ -934,14 +933,14 @@ def _prepare_search(
 
 def _invoke_search(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_search(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_search_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_search(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def search(

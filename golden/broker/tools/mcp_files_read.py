@@ -9,10 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcigen_runtime.executors.mcp import McpCall as _McpCall
-from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
+from mcigen_runtime.executors import mcp as _mcp
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -83,7 +80,7 @@ _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-def _mcp_server_files_read(env: Mapping[str, str]) -> _McpServerParams:
+def _mcp_server_files_read(env: Mapping[str, str]) -> _mcp.McpServerParams:
     """How to reach MCP server "files.read", resolved from ``env``."""
     context: dict[str, Any] = {"env": env}
     arg_2_1 = (
@@ -91,7 +88,7 @@ def _mcp_server_files_read(env: Mapping[str, str]) -> _McpServerParams:
         if "WORKSPACE_DIR" in env
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
-    return _McpServerParams(
+    return _mcp.McpServerParams(
         name="files.read",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
@@ -99,7 +96,7 @@ def _mcp_server_files_read(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
-SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+SERVERS: dict[str, Callable[[Mapping[str, str]], _mcp.McpServerParams]] = {
     "files.read": _mcp_server_files_read,
 }
 """How to reach each MCP server of this group, by name: env -> its settings."""
@@ -107,7 +104,7 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 
 def _prepare_files_read_read_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -125,7 +122,7 @@ def _prepare_files_read_read_file(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -136,7 +133,7 @@ def _invoke_files_read_read_file(
     call = _prepare_files_read_read_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="read_file",
         arguments=call.arguments,
@@ -152,7 +149,7 @@ async def _invoke_files_read_read_file_async(
     call = _prepare_files_read_read_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="read_file",
         arguments=call.arguments,
@@ -229,7 +226,7 @@ async def files_read_read_file_async(
 
 def _prepare_files_read_cat(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -247,7 +244,7 @@ def _prepare_files_read_cat(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -258,7 +255,7 @@ def _invoke_files_read_cat(
     call = _prepare_files_read_cat(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="read_text_file",
         arguments=call.arguments,
@@ -274,7 +271,7 @@ async def _invoke_files_read_cat_async(
     call = _prepare_files_read_cat(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="read_text_file",
         arguments=call.arguments,
@@ -350,7 +347,7 @@ async def files_read_cat_async(
 
 def _prepare_files_read_read_multiple_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     from .models.mcp_files_read import FilesReadReadMultipleFilesInput
 
     raw = _validate_input(
@@ -358,7 +355,7 @@ def _prepare_files_read_read_multiple_files(
     )
     props: dict[str, Any] = {"paths": raw["paths"]}
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -369,7 +366,7 @@ def _invoke_files_read_read_multiple_files(
     call = _prepare_files_read_read_multiple_files(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="read_multiple_files",
         arguments=call.arguments,
@@ -385,7 +382,7 @@ async def _invoke_files_read_read_multiple_files_async(
     call = _prepare_files_read_read_multiple_files(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="read_multiple_files",
         arguments=call.arguments,
@@ -443,14 +440,14 @@ async def files_read_read_multiple_files_async(
 
 def _prepare_files_read_ls(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         from .models.mcp_files_read import FilesReadLsInput
 
         raw = _validate_input(FilesReadLsInput, raw, "files.read.ls")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -461,7 +458,7 @@ def _invoke_files_read_ls(
     call = _prepare_files_read_ls(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="list_directory",
         arguments=call.arguments,
@@ -477,7 +474,7 @@ async def _invoke_files_read_ls_async(
     call = _prepare_files_read_ls(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="list_directory",
         arguments=call.arguments,
@@ -533,7 +530,7 @@ async def files_read_ls_async(
 
 def _prepare_files_read_list_directory_with_sizes(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "sortBy" in raw
@@ -548,7 +545,7 @@ def _prepare_files_read_list_directory_with_sizes(
         )
     props: dict[str, Any] = {"path": raw["path"], "sortBy": raw.get("sortBy", "name")}
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -559,7 +556,7 @@ def _invoke_files_read_list_directory_with_sizes(
     call = _prepare_files_read_list_directory_with_sizes(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="list_directory_with_sizes",
         arguments=call.arguments,
@@ -575,7 +572,7 @@ async def _invoke_files_read_list_directory_with_sizes_async(
     call = _prepare_files_read_list_directory_with_sizes(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="list_directory_with_sizes",
         arguments=call.arguments,
@@ -643,10 +640,10 @@ async def files_read_list_directory_with_sizes_async(
 
 def _prepare_files_read_list_allowed_directories(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     props: dict[str, Any] = dict(raw)
     try:
-        return _McpCall(server=_mcp_server_files_read(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_read(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -657,7 +654,7 @@ def _invoke_files_read_list_allowed_directories(
     call = _prepare_files_read_list_allowed_directories(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="list_allowed_directories",
         arguments=call.arguments,
@@ -673,7 +670,7 @@ async def _invoke_files_read_list_allowed_directories_async(
     call = _prepare_files_read_list_allowed_directories(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="list_allowed_directories",
         arguments=call.arguments,

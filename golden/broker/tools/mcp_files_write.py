@@ -9,10 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.executors.mcp import McpCall as _McpCall
-from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
+from mcigen_runtime.executors import mcp as _mcp
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -73,7 +70,7 @@ _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-def _mcp_server_files_write(env: Mapping[str, str]) -> _McpServerParams:
+def _mcp_server_files_write(env: Mapping[str, str]) -> _mcp.McpServerParams:
     """How to reach MCP server "files.write", resolved from ``env``."""
     context: dict[str, Any] = {"env": env}
     arg_2_1 = (
@@ -81,7 +78,7 @@ def _mcp_server_files_write(env: Mapping[str, str]) -> _McpServerParams:
         if "WORKSPACE_DIR" in env
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
-    return _McpServerParams(
+    return _mcp.McpServerParams(
         name="files.write",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
@@ -89,7 +86,7 @@ def _mcp_server_files_write(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
-SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+SERVERS: dict[str, Callable[[Mapping[str, str]], _mcp.McpServerParams]] = {
     "files.write": _mcp_server_files_write,
 }
 """How to reach each MCP server of this group, by name: env -> its settings."""
@@ -97,14 +94,14 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 
 def _prepare_files_write_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
         from .models.mcp_files_write import FilesWriteWriteFileInput
 
         raw = _validate_input(FilesWriteWriteFileInput, raw, "files.write.write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
-        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -115,7 +112,7 @@ def _invoke_files_write_write_file(
     call = _prepare_files_write_write_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="write_file",
         arguments=call.arguments,
@@ -131,7 +128,7 @@ async def _invoke_files_write_write_file_async(
     call = _prepare_files_write_write_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="write_file",
         arguments=call.arguments,
@@ -191,7 +188,7 @@ async def files_write_write_file_async(
 
 def _prepare_files_write_edit_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     from .models.mcp_files_write import FilesWriteEditFileInput
 
     raw = _validate_input(FilesWriteEditFileInput, raw, "files.write.edit_file")
@@ -201,7 +198,7 @@ def _prepare_files_write_edit_file(
         "dryRun": raw.get("dryRun", False),
     }
     try:
-        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -212,7 +209,7 @@ def _invoke_files_write_edit_file(
     call = _prepare_files_write_edit_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="edit_file",
         arguments=call.arguments,
@@ -227,7 +224,7 @@ async def _invoke_files_write_edit_file_async(
     call = _prepare_files_write_edit_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="edit_file",
         arguments=call.arguments,
@@ -296,14 +293,14 @@ async def files_write_edit_file_async(
 
 def _prepare_files_write_mkdir(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         from .models.mcp_files_write import FilesWriteMkdirInput
 
         raw = _validate_input(FilesWriteMkdirInput, raw, "files.write.mkdir")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -314,7 +311,7 @@ def _invoke_files_write_mkdir(
     call = _prepare_files_write_mkdir(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="create_directory",
         arguments=call.arguments,
@@ -330,7 +327,7 @@ async def _invoke_files_write_mkdir_async(
     call = _prepare_files_write_mkdir(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="create_directory",
         arguments=call.arguments,
@@ -387,14 +384,14 @@ async def files_write_mkdir_async(
 
 def _prepare_files_write_mv(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("source")) is not str or type(raw.get("destination")) is not str:
         from .models.mcp_files_write import FilesWriteMvInput
 
         raw = _validate_input(FilesWriteMvInput, raw, "files.write.mv")
     props: dict[str, Any] = {"source": raw["source"], "destination": raw["destination"]}
     try:
-        return _McpCall(server=_mcp_server_files_write(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files_write(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -405,7 +402,7 @@ def _invoke_files_write_mv(
     call = _prepare_files_write_mv(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="move_file",
         arguments=call.arguments,
@@ -420,7 +417,7 @@ async def _invoke_files_write_mv_async(
     call = _prepare_files_write_mv(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="move_file",
         arguments=call.arguments,

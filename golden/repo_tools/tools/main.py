@@ -9,10 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.executors.cli import CliCall as _CliCall
-from mcigen_runtime.executors.cli import Operand as _Operand
-from mcigen_runtime.executors.cli import run_cli as _run_cli
-from mcigen_runtime.executors.cli import run_cli_async as _run_cli_async
+from mcigen_runtime.executors import cli as _cli
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.path_policy import checked_path as _checked_path
@@ -62,7 +59,7 @@ _LIMITS = _Limits()
 
 def _prepare_search_code(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if (
         type(raw.get("pattern")) is not str
         or "path" in raw
@@ -101,21 +98,21 @@ def _prepare_search_code(
         ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv, cwd=cwd, timeout_s=10.0, limits=_LIMITS, env=env, env_mode="inherit"
     )
 
 
 def _invoke_search_code(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_search_code(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_search_code_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_search_code(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def search_code(
@@ -172,7 +169,7 @@ async def search_code_async(
 
 def _prepare_count_lines(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     if type(raw.get("file")) is not str:
         from .models.main import CountLinesInput
 
@@ -186,27 +183,27 @@ def _prepare_count_lines(
         ).working_directory()
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv,
         cwd=cwd,
         timeout_s=2.0,
         limits=_LIMITS,
         env=env,
         env_mode="inherit",
-        operands=(_Operand(position=2, name="file", numeric=False),),
+        operands=(_cli.Operand(position=2, name="file", numeric=False),),
     )
 
 
 def _invoke_count_lines(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_count_lines(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_count_lines_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_count_lines(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def count_lines(*, file: str) -> ToolResult:
@@ -237,27 +234,27 @@ async def count_lines_async(*, file: str) -> ToolResult:
 
 def _prepare_utc_now(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _CliCall | ToolResult:
+) -> _cli.CliCall | ToolResult:
     try:
         argv: list[str] = ["date", "-u", "+%Y-%m-%dT%H:%M:%SZ"]
         cwd = None
     except (_TemplateRuntimeError, _PathRefused) as error:
         return _error_result(str(error))
-    return _CliCall(
+    return _cli.CliCall(
         argv=argv, cwd=cwd, timeout_s=30.0, limits=_LIMITS, env=env, env_mode="inherit"
     )
 
 
 def _invoke_utc_now(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_utc_now(raw, env)
-    return call if isinstance(call, ToolResult) else _run_cli(call)
+    return call if isinstance(call, ToolResult) else _cli.run_cli(call)
 
 
 async def _invoke_utc_now_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_utc_now(raw, env)
-    return call if isinstance(call, ToolResult) else await _run_cli_async(call)
+    return call if isinstance(call, ToolResult) else await _cli.run_cli_async(call)
 
 
 def utc_now(**props: Any) -> ToolResult:

@@ -9,8 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcigen_runtime.executors.file import file_call_async as _file_call_async
-from mcigen_runtime.executors.file import file_contents as _file_contents
+from mcigen_runtime.executors import file as _file
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.path_policy import PathRefused as _PathRefused
 from mcigen_runtime.path_policy import checked_path as _checked_path
@@ -92,7 +91,7 @@ def _invoke_restart_runbook(
         checked = _checked_path(
             path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=()
         )
-        text = _file_contents(
+        text = _file.file_contents(
             checked,
             context=context,
             limits=_LIMITS,
@@ -108,7 +107,7 @@ def _invoke_restart_runbook(
 async def _invoke_restart_runbook_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _file_call_async(_invoke_restart_runbook, raw, env)
+    return await _file.file_call_async(_invoke_restart_runbook, raw, env)
 
 
 def restart_runbook(
@@ -169,7 +168,7 @@ def _invoke_deploy_checklist(
         checked = _checked_path(
             path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=()
         )
-        text = _file_contents(
+        text = _file.file_contents(
             checked,
             context=context,
             limits=_LIMITS,
@@ -185,7 +184,7 @@ def _invoke_deploy_checklist(
 async def _invoke_deploy_checklist_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _file_call_async(_invoke_deploy_checklist, raw, env)
+    return await _file.file_call_async(_invoke_deploy_checklist, raw, env)
 
 
 def deploy_checklist(**props: Any) -> ToolResult:
@@ -219,7 +218,7 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
         checked = _checked_path(
             path, base_dir=_BASE_DIR, enable_any_paths=False, allow_list=("./runbooks",)
         )
-        text = _file_contents(
+        text = _file.file_contents(
             checked,
             context=context,
             limits=_LIMITS,
@@ -235,7 +234,7 @@ def _invoke_runbook(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResul
 async def _invoke_runbook_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
-    return await _file_call_async(_invoke_runbook, raw, env)
+    return await _file.file_call_async(_invoke_runbook, raw, env)
 
 
 def runbook(*, file: str) -> ToolResult:

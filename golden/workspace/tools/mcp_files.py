@@ -9,10 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any
 
-from mcigen_runtime.executors.mcp import McpCall as _McpCall
-from mcigen_runtime.executors.mcp import McpServerParams as _McpServerParams
-from mcigen_runtime.executors.mcp import call_mcp_tool as _call_mcp_tool
-from mcigen_runtime.executors.mcp import call_mcp_tool_async as _call_mcp_tool_async
+from mcigen_runtime.executors import mcp as _mcp
 from mcigen_runtime.limits import Limits as _Limits
 from mcigen_runtime.results import ToolResult
 from mcigen_runtime.results import error_result as _error_result
@@ -80,7 +77,7 @@ _LIMITS = _Limits()
 """What one call may render, read or capture."""
 
 
-def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
+def _mcp_server_files(env: Mapping[str, str]) -> _mcp.McpServerParams:
     """How to reach MCP server "files", resolved from ``env``."""
     context: dict[str, Any] = {"env": env}
     arg_2_1 = (
@@ -88,7 +85,7 @@ def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
         if "WORKSPACE_DIR" in env
         else _first(context, "env.WORKSPACE_DIR", (("env", "WORKSPACE_DIR"),))
     )
-    return _McpServerParams(
+    return _mcp.McpServerParams(
         name="files",
         command="npx",
         args=("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", f"{arg_2_1}"),
@@ -96,7 +93,7 @@ def _mcp_server_files(env: Mapping[str, str]) -> _McpServerParams:
     )
 
 
-SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
+SERVERS: dict[str, Callable[[Mapping[str, str]], _mcp.McpServerParams]] = {
     "files": _mcp_server_files,
 }
 """How to reach each MCP server of this group, by name: env -> its settings."""
@@ -104,7 +101,7 @@ SERVERS: dict[str, Callable[[Mapping[str, str]], _McpServerParams]] = {
 
 def _prepare_read_text_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or "tail" in raw
@@ -122,7 +119,7 @@ def _prepare_read_text_file(
     if "head" in raw:
         props["head"] = raw["head"]
     try:
-        return _McpCall(server=_mcp_server_files(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -133,7 +130,7 @@ def _invoke_read_text_file(
     call = _prepare_read_text_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="read_text_file",
         arguments=call.arguments,
@@ -149,7 +146,7 @@ async def _invoke_read_text_file_async(
     call = _prepare_read_text_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="read_text_file",
         arguments=call.arguments,
@@ -225,14 +222,14 @@ async def read_text_file_async(
 
 def _prepare_write_file(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str or type(raw.get("content")) is not str:
         from .models.mcp_files import WriteFileInput
 
         raw = _validate_input(WriteFileInput, raw, "write_file")
     props: dict[str, Any] = {"path": raw["path"], "content": raw["content"]}
     try:
-        return _McpCall(server=_mcp_server_files(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -243,7 +240,7 @@ def _invoke_write_file(
     call = _prepare_write_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="write_file",
         arguments=call.arguments,
@@ -259,7 +256,7 @@ async def _invoke_write_file_async(
     call = _prepare_write_file(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="write_file",
         arguments=call.arguments,
@@ -317,14 +314,14 @@ async def write_file_async(
 
 def _prepare_list_directory(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         from .models.mcp_files import ListDirectoryInput
 
         raw = _validate_input(ListDirectoryInput, raw, "list_directory")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _McpCall(server=_mcp_server_files(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -335,7 +332,7 @@ def _invoke_list_directory(
     call = _prepare_list_directory(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="list_directory",
         arguments=call.arguments,
@@ -351,7 +348,7 @@ async def _invoke_list_directory_async(
     call = _prepare_list_directory(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="list_directory",
         arguments=call.arguments,
@@ -408,7 +405,7 @@ async def list_directory_async(
 
 def _prepare_search_files(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if (
         type(raw.get("path")) is not str
         or type(raw.get("pattern")) is not str
@@ -427,7 +424,7 @@ def _prepare_search_files(
         "excludePatterns": raw.get("excludePatterns", []),
     }
     try:
-        return _McpCall(server=_mcp_server_files(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -438,7 +435,7 @@ def _invoke_search_files(
     call = _prepare_search_files(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="search_files",
         arguments=call.arguments,
@@ -454,7 +451,7 @@ async def _invoke_search_files_async(
     call = _prepare_search_files(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="search_files",
         arguments=call.arguments,
@@ -526,14 +523,14 @@ async def search_files_async(
 
 def _prepare_get_file_info(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _McpCall | ToolResult:
+) -> _mcp.McpCall | ToolResult:
     if type(raw.get("path")) is not str:
         from .models.mcp_files import GetFileInfoInput
 
         raw = _validate_input(GetFileInfoInput, raw, "get_file_info")
     props: dict[str, Any] = {"path": raw["path"]}
     try:
-        return _McpCall(server=_mcp_server_files(env), arguments=props)
+        return _mcp.McpCall(server=_mcp_server_files(env), arguments=props)
     except _TemplateRuntimeError as error:
         return _error_result(str(error))
 
@@ -544,7 +541,7 @@ def _invoke_get_file_info(
     call = _prepare_get_file_info(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return _call_mcp_tool(
+    return _mcp.call_mcp_tool(
         server=call.server,
         tool="get_file_info",
         arguments=call.arguments,
@@ -560,7 +557,7 @@ async def _invoke_get_file_info_async(
     call = _prepare_get_file_info(raw, env)
     if isinstance(call, ToolResult):
         return call
-    return await _call_mcp_tool_async(
+    return await _mcp.call_mcp_tool_async(
         server=call.server,
         tool="get_file_info",
         arguments=call.arguments,

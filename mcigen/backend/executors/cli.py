@@ -1,6 +1,6 @@
 """A cli tool's view (``templates/executors/cli.py.jinja``): the statements that
 build its command line and working directory, and the keywords of the runtime's
-``CliCall`` (``mcigen_runtime.executors.cli``).
+``CliCall`` (``mcigen_runtime.executors.cli``, named as ``_cli``).
 
 A command written as templates (MCI) has each word compiled; one written as literal
 words with flags read from the input (MTDF) is built by :mod:`.cli_words`."""
@@ -24,11 +24,10 @@ from .view import (
     Build,
     ExecutorView,
     declared,
+    executor_face,
     path_policy,
     present,
 )
-
-CLI = "mcigen_runtime.executors.cli"
 
 
 @dataclass
@@ -58,16 +57,9 @@ class CliView(ExecutorView):
 
 def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
     view = CliView(awaits=True)
-    view.imports.update(
-        {
-            (CLI, "CliCall as _CliCall"),
-            (CLI, "run_cli as _run_cli"),
-            (CLI, "run_cli_async as _run_cli_async"),
-        }
-    )
+    view.imports.add(executor_face("cli"))
     if not execution.templated:
         view.words = cli_words(build.planned.tool.name, execution)
-        view.imports.update(view.words.imports)
         view.imports.update(
             {
                 (PATH_POLICY, "PathRefused as _PathRefused"),
@@ -113,13 +105,12 @@ def cli_view(build: Build, execution: ir.CliExecution) -> CliView:
         view.operands = code(
             "("
             + "".join(
-                f"_Operand(position={index}, name={literal(name)}, "
+                f"_cli.Operand(position={index}, name={literal(name)}, "
                 f"numeric={literal(numeric)}), "
                 for index, name, numeric in operands
             )
             + ")"
         )
-        view.imports.add((CLI, "Operand as _Operand"))
     view.imports.update(PATH_FAILURES)
     return view
 

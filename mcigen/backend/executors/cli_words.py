@@ -4,12 +4,10 @@ from the call's input, no template and no table read at call time."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ... import ir
 from ..pysource import Code, code, literal
-
-_RUNTIME = "mcigen_runtime.executors.cli"
 
 
 @dataclass
@@ -26,7 +24,6 @@ class CliWords:
     statements: list[Code]
     timeout: Code
     temp_files: bool
-    imports: set[tuple[str, str]] = field(default_factory=set)
 
 
 def cli_words(tool_name: str, execution: ir.CliExecution) -> CliWords:
@@ -38,7 +35,6 @@ def cli_words(tool_name: str, execution: ir.CliExecution) -> CliWords:
         [code(s) for s in words.statements],
         code(words.timeout),
         words.temp_files,
-        words.imports,
     )
 
 
@@ -49,13 +45,8 @@ class _Words:
         self.statements: list[str] = []
         self.timeout = ""
         self.temp_files = False
-        self.imports: set[tuple[str, str]] = set()
         self.root: str | None = None
         self.paths_by_name = False
-
-    def use(self, name: str) -> str:
-        self.imports.add((_RUNTIME, f"{name} as _{name}"))
-        return f"_{name}"
 
     def build(self, execution: ir.CliExecution) -> None:
         self.paths_by_name = execution.paths_by_name
@@ -63,7 +54,7 @@ class _Words:
         self.timeout = default_s
         if execution.timeout_property is not None:
             key = literal(execution.timeout_property)
-            timeout_s = self.use("timeout_s")
+            timeout_s = _cli_name("timeout_s")
             self.checks.append(
                 f"timeout = {timeout_s}(raw, key={key}, default_s={default_s}, "
                 f"tool={self.tool})"
@@ -71,7 +62,7 @@ class _Words:
             self.timeout = "timeout"
         if execution.extra_args is not None:
             key = literal(execution.extra_args)
-            extra_args = self.use("extra_args")
+            extra_args = _cli_name("extra_args")
             allowed = literal(execution.extra_args_allowed)
             self.checks.append(
                 f"extra = {extra_args}(raw, key={key}, tool={self.tool}, "
@@ -87,12 +78,12 @@ class _Words:
         )
         if plain and not execution.extra_args_allowed:
             self.checks.append(
-                f"{self.use('plain_operands')}(raw, keys={literal(plain)}, "
+                f"{_cli_name('plain_operands')}(raw, keys={literal(plain)}, "
                 f"tool={self.tool})"
             )
         if execution.working_directory is not None:
             key = literal(execution.working_directory)
-            working_root = self.use("working_root")
+            working_root = _cli_name("working_root")
             self.root = f"{working_root}(raw, key={key}, tool={self.tool})"
         head = [execution.command, *execution.args]
         self.statements.append(f"argv: list[str] = {literal(head)}")
@@ -104,7 +95,7 @@ class _Words:
         if execution.extra_args is not None:
             self.statements.append("argv += extra")
         if execution.script_from is not None:
-            shell_script = self.use("shell_script")
+            shell_script = _cli_name("shell_script")
             self.statements.append(
                 f"argv = {shell_script}(argv, start={execution.script_from}, "
                 f"suffix={literal(execution.script_suffix)}{given})"
@@ -118,15 +109,14 @@ class _Words:
             return f"if {read} is True:\n    argv.append({literal(text)})"
         if flag.kind == "values":
             add = _append(flag, self.checked("element", flag))
-            return f"for element in {self.use('words')}({read}):\n    {add}"
+            return f"for element in {_cli_name('words')}({read}):\n    {add}"
         if flag.file_flag:
-            self.use("TempFiles")
             self.temp_files = True
             item = f"files.write({value})"
         else:
             item = self.checked(value, flag)
         add = _append(flag, item)
-        return f"{value} = {self.use('word')}({read})\nif {value}:\n    {add}"
+        return f"{value} = {_cli_name('word')}({read})\nif {value}:\n    {add}"
 
     def checked(self, value: str, flag: ir.CliFlag) -> str:
         if not flag.path or self.root is None:
@@ -140,3 +130,8 @@ def _append(flag: ir.CliFlag, item: str) -> str:
     if flag.operand:
         return f"argv.append({item})"
     return f"argv += [{literal(flag.name)}, {item}]"
+
+
+def _cli_name(name: str) -> str:
+    """``name`` of the cli face, which the group module imports as ``_cli``."""
+    return f"_cli.{name}"

@@ -16,11 +16,10 @@ from .view import (
     RESULTS,
     Build,
     ExecutorView,
+    executor_face,
     path_policy,
     present,
 )
-
-FILE = "mcigen_runtime.executors.file"
 
 
 @dataclass
@@ -49,8 +48,7 @@ def file_view(build: Build, execution: ir.FileExecution) -> FileView:
         {
             (RESULTS, "text_result as _text_result"),
             (PATH_POLICY, "checked_path as _checked_path"),
-            (FILE, "file_contents as _file_contents"),
-            (FILE, "file_call_async as _file_call_async"),
+            executor_face("file"),
         }
     )
     return view

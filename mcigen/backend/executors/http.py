@@ -16,10 +16,9 @@ from .view import (
     Parts,
     env_paths_of,
     env_values,
+    executor_face,
     present,
 )
-
-HTTP = "mcigen_runtime.executors.http"
 
 _AUTH_TYPES = {
     "apiKey": "ApiKeyAuth",
@@ -58,9 +57,8 @@ def http_view(build: Build, execution: ir.HttpExecution) -> HttpView:
         arguments["auth"] = _auth(view, parts, execution.auth)
     arguments["timeout_ms"] = literal(execution.timeout_ms)
     if execution.retry_attempts is not None:
-        view.imports.add((HTTP, "Retry as _Retry"))
         arguments["retry"] = code(
-            f"_Retry(attempts={literal(execution.retry_attempts)}, "
+            f"_http.Retry(attempts={literal(execution.retry_attempts)}, "
             f"backoff_ms={literal(execution.retry_backoff_ms or 0)})"
         )
     url_env_paths = env_paths_of(execution.url.raw)
@@ -73,24 +71,16 @@ def http_view(build: Build, execution: ir.HttpExecution) -> HttpView:
     arguments["limits"] = code("_LIMITS")
     view.arguments = [code(f"{name}={value}") for name, value in arguments.items()]
     view.imports.update(TEMPLATE_FAILURES)
-    view.imports.update(
-        {
-            (HTTP, "HttpCall as _HttpCall"),
-            (HTTP, "http_call as _http_call"),
-            (HTTP, "send as _send"),
-            (HTTP, "send_async as _send_async"),
-        }
-    )
+    view.imports.add(executor_face("http"))
     return view
 
 
 def _auth(view: HttpView, parts: Parts, auth: ir.HttpAuth) -> Code:
     """The auth value: each field compiled into a local named after it."""
     kind = _AUTH_TYPES[auth.kind]
-    view.imports.add((HTTP, f"{kind} as _{kind}"))
     keywords = []
     for name, value in auth.fields.items():
         keyword = _AUTH_FIELDS.get(name, name)
         expression = parts.structure(value, keyword, secret_env=True)
         keywords.append(f"{keyword}={expression}")
-    return code(f"_{kind}({', '.join(keywords)})")
+    return code(f"_http.{kind}({', '.join(keywords)})")

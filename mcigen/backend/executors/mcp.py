@@ -8,9 +8,7 @@ from dataclasses import dataclass
 
 from ... import ir
 from ..pysource import Code, code, literal
-from .view import TEMPLATE_FAILURES, Build, ExecutorView, Keyword
-
-MCP = "mcigen_runtime.executors.mcp"
+from .view import TEMPLATE_FAILURES, Build, ExecutorView, Keyword, executor_face
 
 _REPEATABLE = ("readOnlyHint", "idempotentHint")
 _TIMEOUT = code("_timeout: float | None = None")
@@ -56,14 +54,7 @@ def mcp_view(build: Build, execution: ir.McpExecution) -> McpView:
         view.timeout = code(f"{seconds} if timeout is None else timeout")
         description = f"Seconds to wait for the answer (else {seconds})."
     view.keyword = Keyword(_TIMEOUT, ("_timeout", description), code(", _timeout"))
-    view.imports.update(
-        {
-            (MCP, "McpCall as _McpCall"),
-            (MCP, "McpServerParams as _McpServerParams"),
-            (MCP, "call_mcp_tool as _call_mcp_tool"),
-            (MCP, "call_mcp_tool_async as _call_mcp_tool_async"),
-        }
-    )
+    view.imports.add(executor_face("mcp"))
     view.use_helpers(server.helpers)
     if server.can_fail:
         view.imports.update(TEMPLATE_FAILURES)

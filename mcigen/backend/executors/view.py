@@ -18,6 +18,15 @@ RESULTS = "mcigen_runtime.results"
 TEMPLATING = "mcigen_runtime.templating"
 PATH_POLICY = "mcigen_runtime.path_policy"
 
+
+def executor_face(kind: str) -> tuple[str, str]:
+    """The import of executor ``kind``'s face as a module (``_cli``): generated code
+    names what it uses as the face's attributes (``_cli.CliCall``), and the face
+    loads the module holding one when a call first uses it, so that a group
+    module's text tools load no code of the other kinds its tools have."""
+    return ("mcigen_runtime.executors", f"{kind} as _{kind}")
+
+
 TEMPLATE_FAILURES: frozenset[tuple[str, str]] = frozenset(
     {
         (RESULTS, "error_result as _error_result"),

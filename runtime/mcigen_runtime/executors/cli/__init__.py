@@ -1,7 +1,8 @@
 """The cli executor: a command's argv built from a tool's templated parts, run as a
 process group of its own, bounded in time and output, and stopped with its call.
 
-Generated code imports what it needs from here, never from this package's modules.
+Generated code reaches what it needs as this package's attributes, never in its
+modules, which load when a call first uses one of their names.
 """
 
 from __future__ import annotations
@@ -9,21 +10,22 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .args import Operand
-from .argv import (
-    TempFiles,
-    extra_args,
-    plain_operands,
-    shell_script,
-    timeout_s,
-    word,
-    words,
-    working_root,
-)
-from .call import CliCall
+from .. import lazy_face
 
 if TYPE_CHECKING:
     from ...results import ToolResult
+    from .args import Operand
+    from .argv import (
+        TempFiles,
+        extra_args,
+        plain_operands,
+        shell_script,
+        timeout_s,
+        word,
+        words,
+        working_root,
+    )
+    from .call import CliCall
 
 __all__ = [
     "CliCall",
@@ -42,7 +44,8 @@ __all__ = [
 
 
 _Runners = tuple[
-    Callable[[CliCall], "ToolResult"], Callable[[CliCall], Awaitable["ToolResult"]]
+    Callable[["CliCall"], "ToolResult"],
+    Callable[["CliCall"], Awaitable["ToolResult"]],
 ]
 
 _RUNNERS: _Runners | None = None
@@ -100,3 +103,20 @@ def _imported() -> _Runners:
 
     _RUNNERS = run_cli, run_cli_async
     return _RUNNERS
+
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "CliCall": ".call",
+        "Operand": ".args",
+        "TempFiles": ".argv",
+        "extra_args": ".argv",
+        "plain_operands": ".argv",
+        "shell_script": ".argv",
+        "timeout_s": ".argv",
+        "word": ".argv",
+        "words": ".argv",
+        "working_root": ".argv",
+    },
+)

@@ -1,21 +1,23 @@
 """The http executor: a request made of a tool's templated parts (:func:`http_call`)
 and sent (:func:`send`, :func:`send_async`).
 
-httpx is imported by the first request sent (:mod:`.transport`): a package whose
-http tools are not called never loads it.
+Generated code reaches these names as the package's attributes: the request's
+parts (:mod:`.request`) load with the first http call made, httpx with the first
+request sent (:mod:`.transport`).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ...results import ToolResult
-from .request import HttpCall, http_call
+from .. import lazy_face
 
 if TYPE_CHECKING:
+    from ...results import ToolResult
     from .parts import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2Auth, Retry
+    from .request import HttpCall, http_call
 
 __all__ = [
     "ApiKeyAuth",
@@ -50,14 +52,18 @@ def _senders() -> (
     return send, send_async
 
 
-_PARTS = frozenset({"ApiKeyAuth", "BasicAuth", "BearerAuth", "OAuth2Auth", "Retry"})
-
-
-def __getattr__(name: str) -> Any:
-    """The auth and retry parts (:mod:`.parts`), loaded by the first tool module
-    that names one: a package whose tools have none never makes them."""
-    if name in _PARTS:
-        from . import parts
-
-        return getattr(parts, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "ApiKeyAuth": ".parts",
+        "BasicAuth": ".parts",
+        "BearerAuth": ".parts",
+        "OAuth2Auth": ".parts",
+        "Retry": ".parts",
+        "HttpCall": ".request",
+        "http_call": ".request",
+    },
+    # the auth and retry parts (~20 M instructions to make) load with the first
+    # tool that has one, not with every first call
+    apart={".parts"},
+)

@@ -9,13 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import environ as _environ
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._runtime.executors.http import ApiKeyAuth as _ApiKeyAuth
-from .._runtime.executors.http import HttpCall as _HttpCall
-from .._runtime.executors.http import OAuth2Auth as _OAuth2Auth
-from .._runtime.executors.http import Retry as _Retry
-from .._runtime.executors.http import http_call as _http_call
-from .._runtime.executors.http import send as _send
-from .._runtime.executors.http import send_async as _send_async
+from .._runtime.executors import http as _http
 from .._runtime.limits import Limits as _Limits
 from .._runtime.results import ToolResult
 from .._runtime.results import error_result as _error_result
@@ -59,7 +53,7 @@ _LIMITS = _Limits()
 
 def _prepare_get_weather(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _HttpCall | ToolResult:
+) -> _http.HttpCall | ToolResult:
     if (
         type(raw.get("location")) is not str
         or "units" in raw
@@ -84,14 +78,16 @@ def _prepare_get_weather(
             if "WEATHER_API_KEY" in env
             else _first(context, "env.WEATHER_API_KEY", (("env", "WEATHER_API_KEY"),))
         )
-        return _http_call(
+        return _http.http_call(
             method="GET",
             url=f"{url_1}/v1/current",
             headers={"Accept": "application/json"},
             params={"q": f"{param_1}", "units": f"{param_2}"},
-            auth=_ApiKeyAuth(location="header", name="X-API-Key", value=f"{value_1}"),
+            auth=_http.ApiKeyAuth(
+                location="header", name="X-API-Key", value=f"{value_1}"
+            ),
             timeout_ms=5000,
-            retry=_Retry(attempts=3, backoff_ms=200),
+            retry=_http.Retry(attempts=3, backoff_ms=200),
             secrets=[_value_or_none(context, ("env", "WEATHER_API_KEY"))],
             url_env=[_value_or_none(context, ("env", "WEATHER_URL"))],
             limits=_LIMITS,
@@ -102,14 +98,14 @@ def _prepare_get_weather(
 
 def _invoke_get_weather(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_get_weather(raw, env)
-    return call if isinstance(call, ToolResult) else _send(call)
+    return call if isinstance(call, ToolResult) else _http.send(call)
 
 
 async def _invoke_get_weather_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_get_weather(raw, env)
-    return call if isinstance(call, ToolResult) else await _send_async(call)
+    return call if isinstance(call, ToolResult) else await _http.send_async(call)
 
 
 def get_weather(
@@ -146,7 +142,7 @@ async def get_weather_async(
 
 def _prepare_post_alert(
     raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _HttpCall | ToolResult:
+) -> _http.HttpCall | ToolResult:
     if (
         type(raw.get("region")) is not str
         or type(raw.get("severity")) is not int
@@ -187,7 +183,7 @@ def _prepare_post_alert(
                 (("env", "WEATHER_CLIENT_SECRET"),),
             )
         )
-        return _http_call(
+        return _http.http_call(
             method="POST",
             url=f"{url_1}/v1/alerts",
             headers={},
@@ -203,7 +199,7 @@ def _prepare_post_alert(
                     context, "{!! props.notify !!}", (("props", "notify"),)
                 ),
             },
-            auth=_OAuth2Auth(
+            auth=_http.OAuth2Auth(
                 flow="clientCredentials",
                 token_url=f"{token_url_1}/oauth/token",
                 client_id=f"{client_id_1}",
@@ -225,14 +221,14 @@ def _prepare_post_alert(
 
 def _invoke_post_alert(raw: Mapping[str, Any], env: Mapping[str, str]) -> ToolResult:
     call = _prepare_post_alert(raw, env)
-    return call if isinstance(call, ToolResult) else _send(call)
+    return call if isinstance(call, ToolResult) else _http.send(call)
 
 
 async def _invoke_post_alert_async(
     raw: Mapping[str, Any], env: Mapping[str, str]
 ) -> ToolResult:
     call = _prepare_post_alert(raw, env)
-    return call if isinstance(call, ToolResult) else await _send_async(call)
+    return call if isinstance(call, ToolResult) else await _http.send_async(call)
 
 
 def post_alert(

@@ -1,6 +1,6 @@
-"""The file executor: files read by file tools at call time, opened once, checked on the descriptor,
-bounded in size, and, when templated, parsed and compiled to a Python function once
-per file version, then run.
+"""What the file executor does: files read by file tools at call time, opened once,
+checked on the descriptor, bounded in size, and, when templated, parsed and
+compiled to a Python function once per file version, then run.
 
 A file is opened without blocking (a FIFO or a device is refused, never waited
 on), must be a regular file no larger than the call's ``file_size`` limit, and is
@@ -26,13 +26,13 @@ from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from ..limits import DEFAULT, Limits, active
-from ..templating.lookup import TemplateRuntimeError
+from ...limits import DEFAULT, Limits, active
+from ...templating.lookup import TemplateRuntimeError
 
 if TYPE_CHECKING:
-    from ..path_policy import CheckedPath
-    from ..results import ToolResult
-    from ..templating.compiler import Renderer
+    from ...path_policy import CheckedPath
+    from ...results import ToolResult
+    from ...templating.compiler import Renderer
 
 _CACHE_LIMIT = 256
 _cache: dict[tuple[Any, ...], Renderer] = {}
@@ -189,9 +189,9 @@ def _renderer(opened: _Opened, whitespace: str) -> Renderer:
 
 
 def _compiled(text: str, path: str, whitespace: str) -> Renderer:
-    from ..templating.compiler import compile_renderer
-    from ..templating.parser import parse_template
-    from ..templating.syntax import TemplateSyntaxError
+    from ...templating.compiler import compile_renderer
+    from ...templating.parser import parse_template
+    from ...templating.syntax import TemplateSyntaxError
 
     try:
         template = parse_template(text, directives=True, whitespace=whitespace)
