@@ -87,7 +87,7 @@ FULL = Mode(
     Budget(run_seconds=0.15, repeat=7, max_seconds=5.0),
     concurrency.Plan(seconds=1.5, runs=3),
     imports_runs=5,
-    cold_runs=5,
+    cold_runs=9,
     builds={10: (3, 3, 15), 100: (3, 3, 30), 1000: (1, 3, 60), 5000: (1, 1, 0)},
     template_runs=3,
     budget=570,
