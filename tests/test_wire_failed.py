@@ -157,8 +157,8 @@ def test_a_socket_wire_the_client_resets_ends_the_server_with_141(
         [sys.executable, "-m", "calls", "serve"],
         cwd=built,
         env=package_env(built, MCIGEN_STDIO_EARLY=early),
-        stdin=wire,
-        stdout=wire,
+        stdin=wire.fileno(),
+        stdout=wire.fileno(),
         stderr=subprocess.PIPE,
     )
     wire.close()
