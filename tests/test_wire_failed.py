@@ -96,13 +96,19 @@ def test_a_stdout_that_cannot_be_written_otherwise_ends_the_server_with_exit_1(
     finally:
         process.kill()
         process.stdin.close()
-    log = process.stderr.read().decode()
-    assert process.returncode == 1, log
+    _ended_with(
+        process.returncode,
+        process.stderr.read().decode(),
+        "stdout cannot be written ([Errno 28] No space left on device): "
+        "stopped reading; exiting",
+    )
+
+
+def _ended_with(returncode: int, log: str, error: str) -> None:
+    """The server exited 1, ``error`` its log's one ERROR line, no traceback."""
+    assert returncode == 1, log
     errors = [said for said in log.splitlines() if said.startswith("ERROR")]
-    assert errors == [
-        "ERROR mcigen_runtime.serve.wire_failed: stdout cannot be written "
-        "([Errno 28] No space left on device): stopped reading; exiting"
-    ], log
+    assert errors == [f"ERROR mcigen_runtime.serve.wire_failed: {error}"], log
     assert "Traceback" not in log and "Exception ignored" not in log, log
 
 
@@ -130,14 +136,12 @@ def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_one_line(
         capture_output=True,
         timeout=120,
     )
-    log = done.stderr.decode()
-    assert done.returncode == 1, log
-    errors = [said for said in log.splitlines() if said.startswith("ERROR")]
-    assert errors == [
-        f"ERROR mcigen_runtime.serve.wire_failed: {side} is not open (fd {fd} is "
-        "closed): a stdio server serves a client on its stdin and stdout; exiting"
-    ], log
-    assert "Traceback" not in log, log
+    _ended_with(
+        done.returncode,
+        done.stderr.decode(),
+        f"{side} is not open (fd {fd} is closed): a stdio server serves a client "
+        "on its stdin and stdout; exiting",
+    )
 
 
 @pytest.mark.parametrize(
@@ -226,11 +230,8 @@ def test_a_stdin_that_cannot_be_read_ends_the_server_with_exit_1(
         process.kill()
         os.close(terminal)
     assert process.stderr is not None
-    log = process.stderr.read().decode()
-    assert process.returncode == 1, log
-    errors = [said for said in log.splitlines() if said.startswith("ERROR")]
-    assert errors == [
-        "ERROR mcigen_runtime.serve.wire_failed: stdin cannot be read "
-        "([Errno 5] Input/output error); exiting"
-    ], log
-    assert "Traceback" not in log, log
+    _ended_with(
+        process.returncode,
+        process.stderr.read().decode(),
+        "stdin cannot be read ([Errno 5] Input/output error); exiting",
+    )
