@@ -141,22 +141,30 @@ def test_an_http_call_loads_httpx_on_its_first_request(directory: Path) -> None:
     assert (text, loaded) == (True, ["httpx"])
 
 
-def test_an_awaited_cli_call_imports_its_runner_off_the_event_loop(
-    directory: Path,
+@pytest.mark.parametrize(
+    ("call", "module", "failed"),
+    [
+        ("echo", "mcigen_runtime.executors.cli.run", False),
+        ("ping", "mcigen_runtime.executors.http.transport", True),
+    ],
+)
+def test_an_awaited_call_imports_its_runner_off_the_event_loop(
+    directory: Path, call: str, module: str, failed: bool
 ) -> None:
-    """The first ``<tool>_async`` of a cli tool imports the command runner (tens
-    of ms of CPU) in another thread than the loop's, whose other tasks go on."""
+    """The first ``<tool>_async`` of a cli tool imports the command runner, of an
+    http tool the transport (httpx), each tens of ms of CPU, in another thread than
+    the loop's, whose other tasks go on."""
     probe = (
         "import asyncio, json, sys, threading\n"
         "import lazypkg\n"
-        "echo = lazypkg.echo_async\n"
+        f"call = lazypkg.{call}_async\n"
         "threads = []\n"
         "class Watch:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'mcigen_runtime.executors.cli.run':\n"
+        f"        if name == {module!r}:\n"
         "            threads.append(threading.current_thread().name)\n"
         "sys.meta_path.insert(0, Watch())\n"
-        "assert not asyncio.run(echo()).isError\n"
+        f"assert asyncio.run(call()).isError is {failed}\n"
         "print(json.dumps(threads))\n"
     )
     [importer] = json.loads(_printed(directory, probe))

@@ -306,7 +306,7 @@ def test_a_stdio_server_whose_client_closed_stdout_ends_mcigen_with_141(
     tmp_path: Path, reload: tuple[str, ...]
 ) -> None:
     """The MCP client of ``mcigen serve SCHEMA ... -- serve`` closes its end of
-    stdout: the server exits 141 (``serve/stdout_closed.py``), and so does mcigen,
+    stdout: the server exits 141 (``serve/wire_failed.py``), and so does mcigen,
     whose watch (``--reload``) ends with the server's own end."""
     schema = write_schema(tmp_path, schema_of(HELLO), "live.mci.json")
     process = subprocess.Popen(

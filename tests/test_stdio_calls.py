@@ -338,7 +338,7 @@ def test_a_server_whose_client_closed_stdout_stops_its_calls_and_exits_141(
     open: the next answer cannot be written, whoever writes it, and the server
     stops reading, stops the running call's command, says so in one line and
     exits 141, as ``list | head`` does, without a traceback
-    (``serve/stdout_closed.py``)."""
+    (``serve/wire_failed.py``)."""
     length = own_length(961)
     process = past_a_call(built, call(3, "nap", {"name": length}))
     assert process.stdin is not None and process.stdout is not None

@@ -62,7 +62,8 @@ def main(package: str, argv: list[str]) -> int:
         load_current_env_files()
     try:
         code: int = args.run(tools, args)
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with fd 1 closed
+            sys.stdout.flush()
     except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
         print(printable(f"error: {message}"), file=sys.stderr)

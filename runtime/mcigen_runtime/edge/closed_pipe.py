@@ -1,5 +1,5 @@
 """A command whose reader went away (``... | head``) ends quietly, as Unix tools do;
-so does a stdio server whose client closed its end of stdout (``serve.stdout_closed``,
+so does a stdio server whose client closed its end of stdout (``serve.wire_failed``,
 which also says so in its log)."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ after a short grace.
   stdin cannot be interrupted, and would otherwise hold the process until the
   client writes or closes stdin. A client that closes stdout ends the server at
   the first answer that cannot be written: reading stops, the calls in flight are
-  cancelled (their commands stopped), exit 141 (``serve.stdout_closed``).
+  cancelled (their commands stopped), exit 141 (``serve.wire_failed``).
 - HTTP (:func:`run_uvicorn`): SIGTERM, SIGINT and SIGHUP stop every command as
   uvicorn's graceful shutdown starts, so calls in flight end at once with an error
   result saying so, and the server exits as soon as they are answered.

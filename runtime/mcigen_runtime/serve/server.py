@@ -77,7 +77,7 @@ import sys
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
-from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ..edge.logs import (
     HELD_CALL_LINES,
@@ -144,6 +144,7 @@ if TYPE_CHECKING:
     from .shared_operations import SharedOperations
     from .stdio_lines import WireLines
     from .stdio_start import EarlyAnswers, Handoff
+    from .wire_failed import WireFailed
 
 require_extra("mcp")
 
@@ -1270,32 +1271,37 @@ def early_answers(surface: ToolSurface) -> EarlyAnswers | None:
 def _serve_stdio(surface: ToolSurface) -> int:
     """Serve stdio: the early answers while the SDK's server is built in a
     thread, then that server, from the line the early answers stopped at. The
-    exit status: 0 at the end of stdin, else as ``stdout_closed`` says."""
+    exit status: 0 at the end of stdin, else as ``wire_failed`` says."""
     import anyio
 
     from ..edge.shutdown import exit_on_signals_meanwhile
     from .stdio_start import Handoff, answer_early, claimed_stdio
-    from .stdout_closed import ended
 
     early = early_answers(surface)
     with claimed_stdio() as (wire, out):
+        if wire is None or out is None:
+            from .wire_failed import not_open
+
+            return not_open("stdin" if wire is None else "stdout")
         handoff, server = Handoff(), None
-        closed: tuple[OSError, int] | None = None
         if early is not None:
             exit_on_signals_meanwhile()
             building = _Building(surface)
             handoff = answer_early(early, wire, out)
             if handoff.ended:
                 return 0
-            if handoff.closed is None:
+            if handoff.failed is None:
                 server = building.server()
-            else:
-                closed = handoff.closed, 0
-        if closed is None:
-            closed = anyio.run(
+        failed = handoff.failed
+        if failed is None:
+            failed = anyio.run(
                 _serve_sdk, surface, server, wire, out, handoff, early is not None
             )
-    return 0 if closed is None else ended(*closed)  # once fd 1 is the wire again
+    if failed is None:
+        return 0
+    from .wire_failed import ended
+
+    return ended(failed)  # once fd 1 is the wire again
 
 
 def settled() -> None:
@@ -1340,15 +1346,15 @@ class _Building:
 async def _serve_sdk(
     surface: ToolSurface,
     server: Server[Any] | None,
-    wire: TextIO | WireLines,
+    wire: WireLines,
     out: IO[bytes],
     handoff: Handoff,
     answering: bool,
-) -> tuple[OSError, int] | None:
+) -> WireFailed | None:
     """The SDK's server on stdio, from the lines ``handoff`` holds; ``answering``:
     whether the calls of text tools are answered without it (``stdio_calls``).
-    None at the end of stdin; when an answer could not be written, why, and how
-    many requests were left unanswered (``stdout_closed``)."""
+    None at the end of stdin; when a line could not be read or an answer
+    written, why, and how many requests were left unanswered (``wire_failed``)."""
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
@@ -1356,7 +1362,7 @@ async def _serve_sdk(
     from .stdio import AnsweredOnce, Answers, LenientReadStream, as_file, client_lines
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
-    from .stdout_closed import ClosedWire
+    from .wire_failed import ClosedWire
 
     exit_on_signals()
     if server is None:
@@ -1371,7 +1377,7 @@ async def _serve_sdk(
     unanswered = Unanswered()
     closed = ClosedWire(unanswered)
     answers = Answers(out, held, closed)
-    lines = client_lines(handoff.lines, wire, inline, answers)
+    lines = client_lines(handoff.lines, wire, inline, answers, closed)
     try:
         with closed.connection:
             async with stdio_server(lines, as_file(answers)) as streams:
@@ -1387,7 +1393,7 @@ async def _serve_sdk(
                 )
     finally:
         held.unsent()
-    return None if closed.error is None else (closed.error, closed.in_flight)
+    return closed.failure
 
 
 def _serve_http(

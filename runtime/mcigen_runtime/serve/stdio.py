@@ -12,7 +12,7 @@ was loaded (``stdio_start``), :class:`AnsweredOnce` keeps the SDK from answering
 it again. A message of the SDK's that cannot be written (text that is not Unicode)
 is answered as ``unsendable`` says. The end of stdin reaches the SDK only once it
 has answered every request it read (``stdio_eof``); an answer that cannot be
-written ends the connection (``stdout_closed``).
+written, or a line that cannot be read, ends the connection (``wire_failed``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 import select
 import stat
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Protocol, Self, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, Self, cast
 
 import anyio
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
@@ -42,8 +42,6 @@ from pydantic import ValidationError
 
 from .initialize import InitializeParamsError, lenient_initialize
 from .message_id import BAD_ID, has_bad_id
-from .stdio_lines import WireLines
-from .stdio_start import Replayed
 from .unsendable import Sendable
 
 if TYPE_CHECKING:
@@ -52,8 +50,9 @@ if TYPE_CHECKING:
     from ..edge.logs import HeldCallLines
     from .stdio_calls import InlineCalls
     from .stdio_eof import Unanswered
+    from .stdio_lines import WireLines
     from .stdio_start import Handoff
-    from .stdout_closed import ClosedWire
+    from .wire_failed import ClosedWire
 
 logger = logging.getLogger(__name__)
 
@@ -200,10 +199,6 @@ def _as_dict(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-class Lines(Protocol):
-    def readline(self) -> str: ...
-
-
 def _checked(line: str) -> str:
     """``line``, or :data:`_BAD_ID_LINE` for a line with a bad id (see
     ``message_id``)."""
@@ -216,38 +211,34 @@ def _checked(line: str) -> str:
     return _BAD_ID_LINE if isinstance(message, dict) and has_bad_id(message) else line
 
 
-class _CheckedLines:
-    """The client's lines, each :func:`_checked`, read in a worker thread."""
-
-    def __init__(self, lines: Lines) -> None:
-        self._lines = lines
-
-    def readline(self) -> str:
-        return _checked(self._lines.readline())
-
-    def close(self) -> None:
-        """Nothing: the wire is not this reader's to close (a worker thread may
-        still be reading it)."""
-
-
 class _LoopLines:
     """The wire's lines, read from the event loop, each :func:`_checked` (the
     SDK's transport iterates them); a call ``inline`` answers is answered here,
-    through ``out``, and not passed on."""
+    through ``out``, and not passed on. A line that cannot be read ends the
+    connection (``closed``, see ``wire_failed``)."""
 
     def __init__(
-        self, wire: WireLines, inline: InlineCalls | None, out: Answers
+        self,
+        wire: WireLines,
+        inline: InlineCalls | None,
+        out: Answers,
+        closed: ClosedWire,
     ) -> None:
         self._wire = wire
         self._inline = inline
         self._out = out
+        self._closed = closed
 
     def __aiter__(self) -> _LoopLines:
         return self
 
     async def __anext__(self) -> str:
         while True:
-            line = await self._wire.areadline()
+            try:
+                line = await self._wire.areadline()
+            except OSError as error:  # the client reset the wire, say
+                await self._closed.failed(error, reading=True)
+                continue
             if not line:
                 raise StopAsyncIteration
             answered = None if self._inline is None else self._inline.answer(line)
@@ -259,18 +250,15 @@ class _LoopLines:
 
 def client_lines(
     first: list[str],
-    wire: TextIO | WireLines,
+    wire: WireLines,
     inline: InlineCalls | None,
     out: Answers,
+    closed: ClosedWire,
 ) -> anyio.AsyncFile[str]:
     """The lines ``first``, then those of ``wire``, as the SDK's stdio transport
-    reads them, checked, less those ``inline`` answers (see ``stdio_calls``: only
-    when the lines are read from the event loop)."""
-    if isinstance(wire, WireLines):
-        wire.unread(first)
-        return cast("anyio.AsyncFile[str]", _LoopLines(wire, inline, out))
-    # The SDK reads the file only with readline (through anyio), and closes it.
-    return anyio.wrap_file(cast(TextIO, _CheckedLines(Replayed(first, wire))))
+    reads them, checked, less those ``inline`` answers (see ``stdio_calls``)."""
+    wire.unread(first)
+    return cast("anyio.AsyncFile[str]", _LoopLines(wire, inline, out, closed))
 
 
 class Answers:
@@ -281,7 +269,7 @@ class Answers:
     thread, written and flushed in one call, where the SDK's own file takes two
     threads, each a thread to wake. Each answer to a call, once written or not,
     has the call's line logged (``held``). An answer that cannot be written ends
-    the connection (``closed``, see ``stdout_closed``)."""
+    the connection (``closed``, see ``wire_failed``)."""
 
     def __init__(self, out: IO[bytes], held: HeldCallLines, closed: ClosedWire) -> None:
         self._out = out
@@ -313,7 +301,7 @@ class Answers:
             async with self._turn:
                 if not self._takes_at_once(data):
                     await anyio.to_thread.run_sync(self._send, data)
-        except OSError as error:  # the client's end is closed (``stdout_closed``)
+        except OSError as error:  # the client's end is closed (``wire_failed``)
             self.held.answered(request_id, written=False)
             await self._closed.failed(error)
         else:

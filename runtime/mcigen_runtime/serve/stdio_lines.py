@@ -10,7 +10,7 @@ holds the two to the same lines). Nothing is read ahead of what the wire holds,
 so the early answers and the SDK read one stream, with nothing lost between
 them. The loop waits on any wire it can (a pipe, a socket, a terminal): a read
 that waits on the client must not be a worker thread's, which a cancel of the
-connection (``stdout_closed``) would wait for until the client wrote a line. A
+connection (``wire_failed``) would wait for until the client wrote a line. A
 wire the loop cannot wait on (a regular file, ``/dev/null``) is read in a worker
 thread; its reads return at once.
 """

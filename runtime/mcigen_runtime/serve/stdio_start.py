@@ -23,11 +23,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any
 
 from ..edge.json_text import unicode_text
 from .initialize import InitializeParamsError, filled_initialize
@@ -40,6 +39,9 @@ from .wire import (
     response,
     sdk_json,
 )
+
+if TYPE_CHECKING:
+    from .wire_failed import WireFailed
 
 KEPT_NOTIFICATIONS = 16
 """The most ``notifications/initialized`` kept for the SDK before it is handed
@@ -80,20 +82,28 @@ class Handoff:
     """The ``initialize`` answer sent, as the SDK writes it."""
     ended: bool = False
     """Whether stdin ended first (there is nothing to hand over)."""
-    closed: OSError | None = None
-    """Why an answer could not be written (``stdout_closed``: nothing to hand
-    over either)."""
+    failed: WireFailed | None = None
+    """Why a line could not be read or an answer written (``wire_failed``:
+    nothing to hand over either)."""
+
+    def failing(self, error: OSError, reading: bool) -> Handoff:
+        """This handoff, once the wire failed with ``error``."""
+        from .wire_failed import WireFailed  # here: only a failure needs it
+
+        self.failed = WireFailed(error, reading)
+        return self
 
 
-def answer_early(
-    early: EarlyAnswers, wire: TextIO | WireLines, out: IO[bytes]
-) -> Handoff:
+def answer_early(early: EarlyAnswers, wire: WireLines, out: IO[bytes]) -> Handoff:
     """Answer what :class:`EarlyAnswers` can from ``wire``, each answer written to
-    ``out``, until a line only the SDK can answer, the end of ``wire``, or an
-    answer ``out`` cannot take."""
+    ``out``, until a line only the SDK can answer, the end of ``wire``, or a
+    failure of either."""
     handoff = Handoff()
     while True:
-        line = wire.readline()
+        try:
+            line = wire.readline()
+        except OSError as error:
+            return handoff.failing(error, reading=True)
         if not line:
             handoff.ended = True
             return handoff
@@ -106,8 +116,7 @@ def answer_early(
                 out.write(answer.encode() + b"\n")
                 out.flush()
             except OSError as error:
-                handoff.closed = error
-                return handoff
+                return handoff.failing(error, reading=False)
 
 
 def _answer(early: EarlyAnswers, handoff: Handoff, line: str) -> str | None:
@@ -242,53 +251,40 @@ def _refused(constant: str) -> Any:
 
 
 @contextmanager
-def claimed_stdio() -> Iterator[tuple[TextIO | WireLines, IO[bytes]]]:
+def claimed_stdio() -> Iterator[tuple[WireLines | None, IO[bytes] | None]]:
     """The client's lines and where the answers go: duplicates of stdin and
     stdout, while fd 0 reads ``/dev/null`` and fd 1 writes to stderr (see the
     module docs; stray output of a command misses the wire), until the block
-    ends. The lines are read from the duplicate (see ``stdio_lines``), else, when
-    stdin cannot be claimed, from ``sys.stdin``."""
+    ends; either None when its descriptor is not open (``wire_failed``). The
+    lines are read from the duplicate (see ``stdio_lines``)."""
     with (
         _claimed(0, "rb", lambda: os.open(os.devnull, os.O_RDONLY)) as lines,
         _claimed(1, "wb", lambda: os.dup(2)) as out,
     ):
-        yield (
-            sys.stdin if lines is None else WireLines(lines.fileno()),
-            sys.stdout.buffer if out is None else out,
-        )
+        yield None if lines is None else WireLines(lines.fileno()), out
 
 
 @contextmanager
 def _claimed(
     fd: int, mode: str, diversion: Callable[[], int]
 ) -> Iterator[IO[bytes] | None]:
-    """A duplicate of ``fd``, opened in ``mode``, while ``fd`` is ``diversion()``;
-    None when there is no ``fd`` to claim."""
+    """A duplicate of ``fd``, opened in ``mode``, while ``fd`` is ``diversion()``
+    (left as it is when there is none to open); None when ``fd`` is not open."""
     try:
         wire = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-        other = diversion()
     except OSError:
         yield None
         return
-    os.dup2(other, fd)
-    os.close(other)
+    try:
+        other = diversion()
+    except OSError:
+        other = None
+    if other is not None:
+        os.dup2(other, fd)
+        os.close(other)
     try:
         # never closed: a worker thread may still be reading it
         yield os.fdopen(wire, mode, closefd=False)
     finally:
-        os.dup2(wire, fd)
-
-
-class Replayed:
-    """``lines``, then what ``rest`` reads: the lines of a :class:`Handoff` when
-    they are read from ``sys.stdin`` (a :class:`WireLines` takes them back
-    itself: ``WireLines.unread``)."""
-
-    def __init__(self, lines: list[str], rest: TextIO) -> None:
-        self._lines = list(lines)
-        self._rest = rest
-
-    def readline(self) -> str:
-        if self._lines:
-            return self._lines.pop(0)
-        return self._rest.readline()
+        if other is not None:
+            os.dup2(wire, fd)

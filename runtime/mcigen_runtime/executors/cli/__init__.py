@@ -60,41 +60,12 @@ def run_cli(call: CliCall) -> ToolResult:
 
 async def run_cli_async(call: CliCall) -> ToolResult:
     """:func:`run_cli`, awaited; the first call imports :mod:`.run` off the event
-    loop (:func:`_imported_off_loop`)."""
-    return await (_RUNNERS or await _imported_off_loop())[1](call)
+    loop (``executors.off_loop``)."""
+    if _RUNNERS is None:
+        from ..off_loop import imported_off_loop
 
-
-async def _imported_off_loop() -> _Runners:
-    """The runners, imported in a thread of their own: the import (pydantic's
-    core among it) takes tens of milliseconds of CPU, which would hold the event
-    loop and every task waiting on it. ``threading.Thread.start`` would wait for
-    the thread to be scheduled, which on a loaded machine is the loop's wait too."""
-    import _thread
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    imported: asyncio.Future[_Runners] = loop.create_future()
-
-    def settle(outcome: _Runners | BaseException) -> None:
-        if imported.done():  # the call was cancelled meanwhile
-            return
-        if isinstance(outcome, BaseException):
-            imported.set_exception(outcome)
-        else:
-            imported.set_result(outcome)
-
-    def load() -> None:
-        try:
-            outcome: _Runners | BaseException = _imported()
-        except BaseException as error:  # noqa: BLE001 - raised by the awaiting call
-            outcome = error
-        try:
-            loop.call_soon_threadsafe(settle, outcome)
-        except RuntimeError:  # the loop has closed: no call waits any more
-            pass
-
-    _thread.start_new_thread(load, ())
-    return await imported
+        return await (await imported_off_loop(_imported))[1](call)
+    return await _RUNNERS[1](call)
 
 
 def _imported() -> _Runners:

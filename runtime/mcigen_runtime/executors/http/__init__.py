@@ -8,7 +8,6 @@ request sent (:mod:`.transport`).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -32,24 +31,40 @@ __all__ = [
 ]
 
 
+_Senders = tuple[
+    Callable[["HttpCall"], "ToolResult"],
+    Callable[["HttpCall"], Awaitable["ToolResult"]],
+]
+
+_SENDERS: _Senders | None = None
+"""The transport's ``send`` and ``send_async``, once imported (:func:`_imported`),
+looked up here: an import statement costs microseconds every time it runs."""
+
+
 def send(call: HttpCall) -> ToolResult:
-    return _senders()[0](call)
+    return (_SENDERS or _imported())[0](call)
 
 
 def send_async(call: HttpCall) -> Awaitable[ToolResult]:
-    """:func:`send`, awaited (see ``transport.send_async``)."""
-    return _senders()[1](call)
+    """:func:`send`, awaited (see ``transport.send_async``); the first call imports
+    the transport (httpx) off the event loop (``executors.off_loop``)."""
+    if _SENDERS is None:
+        return _sent_once_imported(call)
+    return _SENDERS[1](call)
 
 
-@functools.cache
-def _senders() -> (
-    tuple[Callable[[HttpCall], ToolResult], Callable[[HttpCall], Awaitable[ToolResult]]]
-):
-    """The transport's ``send`` and ``send_async``, imported by the first call and
-    looked up once: an import statement costs microseconds every time it runs."""
+async def _sent_once_imported(call: HttpCall) -> ToolResult:
+    from ..off_loop import imported_off_loop
+
+    return await (await imported_off_loop(_imported))[1](call)
+
+
+def _imported() -> _Senders:
+    global _SENDERS
     from .transport import send, send_async
 
-    return send, send_async
+    _SENDERS = send, send_async
+    return _SENDERS
 
 
 __getattr__ = lazy_face(

@@ -1,0 +1,237 @@
+"""The end of a stdio server whose wire failed (``serve/wire_failed.py``): answers
+that can no longer be written, where the client's lines come from a terminal,
+and where stdout fails otherwise than by a closed pipe; a socket wire the client
+reset; stdin or stdout not open at all; real processes."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import socket
+import subprocess
+import sys
+import termios
+import tty
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
+
+from .conftest import package_env
+from .test_serve_edge import read_lines
+from .test_stdio_calls import build_calls, call, initialize
+from .test_stdio_start import INITIALIZED
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_calls(tmp_path_factory.mktemp("closed"))
+
+
+def line(message: Any) -> bytes:
+    return (json.dumps(message) + "\n").encode()
+
+
+def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
+    built: Path,
+) -> None:
+    """``python -m calls serve | head -2`` typed in a terminal: once ``head`` has
+    gone, the next answer cannot be written, and the server exits 141 then, not
+    once the terminal sends another line (its stdin read had waited in a worker
+    thread, which the end of the connection waited for)."""
+    terminal, its_end = pty.openpty()
+    tty.setraw(its_end)  # the lines as written: no echo, no line editing
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built),
+        stdin=its_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(its_end)
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        for message in (initialize("2025-06-18"), INITIALIZED):
+            os.write(terminal, line(message))
+        os.write(terminal, line(call(2, "echo", {"name": "a"})))
+        assert len(read_lines(process.stdout, 2, timeout=120)) == 2
+        process.stdout.close()
+        os.write(terminal, line(call(3, "echo", {"name": "b"})))
+        process.wait(timeout=60)  # the terminal says nothing more meanwhile
+    finally:
+        process.kill()
+        os.close(terminal)
+    log = process.stderr.read().decode()
+    assert process.returncode == EXIT_PIPE_CLOSED, log
+    assert "tool=echo outcome=unsent " in log, log
+    assert "Traceback" not in log, log
+
+
+@pytest.mark.parametrize("early", ["1", "0"])
+def test_a_stdout_that_cannot_be_written_otherwise_ends_the_server_with_exit_1(
+    built: Path, early: str
+) -> None:
+    """stdout is ``/dev/full`` (every write fails, ``ENOSPC``): the first answer,
+    whoever writes it (the early answers, or the SDK), ends the server with one
+    ERROR line and exit 1, no traceback, stdin left open."""
+    with open("/dev/full", "wb") as full:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "calls", "serve"],
+            cwd=built,
+            env=package_env(built, MCIGEN_STDIO_EARLY=early),
+            stdin=subprocess.PIPE,
+            stdout=full,
+            stderr=subprocess.PIPE,
+        )
+    assert process.stdin is not None and process.stderr is not None
+    try:
+        process.stdin.write(line(initialize("2025-06-18")))
+        process.stdin.flush()
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+        process.stdin.close()
+    _ended_with(
+        process.returncode,
+        process.stderr.read().decode(),
+        "stdout cannot be written ([Errno 28] No space left on device): "
+        "stopped reading; exiting",
+    )
+
+
+def _ended_with(returncode: int, log: str, error: str) -> None:
+    """The server exited 1, ``error`` its log's one ERROR line, no traceback."""
+    assert returncode == 1, log
+    errors = [said for said in log.splitlines() if said.startswith("ERROR")]
+    assert errors == [f"ERROR mcigen_runtime.serve.wire_failed: {error}"], log
+    assert "Traceback" not in log and "Exception ignored" not in log, log
+
+
+@pytest.mark.parametrize("command", ["package", "mcigen"])
+@pytest.mark.parametrize(
+    ("closed", "side", "fd"), [("<&-", "stdin", 0), (">&-", "stdout", 1)]
+)
+def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_one_line(
+    built: Path, command: str, closed: str, side: str, fd: int
+) -> None:
+    """``python -m calls serve <&-`` (a supervisor that gives its child no stdin),
+    or ``>&-``: with no wire there is no client to serve. The server ends with
+    one ERROR line and exit 1, before it reads or loads anything more, where it
+    ended with an ``AttributeError`` traceback (``sys.stdin`` is None); ``mcigen
+    serve`` ends the same."""
+    argv = [sys.executable, "-m", "calls", "serve"]
+    if command == "mcigen":
+        argv = [sys.executable, "-m", "mcigen", "serve", "tools.mci.json"]
+        argv += ["-o", "calls_served", "--", "serve"]
+    done = subprocess.run(
+        ["sh", "-c", f'exec "$@" {closed}', "sh", *argv],
+        cwd=built,
+        env=package_env(built),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    _ended_with(
+        done.returncode,
+        done.stderr.decode(),
+        f"{side} is not open (fd {fd} is closed): a stdio server serves a client "
+        "on its stdin and stdout; exiting",
+    )
+
+
+@pytest.mark.parametrize(
+    ("early", "calling"), [("1", False), ("0", True)], ids=["early", "sdk"]
+)
+def test_a_socket_wire_the_client_resets_ends_the_server_with_141(
+    built: Path, early: str, calling: bool
+) -> None:
+    """The server's stdin and stdout are one socket (inetd, socat); the client
+    leaves an answer unread and closes it, which resets it: the server's next
+    read fails (``ECONNRESET``). Whoever reads then (the early answers, or the
+    SDK's transport with a call running) ends the server at once with one line
+    and 141, as a client that closed stdout does, the command stopped; before,
+    a traceback and exit 1."""
+    client, wire = socket.socketpair()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, MCIGEN_STDIO_EARLY=early),
+        stdin=wire.fileno(),
+        stdout=wire.fileno(),
+        stderr=subprocess.PIPE,
+    )
+    wire.close()
+    assert process.stderr is not None
+    try:
+        client.sendall(line(initialize("2025-06-18")))
+        if calling:
+            client.sendall(line(INITIALIZED) + line(call(2, "nap", {"name": "600"})))
+        assert select.select([client], [], [], 120)[0]  # an answer, left unread
+        client.close()
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+        client.close()
+    log = process.stderr.read().decode()
+    assert process.returncode == EXIT_PIPE_CLOSED, log
+    ends = [said for said in log.splitlines() if "wire_failed" in said]
+    assert len(ends) == 1, log
+    assert ends[0].startswith(
+        "INFO mcigen_runtime.serve.wire_failed: the client closed its end of stdin "
+        "([Errno 104] Connection reset by peer)"
+    ), log
+    assert "Traceback" not in log and "Exception ignored" not in log, log
+
+
+_IN_BACKGROUND = (
+    "import signal, subprocess, sys\n"
+    "signal.signal(signal.SIGTTIN, signal.SIG_IGN)\n"
+    "sys.exit(subprocess.Popen(sys.argv[1:], process_group=0).wait())\n"
+)
+"""Run the command of ``sys.argv`` in a process group of its own, not the
+terminal's, ignoring ``SIGTTIN`` (as ``nohup``, or a group whose shell has
+gone): its reads of the terminal fail with ``EIO``."""
+
+
+def _leading_its_terminal() -> None:
+    """In the child: a session of its own, whose terminal is its stdin."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.mark.parametrize("early", ["1", "0"])
+def test_a_stdin_that_cannot_be_read_ends_the_server_with_exit_1(
+    built: Path, early: str
+) -> None:
+    """The server reads its terminal from a background process group (``EIO``;
+    a line waits there): whoever reads first, the early answers or the SDK's
+    transport, ends the server with one ERROR line and exit 1; before, a
+    traceback."""
+    terminal, its_end = pty.openpty()
+    os.write(terminal, line(initialize("2025-06-18")))
+    process = subprocess.Popen(
+        [sys.executable, "-c", _IN_BACKGROUND, sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, MCIGEN_STDIO_EARLY=early),
+        stdin=its_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_leading_its_terminal,
+    )
+    os.close(its_end)
+    try:
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+        os.close(terminal)
+    assert process.stderr is not None
+    _ended_with(
+        process.returncode,
+        process.stderr.read().decode(),
+        "stdin cannot be read ([Errno 5] Input/output error); exiting",
+    )
