@@ -36,6 +36,12 @@ def watch_commands(watcher: Watcher) -> None:
     _watcher.set(watcher)
 
 
+def caller_watches() -> bool:
+    """Whether the call's caller watches for its commands (an operation, whose
+    start names the command the call's first step started)."""
+    return _watcher.get() is not None
+
+
 def commands_watched() -> bool:
     """Whether :func:`command_starting` tells anyone (a watcher, the debug log): if
     not, an executor need not find the command's working directory for it."""
