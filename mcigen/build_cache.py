@@ -15,13 +15,14 @@ used for a month is removed (``cache_pruning``).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+
+from mcigen_runtime.json_reading import parsed
 
 from . import cache_trust
 from .cache_pruning import mark_used, prune_now_and_then
@@ -149,6 +150,8 @@ def _code_fingerprint(base: Path) -> str:
             "folders": folder_statuses,
             **statuses,
         }
+        import json
+
         write(memo, key, json.dumps(memo_record))
     return fingerprint
 
@@ -173,7 +176,7 @@ def _known_fingerprint(text: str | None) -> str | None:
     if text is None:
         return None
     try:
-        recorded = json.loads(text)
+        recorded = parsed(text)
         for path, status in recorded["statuses"].items():
             if file_status(os.stat(path)) != status:
                 return None

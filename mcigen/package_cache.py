@@ -32,7 +32,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib.util
-import json
 import os
 import re
 import stat
@@ -46,6 +45,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from mcigen_runtime.json_reading import parsed
 from mcigen_runtime.records import Record
 
 from . import build_cache, cache_trust
@@ -305,7 +305,7 @@ def _recorded(text: str | None) -> _Record | None:
     if text is None:
         return None
     try:
-        recorded = json.loads(text)
+        recorded = parsed(text)
         name, files = recorded["package"], recorded["files"]
         expires = recorded["expires"]
         statuses = recorded.get("statuses") or {}
@@ -528,6 +528,8 @@ def _make_private(directory: Path) -> None:
 
 
 def _record(package: str, contents: Contents | None, expires: str | None) -> str:
+    import json
+
     return json.dumps(
         {
             "package": package,
@@ -551,7 +553,7 @@ def _library_dir(schema: Path, content: bytes) -> Path:
         return Path(os.path.normpath(schema.parent / DEFAULT_LIBRARY_DIR))
     try:
         document = (
-            json.loads(content) if schema.suffix == ".json" else _yaml_document(content)
+            parsed(content) if schema.suffix == ".json" else _yaml_document(content)
         )
         written = str(document.get("libraryDir", DEFAULT_LIBRARY_DIR))
     except (ValueError, AttributeError):
@@ -695,6 +697,8 @@ class _Seen:
             "missing": self.missing,
             "taken_ns": self.taken_ns,
         }
+        import json
+
         build_cache.write(slot, _INPUTS, json.dumps(remembered))
 
 
@@ -706,7 +710,7 @@ def _remembered(slot: Path, library: Path) -> str | None:
     if text is None:
         return None
     try:
-        recorded = json.loads(text)
+        recorded = parsed(text)
         digest, taken_ns = recorded["digest"], recorded["taken_ns"]
         if recorded["library"] != os.fspath(library) or type(taken_ns) is not int:
             return None
@@ -736,7 +740,7 @@ def _earliest_expiry(library: Path) -> str | None:
     days = []
     for cache in sorted((library / "mcp").glob("*.mci.json")):
         try:
-            expires = json.loads(cache.read_text(encoding="utf-8")).get("expiresAt")
+            expires = parsed(cache.read_text(encoding="utf-8")).get("expiresAt")
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(expires, str):

@@ -71,28 +71,36 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "archive": ".tools.main",
-    "archive_async": ".tools.main",
-    "repo_commit": ".tools.main",
-    "repo_commit_async": ".tools.main",
-    "repo_log": ".tools.main",
-    "repo_log_async": ".tools.main",
-    "repo_stash": ".tools.main",
-    "repo_stash_async": ".tools.main",
-    "repo_stash_list": ".tools.main",
-    "repo_stash_list_async": ".tools.main",
-    "repo_stash_pop": ".tools.main",
-    "repo_stash_pop_async": ".tools.main",
-    "repo_status": ".tools.main",
-    "repo_status_async": ".tools.main",
-    "sandboxed_shell": ".tools.main",
-    "sandboxed_shell_async": ".tools.main",
-    "search": ".tools.main",
-    "search_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "archive",
+                "archive_async",
+                "repo_commit",
+                "repo_commit_async",
+                "repo_log",
+                "repo_log_async",
+                "repo_stash",
+                "repo_stash_async",
+                "repo_stash_list",
+                "repo_stash_list_async",
+                "repo_stash_pop",
+                "repo_stash_pop_async",
+                "repo_status",
+                "repo_status_async",
+                "sandboxed_shell",
+                "sandboxed_shell_async",
+                "search",
+                "search_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

@@ -75,30 +75,43 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "files_read_cat": ".tools.mcp_files_read",
-    "files_read_cat_async": ".tools.mcp_files_read",
-    "files_read_list_allowed_directories": ".tools.mcp_files_read",
-    "files_read_list_allowed_directories_async": ".tools.mcp_files_read",
-    "files_read_list_directory_with_sizes": ".tools.mcp_files_read",
-    "files_read_list_directory_with_sizes_async": ".tools.mcp_files_read",
-    "files_read_ls": ".tools.mcp_files_read",
-    "files_read_ls_async": ".tools.mcp_files_read",
-    "files_read_read_file": ".tools.mcp_files_read",
-    "files_read_read_file_async": ".tools.mcp_files_read",
-    "files_read_read_multiple_files": ".tools.mcp_files_read",
-    "files_read_read_multiple_files_async": ".tools.mcp_files_read",
-    "files_write_edit_file": ".tools.mcp_files_write",
-    "files_write_edit_file_async": ".tools.mcp_files_write",
-    "files_write_mkdir": ".tools.mcp_files_write",
-    "files_write_mkdir_async": ".tools.mcp_files_write",
-    "files_write_mv": ".tools.mcp_files_write",
-    "files_write_mv_async": ".tools.mcp_files_write",
-    "files_write_write_file": ".tools.mcp_files_write",
-    "files_write_write_file_async": ".tools.mcp_files_write",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.mcp_files_read",
+            (
+                "files_read_cat",
+                "files_read_cat_async",
+                "files_read_list_allowed_directories",
+                "files_read_list_allowed_directories_async",
+                "files_read_list_directory_with_sizes",
+                "files_read_list_directory_with_sizes_async",
+                "files_read_ls",
+                "files_read_ls_async",
+                "files_read_read_file",
+                "files_read_read_file_async",
+                "files_read_read_multiple_files",
+                "files_read_read_multiple_files_async",
+            ),
+        ),
+        (
+            ".tools.mcp_files_write",
+            (
+                "files_write_edit_file",
+                "files_write_edit_file_async",
+                "files_write_mkdir",
+                "files_write_mkdir_async",
+                "files_write_mv",
+                "files_write_mv_async",
+                "files_write_write_file",
+                "files_write_write_file_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

@@ -41,14 +41,22 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "farewell": ".tools.main",
-    "farewell_async": ".tools.main",
-    "greet": ".tools.main",
-    "greet_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "farewell",
+                "farewell_async",
+                "greet",
+                "greet_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

@@ -45,16 +45,24 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "health_board": ".tools.main",
-    "health_board_async": ".tools.main",
-    "incident_digest": ".tools.main",
-    "incident_digest_async": ".tools.main",
-    "retry_plan": ".tools.main",
-    "retry_plan_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "health_board",
+                "health_board_async",
+                "incident_digest",
+                "incident_digest_async",
+                "retry_plan",
+                "retry_plan_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

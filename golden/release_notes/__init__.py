@@ -45,16 +45,24 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "announce": ".tools.main",
-    "announce_async": ".tools.main",
-    "changelog_entry": ".tools.main",
-    "changelog_entry_async": ".tools.main",
-    "commit_message": ".tools.main",
-    "commit_message_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "announce",
+                "announce_async",
+                "changelog_entry",
+                "changelog_entry_async",
+                "commit_message",
+                "commit_message_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

@@ -45,16 +45,24 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "count_lines": ".tools.main",
-    "count_lines_async": ".tools.main",
-    "search_code": ".tools.main",
-    "search_code_async": ".tools.main",
-    "utc_now": ".tools.main",
-    "utc_now_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "count_lines",
+                "count_lines_async",
+                "search_code",
+                "search_code_async",
+                "utc_now",
+                "utc_now_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

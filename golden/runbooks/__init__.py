@@ -45,16 +45,24 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "deploy_checklist": ".tools.main",
-    "deploy_checklist_async": ".tools.main",
-    "restart_runbook": ".tools.main",
-    "restart_runbook_async": ".tools.main",
-    "runbook": ".tools.main",
-    "runbook_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "deploy_checklist",
+                "deploy_checklist_async",
+                "restart_runbook",
+                "restart_runbook_async",
+                "runbook",
+                "runbook_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

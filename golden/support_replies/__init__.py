@@ -45,16 +45,24 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "acknowledge_ticket": ".tools.main",
-    "acknowledge_ticket_async": ".tools.main",
-    "escalation_note": ".tools.main",
-    "escalation_note_async": ".tools.main",
-    "refund_notice": ".tools.main",
-    "refund_notice_async": ".tools.main",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "acknowledge_ticket",
+                "acknowledge_ticket_async",
+                "escalation_note",
+                "escalation_note_async",
+                "refund_notice",
+                "refund_notice_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

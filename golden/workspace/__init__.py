@@ -75,28 +75,51 @@ __all__ = [
 ]
 
 _MODULES: dict[str, str] = {
-    "Client": ".client",
-    "MCIClientError": ".client",
-    "ToolInputError": "mcigen_runtime.errors",
-    "ToolResult": "mcigen_runtime.results",
-    "bullet_list": ".tools.toolset_formatting",
-    "bullet_list_async": ".tools.toolset_formatting",
-    "decision_record": ".tools.toolset_notes",
-    "decision_record_async": ".tools.toolset_notes",
-    "get_file_info": ".tools.mcp_files",
-    "get_file_info_async": ".tools.mcp_files",
-    "headline": ".tools.toolset_formatting",
-    "headline_async": ".tools.toolset_formatting",
-    "list_directory": ".tools.mcp_files",
-    "list_directory_async": ".tools.mcp_files",
-    "read_text_file": ".tools.mcp_files",
-    "read_text_file_async": ".tools.mcp_files",
-    "search_files": ".tools.mcp_files",
-    "search_files_async": ".tools.mcp_files",
-    "standup_prompt": ".tools.main",
-    "standup_prompt_async": ".tools.main",
-    "write_file": ".tools.mcp_files",
-    "write_file_async": ".tools.mcp_files",
+    name: module
+    for module, names in (
+        (".client", ("Client", "MCIClientError")),
+        ("mcigen_runtime.errors", ("ToolInputError",)),
+        ("mcigen_runtime.results", ("ToolResult",)),
+        (
+            ".tools.main",
+            (
+                "standup_prompt",
+                "standup_prompt_async",
+            ),
+        ),
+        (
+            ".tools.mcp_files",
+            (
+                "get_file_info",
+                "get_file_info_async",
+                "list_directory",
+                "list_directory_async",
+                "read_text_file",
+                "read_text_file_async",
+                "search_files",
+                "search_files_async",
+                "write_file",
+                "write_file_async",
+            ),
+        ),
+        (
+            ".tools.toolset_formatting",
+            (
+                "bullet_list",
+                "bullet_list_async",
+                "headline",
+                "headline_async",
+            ),
+        ),
+        (
+            ".tools.toolset_notes",
+            (
+                "decision_record",
+                "decision_record_async",
+            ),
+        ),
+    )
+    for name in names
 }
 """Where each export lives; its module is imported on first use."""
 

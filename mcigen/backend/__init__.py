@@ -175,7 +175,6 @@ def _model_free_files(
                 *([ident(OPERATIONS_MODULE)] if operations else []),
             ]
         ),
-        "export_groups": exports,
         "exports_by_group": _by_group(exports),
         "model_groups": model_groups,
         "models_by_group": _by_group(model_groups),

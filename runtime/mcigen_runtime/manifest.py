@@ -10,10 +10,10 @@ its ``env`` when it reads some).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
+from .json_reading import parsed
 from .records import Record
 from .tree import Tree, first_line, tree_from_json, tree_in_text, tree_to_json
 
@@ -212,7 +212,7 @@ class ToolEntries(Sequence[ToolEntry]):
     def _make(self, fields: dict[str, Any] | slice, index: int) -> ToolEntry:
         if not isinstance(fields, slice):
             return _tool(fields)
-        entry = _tool(json.loads(self._text[fields]))
+        entry = _tool(parsed(self._text[fields]))
         if self._laid_out()[index] != (entry.name, entry.python_name):
             raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
         return entry
@@ -224,7 +224,7 @@ class ToolEntries(Sequence[ToolEntry]):
         if not self._text:
             return None
         start, end = self._region
-        literal = json.dumps(name, ensure_ascii=False).encode()
+        literal = _literal(name)
         line = self._text.find(b"{\n" + _NAME + literal + b",\n", start, end)
         if line < 0:
             line = self._text.find(b"\n" + _PYTHON_NAME + literal + b",\n", start, end)
@@ -235,7 +235,7 @@ class ToolEntries(Sequence[ToolEntry]):
         made = self._made.get(index)
         if made is None:
             close = self._text.find(_TOOL_CLOSE, line) + len(_TOOL_CLOSE)
-            made = _tool(json.loads(self._text[line:close]))
+            made = _tool(parsed(self._text[line:close]))
             if name not in (made.name, made.python_name):
                 raise ValueError(f"{MANIFEST}: tool {index} is not laid out as written")
             self._made[index] = made
@@ -358,6 +358,8 @@ def manifest_json(manifest: Manifest) -> bytes:
         "tools": [_tool_json(tool) for tool in manifest.tools],
         "tree": tree_to_json(manifest.tree),
     }
+    import json
+
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -365,7 +367,7 @@ def read_manifest(text: bytes) -> Manifest:
     """The manifest a package's ``manifest.json`` holds, its bytes as read."""
     split = _tools_apart(text)
     if split is None:
-        document = json.loads(text)
+        document = parsed(text)
         tools = ToolEntries(document["tools"])
         tree = tree_from_json(document["tree"])
     else:
@@ -412,7 +414,7 @@ def _tools_apart(text: bytes) -> tuple[dict[str, Any], ToolEntries, Tree] | None
     if not text.endswith(b"\n}", tree_start, tree_end):
         return None
     try:
-        rest = json.loads(text[:start] + b'\n  "tools": []\n}')
+        rest = parsed(text[:start] + b'\n  "tools": []\n}')
         tree_text = text[tree_start : tree_end - len(b"\n}")].decode()
     except ValueError:
         return None
@@ -452,10 +454,19 @@ def _names_at(text: bytes, line: int) -> tuple[str, str]:
     )
 
 
+def _literal(name: str) -> bytes:
+    """``name`` as :func:`manifest_json` writes it, a JSON string in UTF-8."""
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return b'"' + name.encode() + b'"'
+    import json
+
+    return json.dumps(name, ensure_ascii=False).encode()
+
+
 def _string(literal: str) -> str:
     """The string a JSON string literal spells; ValueError when it is none."""
     if "\\" in literal or len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
-        spelled = json.loads(literal)
+        spelled = parsed(literal)
         if not isinstance(spelled, str):
             raise ValueError("not a string")
         return spelled

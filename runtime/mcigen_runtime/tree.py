@@ -24,11 +24,11 @@ one. A missing leading ``/``, a trailing ``/`` and empty segments are ignored.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar, overload
 
+from .json_reading import parsed
 from .records import Record
 
 RENDER_MODES = ("json", "text")
@@ -154,7 +154,7 @@ class _TreeText:
 
     def read(self) -> Tree:
         if self._tree is None:
-            self._tree = tree_from_json(json.loads(self._text))
+            self._tree = tree_from_json(parsed(self._text))
         return self._tree
 
 
