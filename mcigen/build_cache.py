@@ -287,8 +287,8 @@ def read_private(path: Path) -> str | None:
                 return None
             if not _unwritten:
                 mark_used(file.fileno(), status.st_mtime)
-            return file.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+            return file.read().decode("utf-8", "surrogateescape")
+    except OSError:
         return None
 
 
@@ -302,7 +302,8 @@ def write_private(directory: Path, name: str, text: str) -> None:
 
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".entry-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        # a path's undecodable bytes (os.fsdecode's surrogates) are written as they were
+        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
             out.write(text)
         os.replace(temporary, directory / name)
     except OSError:

@@ -360,7 +360,10 @@ def manifest_json(manifest: Manifest) -> bytes:
     }
     import json
 
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+    # a lone surrogate (a path's undecodable byte, as os.fsdecode gives it) can only
+    # be in a string: backslashreplace writes it as its JSON escape, read back alike
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
 
 
 def read_manifest(text: bytes) -> Manifest:

@@ -17,7 +17,13 @@ import mcigen.pipeline
 from benchmarks.cache_settling import wait_until_settled
 from mcigen import MCIClient, MCIClientError
 
-from ..conftest import leaves_a_trace, schema_of, text_tool, write_schema
+from ..conftest import (
+    leaves_a_trace,
+    run_mcigen,
+    schema_of,
+    text_tool,
+    write_schema,
+)
 from ..mcp_servers import TOY_SERVER
 from .greetings import CLIENT_SCRIPT, greetings, run_client
 
@@ -266,3 +272,24 @@ def test_the_cache_drops_what_no_build_used_for_a_month(
     left = [p for p in package_cache.rglob("*") if p.lstat().st_mtime < month_ago]
     assert left == []
     assert MCIClient(str(recent)).execute("hey", {"who": "Ada"}).result.text == "Hi Ada"
+
+
+def test_a_schema_in_a_folder_whose_name_is_not_utf8_builds_and_is_called(
+    tmp_path: Path, package_cache: Path
+) -> None:
+    """The manifest names the input as the file system does: an undecodable byte of
+    its path is a lone surrogate, written as its JSON escape, and the cache's
+    records keep the bytes (both failed with an internal error)."""
+    from mcigen_runtime.manifest import MANIFEST, read_manifest
+
+    folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9"))
+    folder.mkdir()
+    schema = write_schema(folder, schema_of(text_tool("hi", "Hi {{props.who}}")))
+    built = run_mcigen("build", schema, "-o", tmp_path / "pkg")
+    assert built.returncode == 0, built.stderr
+    manifest = read_manifest((tmp_path / "pkg" / MANIFEST).read_bytes())
+    assert os.fsencode(manifest.build["input"]).endswith(b"/caf\xe9/tools.mci.json")
+    for _ in ("built into the cache", "taken from it"):
+        client = MCIClient(schema_file_path=str(schema))
+        assert client.execute("hi", {"who": "Ann"}).result.content[0].text == "Hi Ann"
+    assert len(list(package_cache.glob("packages-*/*/*/entry.json"))) == 1
