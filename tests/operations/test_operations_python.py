@@ -127,3 +127,34 @@ def test_one_callers_finished_operations_do_not_push_out_anothers(
     assert table.find(theirs.id, "session a") is None
     assert table.find(theirs.id, None) is None
     assert table.listed(None) == []
+
+
+def test_a_start_cancelled_before_it_returns_stops_its_call(
+    pkg: ModuleType, tmp_path: Path
+) -> None:
+    """The caller of a start cancelled while the call takes its first step never
+    learns the operation's id: the operation is cancelled, its command stopped
+    (a client's cancel of a call whose command had just started left it running)."""
+    from mcigen_runtime.registry import registry
+    from mcigen_runtime.serve.operations import Operations
+
+    tools = registry("pkg")
+    table = Operations(tools)
+    pidfile = tmp_path / "pid"
+
+    async def cancelled_start() -> None:
+        start = asyncio.ensure_future(
+            table.start_async(
+                tools.find("slow"), {"pidfile": str(pidfile), "seconds": "30"}, "a"
+            )
+        )
+        await asyncio.sleep(0)  # the start waits on the call's first step
+        start.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await start
+
+    asyncio.run(cancelled_start())
+    (operation,) = table.listed("a")
+    operation.wait(10)
+    assert operation.status() == "cancelled"
+    assert not pidfile.exists() or gone_within(2, leader(pidfile))

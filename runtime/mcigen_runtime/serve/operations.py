@@ -258,12 +258,16 @@ class Operations:
     async def start_async(
         self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
     ) -> Operation:
-        """:meth:`start` for ``caller``, from an event loop, which it does not block."""
+        """:meth:`start` for ``caller``, from an event loop, which it does not block.
+        Cancelled before it returns, it cancels the operation: no one has its id."""
         operation, first_step = self._launch(entry, arguments, caller)
         try:
             await asyncio.shield(asyncio.wrap_future(first_step))
         except ToolInputError:
             self._forget(operation)
+            raise
+        except asyncio.CancelledError:
+            operation.cancel("the call was cancelled")
             raise
         return operation
 
