@@ -629,8 +629,8 @@ class ToolSurface:
             operation = await operations.start_async(entry, arguments, caller)
         except ToolInputError as error:
             return _error_result(str(error))
-        await progress.send(0, None, started_message(operation))
         try:
+            await progress.send(0, None, started_message(operation))
             finished = await operation.finished_within(self.background_after)
         except BaseException:
             operation.cancel("the call was cancelled")
