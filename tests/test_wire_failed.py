@@ -235,3 +235,38 @@ def test_a_stdin_that_cannot_be_read_ends_the_server_with_exit_1(
         process.stderr.read().decode(),
         "stdin cannot be read ([Errno 5] Input/output error); exiting",
     )
+
+
+@pytest.mark.parametrize("early", ["1", "0"])
+def test_a_line_over_the_bound_ends_the_server_with_exit_1(
+    built: Path, early: str
+) -> None:
+    """A client whose line never ends (4 MiB, the bound of an HTTP request body,
+    and one more character, stdin left open): whoever reads it, the early answers
+    or the SDK's transport, ends the server with one ERROR line and exit 1, not
+    holding the line as it grows (before, the server waited on)."""
+    from mcigen_runtime.serve.stdio_lines import MAX_LINE_CHARS
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, MCIGEN_STDIO_EARLY=early),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stderr is not None
+    try:
+        process.stdin.write(line(initialize("2025-06-18")))
+        process.stdin.write(b"x" * (MAX_LINE_CHARS + 1))
+        process.stdin.flush()
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+        process.stdin.close()
+    _ended_with(
+        process.returncode,
+        process.stderr.read().decode(),
+        f"stdin cannot be read ([Errno 90] a line longer than {MAX_LINE_CHARS} "
+        "characters); exiting",
+    )

@@ -18,6 +18,7 @@ thread; its reads return at once.
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import select
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
 
 _CHUNK = 1 << 16
 """Bytes read from the wire at a time (what it holds, up to this)."""
+
+MAX_LINE_CHARS = 4 * 1024 * 1024
+"""The longest line a client may send, as the longest HTTP request body (the
+SDK's 4 MiB): a longer one fails the read (``EMSGSIZE``) rather than being held
+in memory however long it grows."""
 
 
 class WireLines:
@@ -44,6 +50,8 @@ class WireLines:
         self._partial: list[str] = []
         """The start of the line being read, in pieces (a long line comes in
         many reads; each piece is searched once)."""
+        self._held = 0
+        """The characters in :attr:`_partial`."""
         self._ended = False
         self._waitable = True
         """Whether the loop may wait on the wire: until epoll refuses it (as it
@@ -99,16 +107,25 @@ class WireLines:
         """Split what ``chunk`` adds into lines (b"": the wire has ended)."""
         pieces = self._decoder.decode(chunk, final=not chunk).split("\n")
         for piece in pieces[:-1]:
-            self._partial.append(piece)
+            self._hold(piece)
             self._lines.append("".join(self._partial) + "\n")
             self._partial.clear()
+            self._held = 0
         if pieces[-1]:
-            self._partial.append(pieces[-1])
+            self._hold(pieces[-1])
         if not chunk:
             self._ended = True
             if self._partial:
                 self._lines.append("".join(self._partial))
                 self._partial.clear()
+
+    def _hold(self, piece: str) -> None:
+        self._held += len(piece)
+        if self._held > MAX_LINE_CHARS:
+            raise OSError(
+                errno.EMSGSIZE, f"a line longer than {MAX_LINE_CHARS} characters"
+            )
+        self._partial.append(piece)
 
     def _line(self) -> str:
         return self._lines.popleft() if self._lines else ""
