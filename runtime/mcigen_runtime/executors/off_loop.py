@@ -14,7 +14,15 @@ T = TypeVar("T")
 async def imported_off_loop(load: Callable[[], T]) -> T:
     """What ``load`` (an import) returns, or raises, run in a thread of its own
     while the loop serves on. ``threading.Thread.start`` would wait for the thread
-    to be scheduled, which on a loaded machine is the loop's wait too."""
+    to be scheduled, which on a loaded machine is the loop's wait too.
+
+    In a call whose caller watches it (an operation, on the operations' loop),
+    ``load`` runs in the call's own step: the operation's start is told what that
+    first step did (the command it started), and the import would be its wait."""
+    from .started import caller_watches
+
+    if caller_watches():
+        return load()
     import _thread
     import asyncio
 

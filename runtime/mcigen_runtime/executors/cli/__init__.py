@@ -60,14 +60,9 @@ def run_cli(call: CliCall) -> ToolResult:
 
 async def run_cli_async(call: CliCall) -> ToolResult:
     """:func:`run_cli`, awaited; the first call imports :mod:`.run` off the event
-    loop (``executors.off_loop``), but in an operation's loop: its start names the
-    command the call's first step starts, and the import would be that step's wait."""
+    loop (``executors.off_loop``)."""
     if _RUNNERS is None:
         from ..off_loop import imported_off_loop
-        from ..started import caller_watches
-
-        if caller_watches():
-            return await _imported()[1](call)
 
         return await (await imported_off_loop(_imported))[1](call)
     return await _RUNNERS[1](call)
