@@ -73,8 +73,8 @@ def test_finding_one_tool_of_many_makes_its_entry_alone() -> None:
 def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
     """A registry read from a manifest's text looks a tool up by its name line;
     what it finds is what the names read whole find: an MCI name before another
-    tool's Python name, the first of two equal Python names, names JSON escapes,
-    and an unknown name refused."""
+    tool's Python name, the first of two equal Python names, names JSON escapes
+    (a lone surrogate too, as the manifest writes it), and an unknown name refused."""
     one = read_manifest((ROOT / "golden" / "greetings" / MANIFEST).read_bytes())
     spelled = [
         ("plain", "plain"),
@@ -83,6 +83,7 @@ def test_a_tool_is_found_in_the_text_as_the_names_would_find_it() -> None:
         ('quote"back\\slash', "quoted"),
         ("ünï/cödé", "unicode"),
         ("tab\there", "quoted"),
+        ("caf\udce9", "surrogate"),  # os.fsdecode's undecodable byte
         ("t_9", "t_9"),
     ]
     tools = tuple(

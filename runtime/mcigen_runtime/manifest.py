@@ -360,10 +360,14 @@ def manifest_json(manifest: Manifest) -> bytes:
     }
     import json
 
-    # a lone surrogate (a path's undecodable byte, as os.fsdecode gives it) can only
-    # be in a string: backslashreplace writes it as its JSON escape, read back alike
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    return text.encode("utf-8", "backslashreplace")
+    return _utf8(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _utf8(json_text: str) -> bytes:
+    """``json_text`` in UTF-8, as the manifest holds it. A lone surrogate (a path's
+    undecodable byte, as os.fsdecode gives it) can only be in a string: it is
+    written as its JSON escape, which reads back as the same string."""
+    return json_text.encode("utf-8", "backslashreplace")
 
 
 def read_manifest(text: bytes) -> Manifest:
@@ -463,7 +467,7 @@ def _literal(name: str) -> bytes:
         return b'"' + name.encode() + b'"'
     import json
 
-    return json.dumps(name, ensure_ascii=False).encode()
+    return _utf8(json.dumps(name, ensure_ascii=False))
 
 
 def _string(literal: str) -> str:
