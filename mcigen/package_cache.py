@@ -668,7 +668,7 @@ class _Seen:
 
     def add_library(self, directory: Path) -> None:
         """A missing library is not listed (``os.walk`` yields nothing)."""
-        if _missing(os.fspath(directory)):
+        if not os.path.exists(directory):
             self.missing.append(os.fspath(directory))
         else:
             self.add(directory)
@@ -719,20 +719,12 @@ def _remembered(slot: Path, library: Path) -> str | None:
                 return None
             if _status(os.stat(path)) != status:
                 return None
-        if not all(_missing(path) for path in recorded["missing"]):
+        if any(os.path.exists(path) for path in recorded["missing"]):
             return None
     except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None
     ok = isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX
     return digest if ok else None
-
-
-def _missing(path: str) -> bool:
-    try:
-        os.stat(path)
-    except OSError:
-        return True
-    return False
 
 
 def _earliest_expiry(library: Path) -> str | None:
