@@ -24,7 +24,7 @@ from typing import Any
 
 from benchmarks import schemas
 from benchmarks.cache_settling import wait_until_settled
-from benchmarks.cold_start import TOOL, process_seconds
+from benchmarks.cold_start import FLOOR, TOOL, process_seconds
 from benchmarks.paths import PYTHON
 from benchmarks.report import Row
 from benchmarks.timing import Stats, run_script, wall
@@ -73,7 +73,7 @@ def _row(
         ours,
         theirs,
         floor,
-        "python -c pass" if floor else None,
+        FLOOR if floor else None,
         target="client start" if tools == 1000 else None,
         note=note,
         extra=extra or {},

@@ -190,7 +190,7 @@ def _scale_rows(
     unmeasured: str,
     root: Path,
 ) -> list[report.Row]:
-    """Build each size (in ``root``), then, given the interpreter's ``floor``, time a
+    """Build each size (in ``root``), then, given the start's ``floor``, time a
     cold start of what was built; the last size's builds get whatever the time budget
     leaves, minus the cold start's share."""
     rows: list[report.Row] = []
@@ -325,7 +325,7 @@ def main() -> None:
             else f"not in a {mode.name} run (make bench measures it)"
         )
         floor = (
-            cold_start.interpreter(mode.cold_runs)
+            cold_start.floor(mode.cold_runs)
             if sections & {"cold", "client"}
             else None
         )
