@@ -325,9 +325,7 @@ def main() -> None:
             else f"not in a {mode.name} run (make bench measures it)"
         )
         floor = (
-            cold_start.floor(mode.cold_runs)
-            if sections & {"cold", "client"}
-            else None
+            cold_start.floor(mode.cold_runs) if sections & {"cold", "client"} else None
         )
         if "build" in sections:
             rows += _guard(
