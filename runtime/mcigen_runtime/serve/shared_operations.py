@@ -234,6 +234,27 @@ class SharedOperations:
     async def start_async(
         self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
     ) -> SharedOperation:
+        """Enqueue the call as ``caller``'s operation. Cancelled before it returns,
+        it still enqueues it, then cancels it: no one has its id (the job may be in
+        Redis already, its enqueue sent, the answer not yet read)."""
+        starting = asyncio.ensure_future(self._enqueued(entry, arguments, caller))
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            self.keep(asyncio.ensure_future(self._abandoned(starting)))
+            raise
+
+    async def _abandoned(self, starting: asyncio.Future[SharedOperation]) -> None:
+        """Cancel the operation of a start whose caller went away, once enqueued."""
+        try:
+            operation = await starting
+        except Exception:  # its enqueue failed: nothing runs
+            return
+        await operation.stop("the call was cancelled")
+
+    async def _enqueued(
+        self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
+    ) -> SharedOperation:
         op_id = new_id()
         job = await self.queue.enqueue(
             FUNCTION,
