@@ -8,6 +8,7 @@ worker's write back, or tells what went through."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from typing import Any
 
 import redis
 from mcigen_runtime.serve.operations import KEEP_FOR_S
+from mcigen_runtime.serve.shared_operations import HEARTBEAT_S
 
 from ..conftest import package_env
 from ..mcp_servers import free_port, listening
@@ -29,6 +31,9 @@ from .test_operations_redis import call, records, serve, started
 from .test_shared_cancel import QUEUE, REASON, SWEEP_LOCK, named, until
 
 JOB = b"saq:job:mcigen:pkg:"
+GIVE_UP_WAIT_S = 5
+"""How long a sweep waits for a job it aborts to be ended by its worker (SAQ's
+sweep's default ``abort``)."""
 
 
 def marks_active(command: Command) -> bool:
@@ -143,6 +148,63 @@ def test_an_await_of_a_dead_servers_operation_ends_when_it_is_cancelled(
         until(swept)
         assert (ended[0]["state"], ended[0]["result"]) == ("Cancelled", done["result"])
         assert 0 < direct.ttl(f"saq:job:{QUEUE}:{op_id}") <= KEEP_FOR_S
+
+
+def test_a_sweep_ends_a_dead_servers_cancelled_job_without_waiting(
+    pkg_dir: Path, tmp_path: Path, redis_url: str
+) -> None:
+    """The sweep gave the job, which a cancel had written aborting, the 5 s it
+    gives a job it aborts itself to be ended by its worker, though none was left:
+    its ``end_time`` came that much later, and so did every lost job's after it.
+    The sweep's turn is let come once the job is a dead worker's: by Redis's
+    clock, a sweep that waited could not end it until 5 s after that (one that
+    does not, within a sweep's period, 2 s)."""
+    with ExitStack() as stack:
+        direct = stack.enter_context(redis.Redis.from_url(redis_url))
+        port = free_port()
+        dying = stack.enter_context(server(pkg_dir, redis_url, port))
+        pidfile = tmp_path / "p"
+        op_id = started(
+            call(
+                f"http://127.0.0.1:{port}/mcp",
+                "alice",
+                "slow",
+                pidfile=str(pidfile),
+                seconds="30",
+            )
+        )
+        group = leader(pidfile)
+        direct.set(SWEEP_LOCK, 1, ex=600)
+        url = serve(pkg_dir, free_port(), redis_url, stack)
+        os.killpg(dying.pid, signal.SIGKILL)
+        dying.wait()
+        cancelled = call(url, "alice", "cancel", id=op_id, reason=REASON)
+        assert cancelled[0].startswith(f"OK Operation '{op_id}'"), cancelled
+        key = f"saq:job:{QUEUE}:{op_id}"
+
+        def stored() -> dict[str, Any]:
+            record: Any = direct.get(key)
+            found: dict[str, Any] = json.loads(record)
+            return found
+
+        def stuck() -> bool:  # as the sweep tells a dead worker's job
+            seconds, microseconds = direct.time()
+            now_ms = seconds * 1000 + microseconds // 1000
+            return bool(now_ms - stored()["touched"] > HEARTBEAT_S * 1000)
+
+        until(stuck)
+        with direct.pipeline(transaction=True) as pipe:
+            _, (seconds, microseconds) = pipe.delete(SWEEP_LOCK).time().execute()
+        let_sweep_ms = seconds * 1000 + microseconds // 1000
+        until(lambda: stored()["status"] == "aborted")
+        assert stored()["completed"] - let_sweep_ms < GIVE_UP_WAIT_S * 1000
+        [ended] = records(call(url, "alice", "status", id=op_id))
+        assert (ended["state"], ended["result"]) == (
+            "Cancelled",
+            {"cancelled": True, "reason": REASON},
+        )
+        assert ended["end_time"] is not None
+        assert not group_alive(group) or gone_within(5, group)
 
 
 def server(

@@ -134,12 +134,14 @@ class GuardedQueue(RedisQueue):
 
     async def _give_up(self, job: Job, wait: float) -> None:
         """Abort a lost job, give whatever still runs it ``wait`` seconds to see so,
-        then queue it again if it may be retried, else end it aborted (a job a
-        cancel aborted keeps the cancel's reason)."""
+        then queue it again if it may be retried, else end it aborted. A job already
+        aborting (a cancel's keeps its reason) is ended at once: untouched for its
+        heartbeat since it was told, nothing runs it that could still answer."""
         reason = self.swept_error_message
         ours = await self.abort_unfinished(job, reason)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await job.refresh(wait)
+        if ours:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await job.refresh(wait)
         if ours and job.retryable:
             await self.retry(job, error=reason)
         else:
