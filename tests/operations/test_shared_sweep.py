@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from mcigen_runtime.serve.operations import KEEP_FOR_S
 from mcigen_runtime.serve.shared_operations import HEARTBEAT_S
@@ -31,6 +32,7 @@ from .test_operations_redis import call, records, serve, started
 from .test_shared_cancel import QUEUE, REASON, SWEEP_LOCK, named, until
 
 JOB = b"saq:job:mcigen:pkg:"
+QUEUED = f"saq:{QUEUE}:queued".encode()
 GIVE_UP_WAIT_S = 5
 """How long a sweep waits for a job it aborts to be ended by its worker (SAQ's
 sweep's default ``abort``)."""
@@ -97,6 +99,48 @@ def test_a_job_whose_worker_died_before_writing_it_active_runs_elsewhere(
         gate.wait_for_count(marks_active, 1)
         [after] = records(call(url, "alice", "status", id=op_id))
         assert (after["state"], after["result"]) == ("Completed", done["result"])
+
+
+@pytest.mark.parametrize("meanwhile", ["status", "cancel"])
+def test_a_job_a_sweep_gives_up_to_run_again_is_in_progress_meanwhile(
+    pkg_dir: Path, tmp_path: Path, redis_url: str, meanwhile: str
+) -> None:
+    """The worker that took the job died before it started it: the sweep gives it
+    up, waits for its worker to see so (5 s), then queues it again, and another
+    process runs it. Meanwhile (the test holds the sweep's write that queues it
+    again) it read ``Failed`` ("the server process that ran it stopped"), then
+    ``InProgress`` again; a cancel answered that it had already failed, and
+    it ran all the same."""
+    with ExitStack() as stack:
+        gate = stack.enter_context(redis_gate(redis_url))
+        dying = stack.enter_context(server(pkg_dir, gate.url, free_port()))
+        # its worker waits on the queue first, so it is given the job
+        gate.wait_for_count(named("BLMOVE"), 16)
+        url = serve(pkg_dir, free_port(), gate.url, stack)
+        taken = gate.hold(marks_active)
+        pidfile = tmp_path / "p"
+        op_id = started(call(url, "alice", "slow", pidfile=str(pidfile), seconds="1"))
+        assert taken.caught.wait(30)
+        requeue = gate.hold(named("RPUSH", QUEUED, f"saq:job:{QUEUE}:{op_id}".encode()))
+        os.killpg(dying.pid, signal.SIGKILL)
+        dying.wait()
+        assert requeue.caught.wait(60)
+        [given_up] = records(call(url, "alice", "status", id=op_id))
+        assert (given_up["state"], given_up["result"]) == ("InProgress", None)
+        if meanwhile == "cancel":
+            cancelled = call(url, "alice", "cancel", id=op_id, reason=REASON)
+            assert cancelled[0].startswith(f"OK Operation '{op_id}'"), cancelled
+        requeue.release()
+        [done] = records(call(url, "alice", "await", id=op_id))
+        if meanwhile == "cancel":
+            assert (done["state"], done["result"]) == (
+                "Cancelled",
+                {"cancelled": True, "reason": REASON},
+            )
+            assert not pidfile.exists()
+        else:
+            assert (done["state"], done["result"]["stdout"]) == ("Completed", "slept\n")
+        taken.release()
 
 
 def test_an_await_of_a_dead_servers_operation_ends_when_it_is_cancelled(

@@ -95,10 +95,7 @@ class SharedOperation:
         return self._job.error or "cancelled by the caller"
 
     def status(self) -> State:
-        from saq.job import Status
-
-        job = self._job
-        if job.status in (Status.NEW, Status.QUEUED, Status.ACTIVE):
+        if self._unfinished():
             return "running"
         if self.cancel_reason is not None:
             return "cancelled"
@@ -109,7 +106,7 @@ class SharedOperation:
         from saq.job import Status
 
         job = self._job
-        if job.status in (Status.NEW, Status.QUEUED, Status.ACTIVE):
+        if self._unfinished():
             return None
         if self.cancel_reason is not None:
             return error_result(
@@ -120,6 +117,13 @@ class SharedOperation:
         if _lost(job):
             return error_result(f"operation {self.id} ({self.tool}) failed: {STOPPED}")
         return error_result(f"tool '{self.tool}' failed unexpectedly")
+
+    def _unfinished(self) -> bool:
+        """Whether the job is yet to end: queued, running, or being given up by a
+        sweep that will queue it again."""
+        from .shared_queue import UNFINISHED
+
+        return self._job.status in UNFINISHED or self._store.queue.requeued(self._job)
 
     def wall_clock(self, moment: float) -> float:
         return moment
