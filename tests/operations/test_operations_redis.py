@@ -19,7 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ..mcp_servers import free_port, wait_until_listening
+from ..conftest import package_env
+from ..mcp_servers import free_port, listening
 from ..test_mcp_server import http_server
 from ..test_serve_lifecycle import gone_within, group_alive, leader
 from .background_package import WINDOW
@@ -159,26 +160,29 @@ def server_running(group: int, servers: list[subprocess.Popen[bytes]]) -> int:
 def test_a_killed_server_leaves_its_operations_failed_not_lost_or_rerun(
     pkg_dir: Path, tmp_path: Path, redis_url: str
 ) -> None:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(pkg_dir),
-        "MCIGEN_BACKGROUND_AFTER": WINDOW,
-        "MCIGEN_OPERATIONS_URL": redis_url,
-    }
+    env = package_env(
+        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
+    )
     ports = [free_port(), free_port()]
-    servers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"],
-            cwd=pkg_dir,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        for port in ports
-    ]
-    try:
-        for server, port in zip(servers, ports, strict=True):
-            wait_until_listening(server, port)
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                listening(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pkg",
+                        "serve",
+                        "--http",
+                        f"127.0.0.1:{port}",
+                    ],
+                    port,
+                    cwd=pkg_dir,
+                    env=env,
+                )
+            )
+            for port in ports
+        ]
         urls = [f"http://127.0.0.1:{port}/mcp" for port in ports]
         pidfile = tmp_path / "pid"
         op_id = started(
@@ -203,13 +207,6 @@ def test_a_killed_server_leaves_its_operations_failed_not_lost_or_rerun(
         assert not group_alive(group) or gone_within(5, group)
         awaited = call(survivor, "alice", "await", id=op_id)
         assert awaited[0] == f"Operation {op_id} already completed"
-    finally:
-        for server in servers:
-            if server.poll() is None:
-                server.terminate()
-                server.wait(timeout=10)
-            if server.stderr:
-                server.stderr.close()
 
 
 @pytest.mark.parametrize("shared", [False, True])
