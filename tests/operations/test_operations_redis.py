@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,17 @@ def serve(pkg_dir: Path, port: int, redis_url: str, stack: ExitStack) -> str:
             MCIGEN_OPERATIONS_URL=redis_url,
         )
     )
+
+
+def server(
+    pkg_dir: Path, redis_url: str, port: int
+) -> AbstractContextManager[subprocess.Popen[bytes]]:
+    """``serve --http`` on ``port``, whose operations are shared at ``redis_url``."""
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    env = package_env(
+        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
+    )
+    return listening(argv, port, cwd=pkg_dir, env=env)
 
 
 def uvicorn_workers(port: int) -> list[str]:
@@ -160,28 +171,10 @@ def server_running(group: int, servers: list[subprocess.Popen[bytes]]) -> int:
 def test_a_killed_server_leaves_its_operations_failed_not_lost_or_rerun(
     pkg_dir: Path, tmp_path: Path, redis_url: str
 ) -> None:
-    env = package_env(
-        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
-    )
     ports = [free_port(), free_port()]
     with ExitStack() as stack:
         servers = [
-            stack.enter_context(
-                listening(
-                    [
-                        sys.executable,
-                        "-m",
-                        "pkg",
-                        "serve",
-                        "--http",
-                        f"127.0.0.1:{port}",
-                    ],
-                    port,
-                    cwd=pkg_dir,
-                    env=env,
-                )
-            )
-            for port in ports
+            stack.enter_context(server(pkg_dir, redis_url, port)) for port in ports
         ]
         urls = [f"http://127.0.0.1:{port}/mcp" for port in ports]
         pidfile = tmp_path / "pid"

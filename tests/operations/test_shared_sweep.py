@@ -12,9 +12,8 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,10 @@ import redis
 from mcigen_runtime.serve.operations import KEEP_FOR_S
 from mcigen_runtime.serve.shared_operations import HEARTBEAT_S
 
-from ..conftest import package_env
-from ..mcp_servers import free_port, listening
+from ..mcp_servers import free_port
 from ..test_serve_lifecycle import gone_within, group_alive, leader
-from .background_package import WINDOW
 from .redis_gate import Command, redis_gate
-from .test_operations_redis import call, records, serve, started
+from .test_operations_redis import call, records, serve, server, started
 from .test_shared_cancel import QUEUE, REASON, SWEEP_LOCK, named, until
 
 JOB = b"saq:job:mcigen:pkg:"
@@ -152,20 +149,7 @@ def test_an_await_of_a_dead_servers_operation_ends_when_it_is_cancelled(
     it ends the job (it had left it aborting, without an end, kept for ever)."""
     with ExitStack() as stack:
         direct = stack.enter_context(redis.Redis.from_url(redis_url))
-        port = free_port()
-        dying = stack.enter_context(server(pkg_dir, redis_url, port))
-        pidfile = tmp_path / "p"
-        op_id = started(
-            call(
-                f"http://127.0.0.1:{port}/mcp",
-                "alice",
-                "slow",
-                pidfile=str(pidfile),
-                seconds="30",
-            )
-        )
-        group = leader(pidfile)
-        direct.set(SWEEP_LOCK, 1, ex=600)
+        dying, op_id, group = unswept(pkg_dir, tmp_path, redis_url, stack)
         gate = stack.enter_context(redis_gate(redis_url))
         url = serve(pkg_dir, free_port(), gate.url, stack)
         read = named("GET", f"saq:job:{QUEUE}:{op_id}".encode())
@@ -205,20 +189,7 @@ def test_a_sweep_ends_a_dead_servers_cancelled_job_without_waiting(
     does not, within a sweep's period, 2 s)."""
     with ExitStack() as stack:
         direct = stack.enter_context(redis.Redis.from_url(redis_url))
-        port = free_port()
-        dying = stack.enter_context(server(pkg_dir, redis_url, port))
-        pidfile = tmp_path / "p"
-        op_id = started(
-            call(
-                f"http://127.0.0.1:{port}/mcp",
-                "alice",
-                "slow",
-                pidfile=str(pidfile),
-                seconds="30",
-            )
-        )
-        group = leader(pidfile)
-        direct.set(SWEEP_LOCK, 1, ex=600)
+        dying, op_id, group = unswept(pkg_dir, tmp_path, redis_url, stack)
         url = serve(pkg_dir, free_port(), redis_url, stack)
         os.killpg(dying.pid, signal.SIGKILL)
         dying.wait()
@@ -251,12 +222,25 @@ def test_a_sweep_ends_a_dead_servers_cancelled_job_without_waiting(
         assert not group_alive(group) or gone_within(5, group)
 
 
-def server(
-    pkg_dir: Path, redis_url: str, port: int
-) -> AbstractContextManager[subprocess.Popen[bytes]]:
-    """``serve --http`` on ``port``, whose operations are shared at ``redis_url``."""
-    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
-    env = package_env(
-        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
+def unswept(
+    pkg_dir: Path, tmp_path: Path, redis_url: str, stack: ExitStack
+) -> tuple[subprocess.Popen[bytes], str, int]:
+    """A server sharing operations at ``redis_url`` that runs alice's ``slow``
+    operation (30 s), no sweep taking its turn until the test deletes the sweep's
+    lock: the server, the operation's id and its command's process group."""
+    port = free_port()
+    dying = stack.enter_context(server(pkg_dir, redis_url, port))
+    pidfile = tmp_path / "p"
+    op_id = started(
+        call(
+            f"http://127.0.0.1:{port}/mcp",
+            "alice",
+            "slow",
+            pidfile=str(pidfile),
+            seconds="30",
+        )
     )
-    return listening(argv, port, cwd=pkg_dir, env=env)
+    group = leader(pidfile)
+    with redis.Redis.from_url(redis_url) as direct:
+        direct.set(SWEEP_LOCK, 1, ex=600)
+    return dying, op_id, group
