@@ -66,8 +66,9 @@ def test_a_start_cancelled_while_it_enqueues_cancels_the_operation(
                 await start
             held.release()
             [op_id] = enqueued
-            while (operation := await store.find_async(op_id, "alice")) is None:
-                await asyncio.sleep(0.02)  # the released enqueue is on its way
+            async with asyncio.timeout(30):  # the released enqueue is on its way
+                while (operation := await store.find_async(op_id, "alice")) is None:
+                    await asyncio.sleep(0.02)
             await operation.finished_within(20)
             return operation
 
