@@ -123,7 +123,7 @@ class SharedOperation:
         sweep that will queue it again."""
         from .shared_queue import UNFINISHED
 
-        return self._job.status in UNFINISHED or self._store.queue.requeued(self._job)
+        return self._job.status in UNFINISHED or self._store.queue.runs_again(self._job)
 
     def wall_clock(self, moment: float) -> float:
         return moment

@@ -148,7 +148,7 @@ class GuardedQueue(RedisQueue):
         if not (ours and job.retryable and await self._requeue(job)):
             await self.finish(job, Status.ABORTED, error=reason)
 
-    def requeued(self, job: Job) -> bool:
+    def runs_again(self, job: Job) -> bool:
         """Whether ``job`` is being given up by a sweep that will queue it again
         (its worker died before it started it)."""
         return (
@@ -213,7 +213,7 @@ class GuardedQueue(RedisQueue):
         def aborting(stored: Job | None) -> Writes | None:
             if stored is None:
                 return None
-            if stored.status not in UNFINISHED and not self.requeued(stored):
+            if stored.status not in UNFINISHED and not self.runs_again(stored):
                 return None
             stored.status, stored.error = Status.ABORTING, error
             aborted[:] = [stored]
