@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -248,24 +249,35 @@ def test_stdin_closing_while_an_operation_runs_ends_without_a_traceback(
             },
         },
     ]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pkg", "serve"],
-        cwd=pkg_dir,
-        env=package_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdin and process.stdout and process.stderr
-    try:
-        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
-        process.stdin.flush()
-        while json.loads(process.stdout.readline()).get("id") != 2:
-            pass
-        process.stdin.close()
-        stderr = process.stderr.read()  # to its end: the server has exited
-    finally:
-        process.kill()
-        process.wait()
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pkg", "serve"],
+            cwd=pkg_dir,
+            env=package_env(pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,  # a file: a server writing much to it never waits
+            text=True,
+        )
+        assert process.stdin and process.stdout
+
+        def said() -> str:
+            errors.seek(0)
+            return errors.read().decode(errors="replace")
+
+        try:
+            process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
+            process.stdin.flush()
+            while (answer := process.stdout.readline()) and (
+                json.loads(answer).get("id") != 2
+            ):
+                pass
+            assert answer, f"the server ended before it answered; its stderr: {said()}"
+            process.stdin.close()
+            ended = process.wait(30)
+        finally:
+            process.kill()
+            process.wait()
+        stderr = said()
+    assert ended == 0, stderr
     assert "Traceback" not in stderr and "never awaited" not in stderr, stderr

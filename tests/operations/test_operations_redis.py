@@ -12,14 +12,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from ..mcp_servers import free_port, wait_until_listening
+from ..conftest import package_env
+from ..mcp_servers import free_port, listening
 from ..test_mcp_server import http_server
 from ..test_serve_lifecycle import gone_within, group_alive, leader
 from .background_package import WINDOW
@@ -64,6 +65,17 @@ def serve(pkg_dir: Path, port: int, redis_url: str, stack: ExitStack) -> str:
             MCIGEN_OPERATIONS_URL=redis_url,
         )
     )
+
+
+def server(
+    pkg_dir: Path, redis_url: str, port: int
+) -> AbstractContextManager[subprocess.Popen[bytes]]:
+    """``serve --http`` on ``port``, whose operations are shared at ``redis_url``."""
+    argv = [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"]
+    env = package_env(
+        pkg_dir, MCIGEN_BACKGROUND_AFTER=WINDOW, MCIGEN_OPERATIONS_URL=redis_url
+    )
+    return listening(argv, port, cwd=pkg_dir, env=env)
 
 
 def uvicorn_workers(port: int) -> list[str]:
@@ -159,26 +171,11 @@ def server_running(group: int, servers: list[subprocess.Popen[bytes]]) -> int:
 def test_a_killed_server_leaves_its_operations_failed_not_lost_or_rerun(
     pkg_dir: Path, tmp_path: Path, redis_url: str
 ) -> None:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(pkg_dir),
-        "MCIGEN_BACKGROUND_AFTER": WINDOW,
-        "MCIGEN_OPERATIONS_URL": redis_url,
-    }
     ports = [free_port(), free_port()]
-    servers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pkg", "serve", "--http", f"127.0.0.1:{port}"],
-            cwd=pkg_dir,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        for port in ports
-    ]
-    try:
-        for server, port in zip(servers, ports, strict=True):
-            wait_until_listening(server, port)
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(server(pkg_dir, redis_url, port)) for port in ports
+        ]
         urls = [f"http://127.0.0.1:{port}/mcp" for port in ports]
         pidfile = tmp_path / "pid"
         op_id = started(
@@ -203,13 +200,6 @@ def test_a_killed_server_leaves_its_operations_failed_not_lost_or_rerun(
         assert not group_alive(group) or gone_within(5, group)
         awaited = call(survivor, "alice", "await", id=op_id)
         assert awaited[0] == f"Operation {op_id} already completed"
-    finally:
-        for server in servers:
-            if server.poll() is None:
-                server.terminate()
-                server.wait(timeout=10)
-            if server.stderr:
-                server.stderr.close()
 
 
 @pytest.mark.parametrize("shared", [False, True])

@@ -95,10 +95,7 @@ class SharedOperation:
         return self._job.error or "cancelled by the caller"
 
     def status(self) -> State:
-        from saq.job import Status
-
-        job = self._job
-        if job.status in (Status.NEW, Status.QUEUED, Status.ACTIVE):
+        if self._unfinished():
             return "running"
         if self.cancel_reason is not None:
             return "cancelled"
@@ -109,7 +106,7 @@ class SharedOperation:
         from saq.job import Status
 
         job = self._job
-        if job.status in (Status.NEW, Status.QUEUED, Status.ACTIVE):
+        if self._unfinished():
             return None
         if self.cancel_reason is not None:
             return error_result(
@@ -120,6 +117,13 @@ class SharedOperation:
         if _lost(job):
             return error_result(f"operation {self.id} ({self.tool}) failed: {STOPPED}")
         return error_result(f"tool '{self.tool}' failed unexpectedly")
+
+    def _unfinished(self) -> bool:
+        """Whether the job is yet to end: queued, running, or being given up by a
+        sweep that will queue it again."""
+        from .shared_queue import UNFINISHED
+
+        return self._job.status in UNFINISHED or self._store.queue.runs_again(self._job)
 
     def wall_clock(self, moment: float) -> float:
         return moment
@@ -232,6 +236,27 @@ class SharedOperations:
         task.add_done_callback(self._tasks.discard)
 
     async def start_async(
+        self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
+    ) -> SharedOperation:
+        """Enqueue the call as ``caller``'s operation. Cancelled before it returns,
+        it still enqueues it, then cancels it: no one has its id (the job may be in
+        Redis already, its enqueue sent, the answer not yet read)."""
+        starting = asyncio.ensure_future(self._enqueued(entry, arguments, caller))
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            self.keep(asyncio.ensure_future(self._abandoned(starting)))
+            raise
+
+    async def _abandoned(self, starting: asyncio.Future[SharedOperation]) -> None:
+        """Cancel the operation of a start whose caller went away, once enqueued."""
+        try:
+            operation = await starting
+        except Exception:  # its enqueue failed: nothing runs
+            return
+        await operation.stop("the call was cancelled")
+
+    async def _enqueued(
         self, entry: ToolEntry, arguments: Mapping[str, Any], caller: Caller
     ) -> SharedOperation:
         op_id = new_id()

@@ -9,7 +9,9 @@ or completed, or failed (swept). Here each write decides on the record as it is
 when it is written:
 
 - an abort (a cancel, the sweep, a stopping process) applies only to a job not
-  finished nor aborting, and takes it off the queue in the same transaction; a
+  finished nor aborting (but for one a sweep will queue again: a cancel takes it
+  over, and the sweep ends it instead), and takes it off the queue in the same
+  transaction; a
   job taken by a worker stays on the active list until it is finished, so that
   the sweep finishes it if its worker has died (else it stayed aborting for
   ever);
@@ -46,6 +48,7 @@ from typing import TYPE_CHECKING, Any, cast
 from redis.exceptions import WatchError
 from saq.job import TERMINAL_STATUSES, Job, Status
 from saq.queue.redis import RedisQueue
+from saq.utils import now
 
 if TYPE_CHECKING:
     from redis.asyncio.client import Pipeline
@@ -134,16 +137,50 @@ class GuardedQueue(RedisQueue):
 
     async def _give_up(self, job: Job, wait: float) -> None:
         """Abort a lost job, give whatever still runs it ``wait`` seconds to see so,
-        then queue it again if it may be retried, else end it aborted (a job a
-        cancel aborted keeps the cancel's reason)."""
+        then queue it again if it may be retried, else end it aborted. A job already
+        aborting (a cancel's keeps its reason) is ended at once: untouched for its
+        heartbeat since it was told, nothing runs it that could still answer."""
         reason = self.swept_error_message
         ours = await self.abort_unfinished(job, reason)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await job.refresh(wait)
-        if ours and job.retryable:
-            await self.retry(job, error=reason)
-        else:
+        if ours:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await job.refresh(wait)
+        if not (ours and job.retryable and await self._requeue(job)):
             await self.finish(job, Status.ABORTED, error=reason)
+
+    def runs_again(self, job: Job) -> bool:
+        """Whether ``job`` is being given up by a sweep that will queue it again
+        (its worker died before it started it)."""
+        return (
+            job.status == Status.ABORTING
+            and job.error == self.swept_error_message
+            and job.retryable
+        )
+
+    async def _requeue(self, job: Job) -> bool:
+        """Queue ``job``, which this sweep gave up, again, unless a cancel has
+        taken it over meanwhile (then it keeps the cancel's reason); whether it
+        did. Its worker, if it still ran it, may have ended it aborted."""
+
+        def requeuing(stored: Job | None) -> Writes | None:
+            if stored is None or stored.error != self.swept_error_message:
+                return None
+            if stored.status not in (Status.ABORTING, Status.ABORTED):
+                return None
+            job.status, job.error, job.touched = Status.QUEUED, stored.error, now()
+            job.started = job.completed = 0
+            record = self.serialize(job)
+
+            def writes(pipe: Pipeline) -> None:
+                pipe.lrem(self._active, 1, job.id)
+                pipe.zadd(self._incomplete, {job.id: job.scheduled})
+                pipe.rpush(self._queued, job.id)
+                pipe.set(job.id, record)
+                pipe.publish(job.id, job.status)
+
+            return writes
+
+        return await self._swap(job, requeuing) is not None
 
     async def _lost(self, job: Job) -> bool:
         """Whether ``job``, on the active list, is a dead worker's: untouched for its
@@ -169,11 +206,14 @@ class GuardedQueue(RedisQueue):
 
     async def abort_unfinished(self, job: Job, error: str, ttl: float = 5) -> bool:
         """Abort ``job`` (then its copy is the record written) unless its record
-        says it has finished or is being aborted; whether it was aborted."""
+        says it has finished or is being aborted, other than by a sweep that will
+        queue it again (the abort takes it over); whether it was aborted."""
         aborted: list[Job] = []
 
         def aborting(stored: Job | None) -> Writes | None:
-            if stored is None or stored.status not in UNFINISHED:
+            if stored is None:
+                return None
+            if stored.status not in UNFINISHED and not self.runs_again(stored):
                 return None
             stored.status, stored.error = Status.ABORTING, error
             aborted[:] = [stored]

@@ -10,7 +10,10 @@ entering ``poll``. Then the call waited for the command's end or timeout.
 
 So while the main thread waits, the signal's number is also written to a pipe
 (:func:`signal.set_wakeup_fd`) that the wait polls. A wakeup descriptor the
-program had (an event loop's) is put back after, and given what came meanwhile.
+program had (an event loop's) is put back after, and given what came meanwhile;
+with ``warn_on_full_buffer`` true, the default, whatever it had been set with:
+CPython answers the descriptor it replaces, never that flag, so it cannot be
+known (nor asked for without replacing the descriptor).
 
 Each process has a pipe of its own: a forked child drops the one it inherited.
 Shared, it woke every process's wait for any one's signal, and the first to
