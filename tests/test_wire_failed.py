@@ -8,12 +8,14 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import platform
 import pty
 import select
 import socket
 import subprocess
 import sys
 import termios
+import time
 import tty
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,80 @@ def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
     assert process.returncode == EXIT_PIPE_CLOSED, log
     assert "tool=echo outcome=unsent " in log, log
     assert "Traceback" not in log, log
+
+
+READ = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
+"""The number of the ``read`` system call here (``/proc/PID/syscall``)."""
+
+
+@pytest.mark.parametrize(
+    ("early", "answered"),
+    [
+        pytest.param(
+            "1",
+            False,
+            id="reading",
+            marks=pytest.mark.skipif(
+                READ is None, reason="read's system call number unknown here"
+            ),
+        ),
+        pytest.param("1", True, id="early"),
+        pytest.param("0", True, id="sdk"),
+    ],
+)
+def test_a_terminal_that_closes_is_the_end_of_stdin(
+    built: Path, early: str, answered: bool
+) -> None:
+    """The client's terminal (stdin and stdout, a pty) closes with nothing in
+    flight, while the server waits in a read of it before its first line, or
+    once it answered ``initialize`` (the early answers', or the SDK's): the end
+    of stdin, exit 0 and no ERROR line, as when a pipe's writer closes (POSIX
+    reads a hung-up terminal as its end). A read waiting when the terminal
+    closed failed with ``EIO`` (Linux), and the server said "stdin cannot be
+    read" and exited 1."""
+    terminal, its_end = pty.openpty()
+    tty.setraw(its_end)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built, MCIGEN_STDIO_EARLY=early),
+        stdin=its_end,
+        stdout=its_end,
+        stderr=subprocess.PIPE,
+    )
+    os.close(its_end)
+    try:
+        if answered:
+            os.write(terminal, line(initialize("2025-06-18")) + line(INITIALIZED))
+            assert b'"id":1' in _answer(terminal)
+        else:
+            _waiting_in_read(process.pid)
+        os.close(terminal)
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+    assert process.stderr is not None
+    log = process.stderr.read().decode()
+    assert process.returncode == 0, log
+    assert "ERROR" not in log and "Traceback" not in log, log
+
+
+def _waiting_in_read(pid: int) -> None:
+    """Once the process ``pid`` (one thread: the early answers' start) waits in
+    a ``read``."""
+    deadline = time.monotonic() + 120
+    while Path(f"/proc/{pid}/syscall").read_text().split()[0] != str(READ):
+        assert time.monotonic() < deadline, "the server never waited in a read"
+        time.sleep(0.01)
+
+
+def _answer(terminal: int) -> bytes:
+    """The first line the server wrote to its terminal."""
+    said = b""
+    while not said.endswith(b"\n"):
+        assert select.select([terminal], [], [], 120)[0], said
+        said += os.read(terminal, 65536)
+    return said
 
 
 @pytest.mark.parametrize("early", ["1", "0"])
