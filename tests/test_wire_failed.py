@@ -6,7 +6,6 @@ reset; stdin or stdout not open at all; real processes."""
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import platform
 import pty
@@ -18,24 +17,19 @@ import termios
 import time
 import tty
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 
 from .conftest import package_env
 from .test_serve_edge import read_lines
-from .test_stdio_calls import build_calls, call, initialize
+from .test_stdio_calls import build_calls, call, initialize, line
 from .test_stdio_start import INITIALIZED
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_calls(tmp_path_factory.mktemp("closed"))
-
-
-def line(message: Any) -> bytes:
-    return (json.dumps(message) + "\n").encode()
 
 
 def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
