@@ -22,6 +22,7 @@ import pytest
 from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 
 from .conftest import package_env
+from .sleepers import started
 from .test_serve_edge import read_lines
 from .test_stdio_calls import build_calls, call, initialize, line
 from .test_stdio_start import INITIALIZED
@@ -121,6 +122,44 @@ def test_a_terminal_that_closes_is_the_end_of_stdin(
     assert process.stderr is not None
     log = process.stderr.read().decode()
     assert process.returncode == 0, log
+    assert "ERROR" not in log and "Traceback" not in log, log
+
+
+def test_a_terminal_that_closes_during_a_call_is_a_client_gone(built: Path) -> None:
+    """The client's terminal closes while a call runs: stdin ends, and its
+    answer cannot be written (``EIO``, a hung-up terminal's ``EPIPE``): the
+    server ends as when a client closed both its pipes, exit 141 and an INFO
+    line, the call's line ``unsent``. Before, "stdout cannot be written" was an
+    ERROR, exit 1."""
+    terminal, its_end = pty.openpty()
+    tty.setraw(its_end)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calls", "serve"],
+        cwd=built,
+        env=package_env(built),
+        stdin=its_end,
+        stdout=its_end,
+        stderr=subprocess.PIPE,
+    )
+    os.close(its_end)
+    try:
+        os.write(terminal, line(initialize("2025-06-18")) + line(INITIALIZED))
+        assert b'"id":1' in _answer(terminal)
+        length = f"1.{os.getpid()}"  # a second, this test's own
+        os.write(terminal, line(call(2, "nap", {"name": length})))
+        assert started(length), process.poll()
+        os.close(terminal)
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+    assert process.stderr is not None
+    log = process.stderr.read().decode()
+    assert process.returncode == EXIT_PIPE_CLOSED, log
+    assert "tool=nap outcome=unsent " in log, log
+    assert (
+        "INFO mcigen_runtime.serve.wire_failed: the client closed its end of stdout "
+        "([Errno 5] Input/output error): stopped reading; exiting"
+    ) in log, log
     assert "ERROR" not in log and "Traceback" not in log, log
 
 

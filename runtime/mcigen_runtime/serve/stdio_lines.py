@@ -139,20 +139,13 @@ def _read(fd: int) -> bytes | None:
     except BlockingIOError:
         return None
     except OSError as error:
-        if error.errno == errno.EIO and _hung_up(fd):
+        # POSIX reads a hung-up terminal as its end, and Linux does once the
+        # hangup is done, but a read already waiting then fails with EIO
+        from ..edge.closed_pipe import hung_up
+
+        if error.errno == errno.EIO and hung_up(fd):
             return b""
         raise
-
-
-def _hung_up(fd: int) -> bool:
-    """Whether the wire is a terminal whose other side has closed (a pty's
-    master: the client's terminal went away). POSIX reads a hung-up terminal as
-    its end, and Linux does once the hangup is done, but a read already waiting
-    when the master closes fails with ``EIO``: the same end, read either way. A
-    terminal still open (``EIO`` to a background process group) is no hangup."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return any(events & select.POLLHUP for _, events in poller.poll(0))
 
 
 async def _readable(fd: int) -> None:
