@@ -5,7 +5,6 @@ so does a stdio server whose client closed its end of stdout, or its terminal
 from __future__ import annotations
 
 import os
-import select
 import sys
 
 EXIT_PIPE_CLOSED = 141
@@ -25,6 +24,8 @@ def hung_up(fd: int) -> bool:
     the client's terminal went away), which Linux reports as ``EIO`` to a read
     already waiting then and to every write, as a closed pipe's ``EPIPE``. A
     terminal still open (``EIO`` to a background process group) is no hangup."""
+    import select  # here: every command loads this module, few ask this
+
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     return any(events & select.POLLHUP for _, events in poller.poll(0))
