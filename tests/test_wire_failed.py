@@ -13,10 +13,15 @@ import select
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 import tty
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
@@ -98,30 +103,16 @@ def test_a_terminal_that_closes_is_the_end_of_stdin(
     reads a hung-up terminal as its end). A read waiting when the terminal
     closed failed with ``EIO`` (Linux), and the server said "stdin cannot be
     read" and exited 1."""
-    terminal, its_end = pty.openpty()
-    tty.setraw(its_end)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, MCIGEN_STDIO_EARLY=early),
-        stdin=its_end,
-        stdout=its_end,
-        stderr=subprocess.PIPE,
-    )
-    os.close(its_end)
-    try:
+    with on_a_terminal(built, MCIGEN_STDIO_EARLY=early) as server:
         if answered:
-            os.write(terminal, line(initialize("2025-06-18")) + line(INITIALIZED))
-            assert b'"id":1' in _answer(terminal)
+            server.write(initialize("2025-06-18"), INITIALIZED)
+            assert b'"id":1' in _answer(server.master)
         else:
-            _waiting_in_read(process.pid)
-        os.close(terminal)
-        process.wait(timeout=120)
-    finally:
-        process.kill()
-    assert process.stderr is not None
-    log = process.stderr.read().decode()
-    assert process.returncode == 0, log
+            _waiting_in_read(server.process.pid)
+        server.hang_up()
+        server.process.wait(timeout=120)
+        log = server.said()
+    assert server.process.returncode == 0, log
     assert "ERROR" not in log and "Traceback" not in log, log
 
 
@@ -131,36 +122,71 @@ def test_a_terminal_that_closes_during_a_call_is_a_client_gone(built: Path) -> N
     server ends as when a client closed both its pipes, exit 141 and an INFO
     line, the call's line ``unsent``. Before, "stdout cannot be written" was an
     ERROR, exit 1."""
-    terminal, its_end = pty.openpty()
-    tty.setraw(its_end)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built),
-        stdin=its_end,
-        stdout=its_end,
-        stderr=subprocess.PIPE,
-    )
-    os.close(its_end)
-    try:
-        os.write(terminal, line(initialize("2025-06-18")) + line(INITIALIZED))
-        assert b'"id":1' in _answer(terminal)
+    with on_a_terminal(built) as server:
+        server.write(initialize("2025-06-18"), INITIALIZED)
+        assert b'"id":1' in _answer(server.master)
         length = f"1.{os.getpid()}"  # a second, this test's own
-        os.write(terminal, line(call(2, "nap", {"name": length})))
-        assert started(length), process.poll()
-        os.close(terminal)
-        process.wait(timeout=120)
-    finally:
-        process.kill()
-    assert process.stderr is not None
-    log = process.stderr.read().decode()
-    assert process.returncode == EXIT_PIPE_CLOSED, log
+        server.write(call(2, "nap", {"name": length}))
+        assert started(length), server.said()
+        server.hang_up()
+        server.process.wait(timeout=120)
+        log = server.said()
+    assert server.process.returncode == EXIT_PIPE_CLOSED, log
     assert "tool=nap outcome=unsent " in log, log
     assert (
         "INFO mcigen_runtime.serve.wire_failed: the client closed its end of stdout "
         "([Errno 5] Input/output error): stopped reading; exiting"
     ) in log, log
     assert "ERROR" not in log and "Traceback" not in log, log
+
+
+@dataclass
+class OnATerminal:
+    """A server whose stdin and stdout are a terminal (a pty, raw: the lines as
+    written), ``master`` its other side, stderr written to ``errors``."""
+
+    process: subprocess.Popen[bytes]
+    master: int
+    errors: IO[bytes]
+    open: bool = True
+
+    def write(self, *messages: Any) -> None:
+        os.write(self.master, b"".join(line(message) for message in messages))
+
+    def hang_up(self) -> None:
+        """Close the master: the terminal goes away."""
+        if self.open:
+            self.open = False
+            os.close(self.master)
+
+    def said(self) -> str:
+        """All the server wrote to stderr so far."""
+        self.errors.seek(0)
+        return self.errors.read().decode()
+
+
+@contextmanager
+def on_a_terminal(built: Path, **env: str) -> Iterator[OnATerminal]:
+    """``python -m calls serve`` on a terminal, killed at the end."""
+    master, its_end = pty.openpty()
+    tty.setraw(its_end)
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "calls", "serve"],
+            cwd=built,
+            env=package_env(built, **env),
+            stdin=its_end,
+            stdout=its_end,
+            stderr=errors,
+        )
+        os.close(its_end)
+        server = OnATerminal(process, master, errors)
+        try:
+            yield server
+        finally:
+            process.kill()
+            process.wait()
+            server.hang_up()
 
 
 def _waiting_in_read(pid: int) -> None:
