@@ -171,6 +171,58 @@ def test_an_awaited_call_imports_its_runner_off_the_event_loop(
     assert importer != "MainThread"  # the loop's: asyncio.run's
 
 
+FORKED_MID_IMPORT = """\
+import asyncio, json, os, signal, sys, threading, time
+import lazypkg
+importing = threading.Event()
+class Slow:  # the import as on a loaded machine: it takes a while
+    def find_spec(self, name, path=None, target=None):
+        if name == sys.argv[1] and threading.current_thread().name != "MainThread":
+            importing.set()
+            time.sleep(0.3)
+sys.meta_path.insert(0, Slow())
+async def main():
+    first = asyncio.ensure_future(getattr(lazypkg, sys.argv[2] + "_async")())
+    while not importing.is_set():
+        await asyncio.sleep(0.001)
+    child = os.fork()
+    if child == 0:  # its own first call, signalled if it waits on
+        signal.alarm(30)
+        getattr(lazypkg, sys.argv[2])()
+        os._exit(0)
+    await first
+    print(json.dumps(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "module"),
+    [
+        ("echo", "mcigen_runtime.executors.cli.run"),
+        ("ping", "mcigen_runtime.executors.http.transport"),
+    ],
+)
+def test_a_process_forked_during_an_off_loop_import_can_call_too(
+    directory: Path, call: str, module: str
+) -> None:
+    """A process forked while the first awaited call imports its runner in a
+    thread (an asyncio app starting a ``ProcessPoolExecutor``, ``fork`` being
+    ``multiprocessing``'s default here): the child's own call runs. The child
+    had the module's import lock, held by a thread it does not have, and its
+    call waited on it forever (here, until SIGALRM: -14)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED_MID_IMPORT, module, call],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == 0, done.stderr
+
+
 @pytest.mark.parametrize(
     ("variables", "imported"),
     [

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .mcp_servers import free_port, http_server, listening
+from .test_stdio_calls import build_calls, initialize, served
 
 WARMING_UP = """\
 import signal, sys
@@ -54,3 +55,17 @@ def test_a_server_writing_much_to_stderr_is_not_held_up() -> None:
     with listening([sys.executable, "-c", CHATTY, str(port)], port) as process:
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
         assert process.poll() is None
+
+
+def test_a_stdio_server_that_ends_at_once_says_why(tmp_path: Path) -> None:
+    """A stdio server (``test_stdio_calls.served``) whose package cannot load:
+    waiting for its answer fails with its traceback, where it said only that the
+    server had ended."""
+    built = build_calls(tmp_path)
+    (built / "calls" / "manifest.json").write_text("{", "utf-8")
+    with served(built) as server:
+        server.send(initialize("2025-06-18"))
+        with pytest.raises(AssertionError) as failed:
+            server.answers(1)
+    assert "the server ended after 0 answers" in str(failed.value)
+    assert "EOF while parsing" in str(failed.value)

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcigen_runtime.executors.mcp.calls import McpServerParams, call_mcp_tool
+from mcigen_runtime.executors.mcp.calls import (
+    McpServerParams,
+    call_mcp_tool,
+    list_mcp_tools,
+    stop_listed_session,
+)
 
 from mcigen import MCIClient, MCIClientError
 
@@ -125,3 +130,35 @@ def test_a_failed_build_stops_the_server_it_listed(tmp_path: Path) -> None:
         MCIClient(schema_file_path=str(schema))
     assert len(starts_of(starts)) == 1
     assert running_with(str(tools)) == []
+
+
+def test_a_call_whose_settings_differ_from_the_listings_starts_its_own_server(
+    tmp_path: Path,
+) -> None:
+    """A session a listing kept (``MCIClient``'s build) serves only calls with
+    the same settings: one whose settings differ (here its environment and an
+    argument, the file the server counts its starts in) starts a server of its
+    own, and stopping the listed one leaves the caller's running. (A client's
+    build and its calls render the settings from the same ``env_vars``: no
+    client is known to differ; the sessions are kept by every setting.)"""
+    _schema, tools, starts = listed_schema(tmp_path)
+    listed = McpServerParams(
+        "listed",
+        command=sys.executable,
+        args=(str(LISTED_SERVER), str(tools), str(starts)),
+        env=(("MODE", "built"),),
+    )
+    assert [tool["name"] for tool in list_mcp_tools(listed, keep=True)] == ["act"]
+    own = tmp_path / "own starts"
+    calling = McpServerParams(
+        "listed",
+        command=sys.executable,
+        args=(str(LISTED_SERVER), str(tools), str(own)),
+        env=(("MODE", "called"),),
+    )
+    assert not call_mcp_tool(calling, "act", {}).isError
+    assert len(starts_of(starts)) == 1 and len(starts_of(own)) == 1
+    stop_listed_session(listed)
+    assert [int(pid) for pid in starts_of(own)] == running_with(str(tools))
+    assert not call_mcp_tool(calling, "act", {}).isError
+    assert len(starts_of(own)) == 1

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -534,21 +534,32 @@ def _stdio_script(pkg_dir: Path, lines: list[str], answers: int) -> list[Any]:
         process.wait()
 
 
-def read_lines(stream: IO[bytes], count: int, timeout: float = 20) -> list[bytes]:
-    """``count`` lines from ``stream``; fails after ``timeout`` seconds."""
+def read_lines(
+    stream: IO[bytes],
+    count: int,
+    timeout: float = 20,
+    said: Callable[[], str] | None = None,
+) -> list[bytes]:
+    """``count`` lines from ``stream``; fails after ``timeout`` seconds, or when
+    it ends first, with what the server wrote to stderr (``said()``, if given)."""
     deadline = time.monotonic() + timeout
     lines: list[bytes] = []
     buffered = b""
     while len(lines) < count:
         remaining = deadline - time.monotonic()
         ready, _, _ = select.select([stream], [], [], max(remaining, 0))
-        assert ready, f"only {len(lines)} of {count} answers: {lines}"
+        assert ready, f"only {len(lines)} of {count} answers: {lines}{_told(said)}"
         chunk = os.read(stream.fileno(), 65536)
-        assert chunk, f"the server ended after {len(lines)} answers: {lines}"
+        ended = f"the server ended after {len(lines)} answers"
+        assert chunk, f"{ended}: {lines}{_told(said)}"
         buffered += chunk
         *complete, buffered = buffered.split(b"\n")
         lines += complete
     return lines
+
+
+def _told(said: Callable[[], str] | None) -> str:
+    return f"; its stderr: {said()}" if said is not None else ""
 
 
 # --------------------------------------------------------------------- as an upstream

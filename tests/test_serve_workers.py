@@ -100,8 +100,13 @@ class Supervised:
             said = self._heard.wait_for(
                 lambda: len(found()) >= times or self.lines[-1:] == [""], PATIENCE
             )
-            assert said and len(found()) >= times, "".join(self.lines)
+            assert said and len(found()) >= times, self.said()
             return found()[:times]
+
+    def said(self) -> str:
+        """All it wrote to stderr so far, for a failure's message."""
+        with self._heard:
+            return "".join(self.lines)
 
     def workers(self) -> list[int]:
         """The workers' pids, once every one serves."""
@@ -196,10 +201,11 @@ def test_every_worker_takes_connections_of_its_own(pkg_dir: Path) -> None:
         try:
             deadline = time.monotonic() + PATIENCE
             while sum(held(pid, server.port) for pid in workers) < 16:
-                assert time.monotonic() < deadline, "not every connection accepted"
+                accepted = "not every connection accepted"
+                assert time.monotonic() < deadline, f"{accepted}; {server.said()}"
                 time.sleep(0.02)
             spread = [held(pid, server.port) for pid in workers]
-            assert min(spread) > 0, spread
+            assert min(spread) > 0, (spread, server.said())
         finally:
             for connection in connections:
                 connection.close()
@@ -334,12 +340,13 @@ def test_a_worker_that_dies_is_reported_and_replaced(pkg_dir: Path) -> None:
         try:
             deadline = time.monotonic() + PATIENCE
             while held(replacement, server.port) == 0:
-                assert time.monotonic() < deadline, "the new worker takes nothing"
+                taken = "the new worker takes nothing"
+                assert time.monotonic() < deadline, f"{taken}; {server.said()}"
                 time.sleep(0.02)
         finally:
             for connection in connections:
                 connection.close()
-        assert server.process.poll() is None
+        assert server.process.poll() is None, server.said()
 
 
 def test_an_address_in_use_is_refused_before_any_worker_starts(

@@ -9,8 +9,12 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import pytest
@@ -21,6 +25,7 @@ from mcp_types import TextContent
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .conftest import package_env, run_mcigen, text_tool, write_schema
+from .mcp_servers import written
 from .sleepers import gone, own_length, sleepers, started
 from .test_serve_edge import read_lines
 from .test_stdio_start import INITIALIZED, answers, request
@@ -190,16 +195,53 @@ def test_the_brokers_calls_are_answered_as_the_sdk_answers_them(
     assert sum(b'"code":-32603' in answer for answer in inline) == 1
 
 
-def served(built: Path, **env: str) -> subprocess.Popen[bytes]:
-    """``python -m calls serve`` in ``built`` with ``env`` set, its streams piped."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, **env),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+@dataclass(frozen=True)
+class Served:
+    """A server started by :func:`served`: its stdin and stdout piped, its
+    stderr written to ``errors``, a file (a server that writes much to it never
+    waits for a reader, and a failure shows its end)."""
+
+    process: subprocess.Popen[bytes]
+    errors: IO[bytes]
+
+    def answers(self, count: int) -> list[bytes]:
+        """The next ``count`` lines it writes (120 s at most)."""
+        assert self.process.stdout is not None
+        return read_lines(self.process.stdout, count, 120, written(self.errors))
+
+    def send(self, *messages: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"".join(line(m) for m in messages))
+        self.process.stdin.flush()
+
+    def log(self) -> str:
+        """All it wrote to stderr so far."""
+        self.errors.seek(0)
+        return self.errors.read().decode()
+
+
+def line(message: Any) -> bytes:
+    return (json.dumps(message) + "\n").encode()
+
+
+@contextmanager
+def served(built: Path, **env: str) -> Iterator[Served]:
+    """``python -m calls serve`` in ``built`` with ``env`` set, killed when the
+    block ends if it still runs."""
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "calls", "serve"],
+            cwd=built,
+            env=package_env(built, **env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        with process:
+            try:
+                yield Served(process, errors)
+            finally:
+                process.kill()
 
 
 @pytest.mark.parametrize("early", ["1", "0"])
@@ -217,17 +259,12 @@ def test_an_answer_that_cannot_be_written_is_an_error_and_the_server_goes_on(
         call(4, "greet", {"name": "after"}),
         request(5, "tools/list"),
     ]
-    process = served(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
-    process.stdin.flush()
-    said = {
-        answer["id"]: answer
-        for answer in map(json.loads, read_lines(process.stdout, 5, timeout=120))
-    }
-    _, errors = process.communicate(timeout=120)  # EOF, once every answer is read
-    log = errors.decode()
-    assert process.returncode == 0, log
+    with served(built, CALLS_RAW=RAW, MCIGEN_STDIO_EARLY=early) as server:
+        server.send(*lines)
+        said = {answer["id"]: answer for answer in map(json.loads, server.answers(5))}
+        server.process.communicate(timeout=120)  # EOF, once every answer is read
+        log = server.log()
+    assert server.process.returncode == 0, log
     for number in (2, 3):
         assert said[number]["error"] == {"code": -32603, "message": CANNOT_SEND}
     assert said[4]["result"]["content"][0]["text"] == "Hello, after!"
@@ -278,20 +315,18 @@ BY_EACH_WRITER = pytest.mark.parametrize(
 once or in a worker thread for a long one, or the SDK."""
 
 
-def past_a_call(built: Path, *more: Any) -> subprocess.Popen[bytes]:
+@contextmanager
+def past_a_call(built: Path, *more: Any) -> Iterator[Served]:
     """A server that has answered ``initialize`` and a call, ``more`` written after."""
-    process = served(built)
-    assert process.stdin is not None and process.stdout is not None
-    for line in (
-        initialize("2025-06-18"),
-        INITIALIZED,
-        call(2, "greet", {"name": "a"}),
-        *more,
-    ):
-        process.stdin.write((json.dumps(line) + "\n").encode())
-    process.stdin.flush()
-    assert len(read_lines(process.stdout, 2, timeout=120)) == 2
-    return process
+    with served(built) as server:
+        opening = [
+            initialize("2025-06-18"),
+            INITIALIZED,
+            call(2, "greet", {"name": "a"}),
+        ]
+        server.send(*opening, *more)
+        server.answers(2)
+        yield server
 
 
 @BY_EACH_WRITER
@@ -301,31 +336,30 @@ def test_an_answer_the_client_never_got_is_logged_unsent(
     """The client stops reading (its end of stdout closed) before a call is
     answered: the call's log line says ``unsent``, not ``ok``, whoever writes the
     answer."""
-    process = past_a_call(built)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdout.close()
-    process.stdin.write((json.dumps(call(3, tool, {"name": name})) + "\n").encode())
-    process.stdin.close()
-    log = process.stderr.read().decode()  # the server's end
-    process.wait(timeout=120)
+    with past_a_call(built) as server:
+        process = server.process
+        assert process.stdin is not None and process.stdout is not None
+        process.stdout.close()
+        process.stdin.write(line(call(3, tool, {"name": name})))
+        process.stdin.close()
+        process.wait(timeout=120)
+        log = server.log()
     calls = [line for line in log.splitlines() if "tool call" in line]
     assert len(calls) == 2, log
     assert "tool=greet outcome=ok " in calls[0], log
     assert f"tool={tool} outcome=unsent " in calls[1], log
 
 
-def stderr_once_ended(process: subprocess.Popen[bytes]) -> str:
-    """What ``process`` wrote on stderr, once it has exited by itself (stdin
+def stderr_once_ended(server: Served) -> str:
+    """What ``server`` wrote on stderr, once it has exited by itself (stdin
     still open), its exit status asserted to be the closed pipe's, without a
     traceback."""
-    assert process.stdin is not None and process.stderr is not None
     try:
-        process.wait(timeout=120)
+        server.process.wait(timeout=120)
     finally:
-        process.kill()
-        process.stdin.close()
-    log = process.stderr.read().decode()
-    assert process.returncode == EXIT_PIPE_CLOSED, log
+        server.process.kill()
+    log = server.log()
+    assert server.process.returncode == EXIT_PIPE_CLOSED, log
     assert "Traceback" not in log and "Exception ignored" not in log, log
     return log
 
@@ -340,15 +374,14 @@ def test_a_server_whose_client_closed_stdout_stops_its_calls_and_exits_141(
     exits 141, as ``list | head`` does, without a traceback
     (``serve/wire_failed.py``)."""
     length = own_length(961)
-    process = past_a_call(built, call(3, "nap", {"name": length}))
-    assert process.stdin is not None and process.stdout is not None
-    napping = started(length)
-    assert napping, process.poll()
-    process.stdout.close()
-    process.stdin.write((json.dumps(call(4, tool, {"name": name})) + "\n").encode())
-    process.stdin.flush()
     try:
-        log = stderr_once_ended(process)
+        with past_a_call(built, call(3, "nap", {"name": length})) as server:
+            napping = started(length)
+            assert napping, server.log()
+            assert server.process.stdout is not None
+            server.process.stdout.close()
+            server.send(call(4, tool, {"name": name}))
+            log = stderr_once_ended(server)
         assert gone(napping), log
     finally:
         for pid in sleepers(length):  # what a failed test left
@@ -367,12 +400,11 @@ def test_a_client_that_closed_stdout_before_initialize_was_answered_ends_it(
     built: Path,
 ) -> None:
     """The early answers (``stdio_start``) end the same way: one line, exit 141."""
-    process = served(built)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdout.close()
-    process.stdin.write((json.dumps(initialize("2025-06-18")) + "\n").encode())
-    process.stdin.flush()
-    log = stderr_once_ended(process)
+    with served(built) as server:
+        assert server.process.stdout is not None
+        server.process.stdout.close()
+        server.send(initialize("2025-06-18"))
+        log = stderr_once_ended(server)
     assert (
         "the client closed its end of stdout ([Errno 32] Broken pipe): "
         "stopped reading; exiting\n"

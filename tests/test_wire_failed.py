@@ -6,34 +6,36 @@ reset; stdin or stdout not open at all; real processes."""
 from __future__ import annotations
 
 import fcntl
-import json
 import os
+import platform
 import pty
 import select
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
+import time
 import tty
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 
 from .conftest import package_env
+from .sleepers import started
 from .test_serve_edge import read_lines
-from .test_stdio_calls import build_calls, call, initialize
+from .test_stdio_calls import build_calls, call, initialize, line
 from .test_stdio_start import INITIALIZED
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_calls(tmp_path_factory.mktemp("closed"))
-
-
-def line(message: Any) -> bytes:
-    return (json.dumps(message) + "\n").encode()
 
 
 def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
@@ -70,6 +72,139 @@ def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
     assert process.returncode == EXIT_PIPE_CLOSED, log
     assert "tool=echo outcome=unsent " in log, log
     assert "Traceback" not in log, log
+
+
+READ = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
+"""The number of the ``read`` system call here (``/proc/PID/syscall``)."""
+
+
+@pytest.mark.parametrize(
+    ("early", "answered"),
+    [
+        pytest.param(
+            "1",
+            False,
+            id="reading",
+            marks=pytest.mark.skipif(
+                READ is None, reason="read's system call number unknown here"
+            ),
+        ),
+        pytest.param("1", True, id="early"),
+        pytest.param("0", True, id="sdk"),
+    ],
+)
+def test_a_terminal_that_closes_is_the_end_of_stdin(
+    built: Path, early: str, answered: bool
+) -> None:
+    """The client's terminal (stdin and stdout, a pty) closes with nothing in
+    flight, while the server waits in a read of it before its first line, or
+    once it answered ``initialize`` (the early answers', or the SDK's): the end
+    of stdin, exit 0 and no ERROR line, as when a pipe's writer closes (POSIX
+    reads a hung-up terminal as its end). A read waiting when the terminal
+    closed failed with ``EIO`` (Linux), and the server said "stdin cannot be
+    read" and exited 1."""
+    with on_a_terminal(built, MCIGEN_STDIO_EARLY=early) as server:
+        if answered:
+            server.write(initialize("2025-06-18"), INITIALIZED)
+            assert b'"id":1' in _answer(server.master)
+        else:
+            _waiting_in_read(server.process.pid)
+        server.hang_up()
+        server.process.wait(timeout=120)
+        log = server.said()
+    assert server.process.returncode == 0, log
+    assert "ERROR" not in log and "Traceback" not in log, log
+
+
+def test_a_terminal_that_closes_during_a_call_is_a_client_gone(built: Path) -> None:
+    """The client's terminal closes while a call runs: stdin ends, and its
+    answer cannot be written (``EIO``, a hung-up terminal's ``EPIPE``): the
+    server ends as when a client closed both its pipes, exit 141 and an INFO
+    line, the call's line ``unsent``. Before, "stdout cannot be written" was an
+    ERROR, exit 1."""
+    with on_a_terminal(built) as server:
+        server.write(initialize("2025-06-18"), INITIALIZED)
+        assert b'"id":1' in _answer(server.master)
+        length = f"1.{os.getpid()}"  # a second, this test's own
+        server.write(call(2, "nap", {"name": length}))
+        assert started(length), server.said()
+        server.hang_up()
+        server.process.wait(timeout=120)
+        log = server.said()
+    assert server.process.returncode == EXIT_PIPE_CLOSED, log
+    assert "tool=nap outcome=unsent " in log, log
+    assert (
+        "INFO mcigen_runtime.serve.wire_failed: the client closed its end of stdout "
+        "([Errno 5] Input/output error): stopped reading; exiting"
+    ) in log, log
+    assert "ERROR" not in log and "Traceback" not in log, log
+
+
+@dataclass
+class OnATerminal:
+    """A server whose stdin and stdout are a terminal (a pty, raw: the lines as
+    written), ``master`` its other side, stderr written to ``errors``."""
+
+    process: subprocess.Popen[bytes]
+    master: int
+    errors: IO[bytes]
+    open: bool = True
+
+    def write(self, *messages: Any) -> None:
+        os.write(self.master, b"".join(line(message) for message in messages))
+
+    def hang_up(self) -> None:
+        """Close the master: the terminal goes away."""
+        if self.open:
+            self.open = False
+            os.close(self.master)
+
+    def said(self) -> str:
+        """All the server wrote to stderr so far."""
+        self.errors.seek(0)
+        return self.errors.read().decode()
+
+
+@contextmanager
+def on_a_terminal(built: Path, **env: str) -> Iterator[OnATerminal]:
+    """``python -m calls serve`` on a terminal, killed at the end."""
+    master, its_end = pty.openpty()
+    tty.setraw(its_end)
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "calls", "serve"],
+            cwd=built,
+            env=package_env(built, **env),
+            stdin=its_end,
+            stdout=its_end,
+            stderr=errors,
+        )
+        os.close(its_end)
+        server = OnATerminal(process, master, errors)
+        try:
+            yield server
+        finally:
+            process.kill()
+            process.wait()
+            server.hang_up()
+
+
+def _waiting_in_read(pid: int) -> None:
+    """Once the process ``pid`` (one thread: the early answers' start) waits in
+    a ``read``."""
+    deadline = time.monotonic() + 120
+    while Path(f"/proc/{pid}/syscall").read_text().split()[0] != str(READ):
+        assert time.monotonic() < deadline, "the server never waited in a read"
+        time.sleep(0.01)
+
+
+def _answer(terminal: int) -> bytes:
+    """The first line the server wrote to its terminal."""
+    said = b""
+    while not said.endswith(b"\n"):
+        assert select.select([terminal], [], [], 120)[0], said
+        said += os.read(terminal, 65536)
+    return said
 
 
 @pytest.mark.parametrize("early", ["1", "0"])

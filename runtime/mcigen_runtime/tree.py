@@ -144,24 +144,28 @@ class TreeItems(Sequence[_Item]):
 
 
 class _TreeText:
-    """The manifest's ``"tree"`` as its text holds it, parsed once when read."""
+    """The manifest's ``"tree"``, ``text[start:end]`` of its bytes as read (not
+    copied: 0.17 MB at 1000 tools), parsed once when read."""
 
-    __slots__ = ("_text", "_tree")
+    __slots__ = ("_text", "_start", "_end", "_tree")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: bytes, start: int, end: int) -> None:
         self._text = text
+        self._start = start
+        self._end = end
         self._tree: Tree | None = None
 
     def read(self) -> Tree:
         if self._tree is None:
-            self._tree = tree_from_json(parsed(self._text))
+            json_text = self._text[self._start : self._end]
+            self._tree = tree_from_json(parsed(json_text))
         return self._tree
 
 
-def tree_in_text(text: str) -> Tree:
-    """The tree whose JSON is ``text``, parsed when its nodes or leaves are first
-    read."""
-    source = _TreeText(text)
+def tree_in_text(text: bytes, start: int, end: int) -> Tree:
+    """The tree whose JSON is ``text[start:end]``, parsed when its nodes or
+    leaves are first read."""
+    source = _TreeText(text, start, end)
     nodes: TreeItems[TreeNode] = TreeItems(source, False)
     leaves: TreeItems[TreeLeaf] = TreeItems(source, True)
     return Tree(nodes, leaves)

@@ -85,8 +85,10 @@ def _piped(process: subprocess.Popen[Any]) -> str:
     return repr(held.decode(errors="replace"))
 
 
-def _written(stream: IO[bytes]) -> Callable[[], str]:
-    """The end of what a process wrote to ``stream`` (a file) so far."""
+def written(stream: IO[bytes]) -> Callable[[], str]:
+    """The end of what a process wrote to ``stream`` (a file, not a pipe: a
+    process that writes much to it never waits for a reader) so far, for a
+    failure's message."""
 
     def said() -> str:
         stream.seek(0, os.SEEK_END)
@@ -113,7 +115,7 @@ def listening(
         said = None
         if "stderr" not in popen:
             errors = stack.enter_context(tempfile.TemporaryFile())
-            popen["stderr"], said = errors, _written(errors)
+            popen["stderr"], said = errors, written(errors)
         popen = {"stdout": subprocess.DEVNULL, **popen}
         process = subprocess.Popen(argv, start_new_session=True, **popen)
         try:

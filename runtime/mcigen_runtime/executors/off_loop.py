@@ -10,6 +10,29 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+_importing: Any = None
+"""A lock held while an import runs in its thread (:func:`_import_lock`), which a
+fork of the process waits for: a child forked mid-import (``multiprocessing``'s
+``fork``, a ``ProcessPoolExecutor`` started by an asyncio app) inherits the
+module's import lock held by a thread it does not have, and its first call of
+that kind waited on it forever."""
+
+
+def _import_lock() -> Any:
+    global _importing
+    if _importing is None:
+        import _thread
+        import os
+
+        lock = _thread.allocate_lock()
+        os.register_at_fork(
+            before=lock.acquire,
+            after_in_parent=lock.release,
+            after_in_child=lock.release,
+        )
+        _importing = lock
+    return _importing
+
 
 async def imported_off_loop(load: Callable[[], T]) -> T:
     """What ``load`` (an import) returns, or raises, run in a thread of its own
@@ -33,9 +56,12 @@ async def imported_off_loop(load: Callable[[], T]) -> T:
         if not imported.done():  # else the call was cancelled meanwhile
             setter(outcome)
 
+    importing = _import_lock()
+
     def run() -> None:
         try:
-            outcome: object = load()
+            with importing:
+                outcome: object = load()
             setter: Callable[[Any], None] = imported.set_result
         except BaseException as error:  # noqa: BLE001 - raised by the awaiting call
             outcome, setter = error, imported.set_exception

@@ -138,6 +138,14 @@ def _read(fd: int) -> bytes | None:
         return os.read(fd, _CHUNK)
     except BlockingIOError:
         return None
+    except OSError as error:
+        # POSIX reads a hung-up terminal as its end, and Linux does once the
+        # hangup is done, but a read already waiting then fails with EIO
+        from ..edge.closed_pipe import hung_up
+
+        if error.errno == errno.EIO and hung_up(fd):
+            return b""
+        raise
 
 
 async def _readable(fd: int) -> None:

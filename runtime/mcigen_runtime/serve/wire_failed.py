@@ -1,5 +1,6 @@
 """The end of a stdio connection whose wire failed: the client closed its end of
-stdout (``EPIPE``; ``ECONNRESET`` on a socket), stdout failed otherwise, the
+stdout (``EPIPE``; ``ECONNRESET`` on a socket; ``EIO`` on a terminal that hung
+up), stdout failed otherwise, the
 client's lines could not be read (a socket the client reset: ``ECONNRESET``; a
 terminal the process may not read: ``EIO``), or stdin or stdout was not open at
 all (the server was started with fd 0 or 1 closed: ``<&-``).
@@ -22,12 +23,13 @@ fail on the closed pipe (an ``Exception ignored ... BrokenPipeError`` message).
 
 from __future__ import annotations
 
+import errno
 import logging
 from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 
-from ..edge.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
+from ..edge.closed_pipe import EXIT_PIPE_CLOSED, hung_up, quiet_stdout
 
 if TYPE_CHECKING:
     from .stdio_eof import Unanswered
@@ -70,15 +72,19 @@ class ClosedWire:
 
 def ended(failure: WireFailed) -> int:
     """Log why the server stops, and the exit status (see the module docs)."""
-    quiet_stdout()
     error, in_flight = failure.error, failure.in_flight
+    fd = 0 if failure.reading else 1
+    closed = isinstance(error, CLOSED_BY_CLIENT) or (
+        error.errno == errno.EIO and hung_up(fd)
+    )
+    quiet_stdout()
     stopped = "stopped reading" if not failure.reading else ""
     if in_flight:
         cancelled = f"cancelled the {in_flight} request(s) in flight"
         stopped = f"{stopped}, {cancelled}" if stopped else cancelled
     side = "stdin" if failure.reading else "stdout"
     said = f": {stopped}; exiting" if stopped else "; exiting"
-    if isinstance(error, CLOSED_BY_CLIENT):
+    if closed:
         logger.info("the client closed its end of %s (%s)%s", side, error, said)
         return EXIT_PIPE_CLOSED
     verb = "read" if failure.reading else "written"
