@@ -2,7 +2,9 @@
 
 The ``sh``, ``bash`` and ``python`` blocks of README.md and of every page in
 docs/ run in order, a page's blocks in one temporary directory (a block may use
-what an earlier block of its page made), with this environment's Python and
+what an earlier block of its page made), each where the shell block before it
+left off (a ``cd`` holds for the blocks after it, as in the shell of a reader
+who pastes them one after another), with this environment's Python and
 mcigen first on PATH, as they run for a reader in the checkout with ``.venv``
 activated. The directory holds what the pages assume: a copy of examples/ and
 ``greetings``, the package ``make demo`` builds from examples/greetings.mci.yaml
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -82,12 +85,17 @@ def _environment() -> dict[str, str]:
     return environment
 
 
-def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
-    argv = (
-        ["bash", "-e", "-c", block.code]
-        if block.kind == "shell"
-        else [sys.executable, "-c", block.code]
-    )
+def _run(
+    block: Block, directory: Path, environment: dict[str, str], left_in: Path
+) -> Path:
+    """Run ``block`` in ``directory``; the directory it leaves its reader in (a
+    shell block writes it to the file ``left_in`` as it exits)."""
+    if block.kind == "shell":
+        # the trap on the block's first line: bash's line numbers stay the block's
+        left = shlex.quote(f"pwd > {shlex.quote(str(left_in))}")
+        argv = ["bash", "-e", "-c", f"trap {left} EXIT; {block.code}"]
+    else:
+        argv = [sys.executable, "-c", block.code]
     # a session of its own: a block that does not end is stopped with all it started
     with subprocess.Popen(
         argv,
@@ -112,6 +120,9 @@ def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
         f"the example at {block.where()} exited with {process.returncode}:\n"
         f"{block.code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     )
+    if block.kind == "shell":
+        return Path(left_in.read_text("utf-8").rstrip("\n"))
+    return directory
 
 
 def _runnable(page: Path) -> list[Block]:
@@ -129,11 +140,12 @@ WITH_EXAMPLES = [page for page in PAGES if _runnable(page)]
 )
 def test_the_examples_of_the_page_run(page: Path, tmp_path: Path) -> None:
     runnable = _runnable(page)
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    shutil.copytree(GREETINGS, tmp_path / "greetings")
+    directory = tmp_path / "reader"
+    shutil.copytree(ROOT / "examples", directory / "examples")
+    shutil.copytree(GREETINGS, directory / "greetings")
     environment = _environment()
     for block in runnable:
-        _run(block, tmp_path, environment)
+        directory = _run(block, directory, environment, tmp_path / "left_in")
 
 
 def test_every_block_left_out_says_why() -> None:
