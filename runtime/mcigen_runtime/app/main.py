@@ -30,7 +30,7 @@ import sys
 from typing import Any
 
 from ..edge.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
-from ..edge.settings import add_serve_arguments, filters_of, select_tools
+from ..edge.settings import filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
@@ -45,6 +45,7 @@ from .environment import (
     tool_variable_lines,
     warn_unset,
 )
+from .serve_arguments import add_env_file_option, add_package_serve_arguments
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
@@ -78,13 +79,7 @@ def _parser(package: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {package}")
     commands = parser.add_subparsers(dest="command", required=True)
     env_files = argparse.ArgumentParser(add_help=False)
-    env_files.add_argument(
-        "--no-env-file",
-        dest="env_files",
-        action="store_false",
-        help="do not read .env.mci or .env in the current directory (they set what "
-        "the environment does not)",
-    )
+    add_env_file_option(env_files)
     commands.add_parser("list", help="list the tools").set_defaults(run=_list)
     describe = commands.add_parser(
         "describe",
@@ -108,10 +103,8 @@ def _parser(package: str) -> argparse.ArgumentParser:
         "call would run, and run nothing",
     )
     call.set_defaults(run=_call)
-    serve = commands.add_parser(
-        "serve", help="serve the tools over MCP", parents=[env_files]
-    )
-    add_serve_arguments(serve)
+    serve = commands.add_parser("serve", help="serve the tools over MCP")
+    add_package_serve_arguments(serve)
     serve.set_defaults(run=lambda tools, args: _serve(package, args))
     broker = commands.add_parser(
         "broker",
