@@ -254,7 +254,9 @@ def test_mcigen_ends_with_the_command_and_its_status(tmp_path: Path) -> None:
         assert listed.stderr.startswith("mcigen: started python -m once list (pid ")
     described = run_mcigen("serve", schema, "-o", tmp_path / "once", "describe", "no")
     assert described.returncode == 2, described.stderr
-    assert described.stderr.endswith("error: Tool not found: no\n")
+    assert described.stderr.endswith(
+        "error: Tool not found: no (python -m once list lists them)\n"
+    )
 
 
 def test_a_schema_with_errors_starts_nothing(

@@ -65,7 +65,11 @@ def main(package: str, argv: list[str]) -> int:
         code: int = args.run(tools, args)
         if sys.stdout is not None:  # None: started with fd 1 closed
             sys.stdout.flush()
-    except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
+    except UnknownToolError as error:
+        said = f"error: {error.args[0]} ({_nearest(package, tools, error.name)})"
+        print(printable(said), file=sys.stderr)
+        return EXIT_USAGE
+    except (UsageError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
         print(printable(f"error: {message}"), file=sys.stderr)
         return EXIT_USAGE
@@ -73,6 +77,18 @@ def main(package: str, argv: list[str]) -> int:
         quiet_stdout()
         return EXIT_PIPE_CLOSED
     return code
+
+
+def _nearest(package: str, tools: Registry, name: str) -> str:
+    """What to say of an unknown tool ``name``: the package's nearest, else where
+    its tools are listed."""
+    import difflib  # late: only a misspelt name reads it
+
+    names = [entry.name for entry in tools.tools]
+    near = difflib.get_close_matches(name, names, n=1)
+    return (
+        f"did you mean {near[0]!r}?" if near else f"python -m {package} list lists them"
+    )
 
 
 def _parser(package: str) -> argparse.ArgumentParser:
