@@ -19,6 +19,10 @@ does not show::
 (a server that runs until stopped, the network, an API key, Docker, a program
 this machine lacks). The README's first block, ``make demo`` and ``make test``, is
 the project's own entry point and this suite is part of it: it is not run here.
+
+A client block left out because it needs a server of its page running (the
+``curl`` of "Serving over MCP" and of the broker's API) runs against that server,
+started as the page's own line starts it, on a free port in place of the page's.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .mcp_servers import free_port, listening
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -156,3 +162,69 @@ def test_every_block_left_out_says_why() -> None:
         if block.not_run is not None and not block.not_run
     ]
     assert unexplained == []
+
+
+@dataclass(frozen=True)
+class Served:
+    page: str
+    server: str
+    """The start of the page's line that starts the server."""
+    client: str
+    """Text of the block of clients that talk to it."""
+    port: int
+    """The port both name."""
+    answer: str
+    """What the clients print (part of it)."""
+
+
+SERVED = [
+    Served(
+        "docs/serving.md",
+        "python -m greetings serve --http 127.0.0.1:8765 --secret s3cret",
+        "curl -sNX POST http://127.0.0.1:8765/mcp",
+        8765,
+        '"greet"\n"farewell"\n',
+    ),
+    Served(
+        "docs/broker.md",
+        "MCIGEN_SECRET=s3cret python -m greetings broker 0.0.0.0:8100",
+        "curl -X POST http://127.0.0.1:8100/meta_tree",
+        8100,
+        '"text":"[en] Hello, Ada! Welcome to the team."',
+    ),
+]
+
+
+@pytest.mark.skipif(
+    shutil.which("curl") is None or shutil.which("jq") is None,
+    reason="the clients are curl and jq",
+)
+@pytest.mark.parametrize("served", SERVED, ids=[served.page for served in SERVED])
+def test_the_client_examples_answer_as_the_server_their_page_starts(
+    served: Served, tmp_path: Path
+) -> None:
+    found = blocks(ROOT / served.page)
+    (server,) = [
+        line
+        for block in found
+        for line in block.code.splitlines()
+        if line.startswith(served.server)
+    ]
+    (client,) = [block for block in found if served.client in block.code]
+    port = str(free_port())
+    shutil.copytree(GREETINGS, tmp_path / "greetings")
+    environment = _environment()
+    argv = ["bash", "-c", server.replace(str(served.port), port)]
+    with listening(argv, int(port), cwd=tmp_path, env=environment):
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c"]
+            + [client.code.replace(str(served.port), port)],
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert served.answer in done.stdout, done.stdout
