@@ -272,7 +272,7 @@ def test_a_schema_with_errors_starts_nothing(
     assert not (tmp_path / "pkg").exists()
 
 
-def test_reload_without_watchfiles_is_one_line_naming_the_extra(
+def test_reload_without_watchfiles_is_one_line_naming_what_to_install(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -291,7 +291,7 @@ def test_reload_without_watchfiles_is_one_line_naming_the_extra(
     assert main(argv) == 2
     assert capsys.readouterr().err == (
         "mcigen: error: --reload needs watchfiles, which is not installed: "
-        "pip install 'mcigen[watch]'\n"
+        "pip install watchfiles\n"
     )
     assert not (tmp_path / "pkg").exists()
 
