@@ -29,12 +29,16 @@ from mcigen_runtime.app.broker_arguments import (
     broker_options_argv,
     names_a_config,
 )
+from mcigen_runtime.app.serve_arguments import add_package_serve_arguments
 from mcigen_runtime.edge.settings import parse_address
 from mcigen_runtime.env_files import load_env_files
 
 from .diagnostics import Diagnostics
+from .exit_status import usage_error
 from .package_cache import BuildFailed, Compiling, package_for
 from .serve_command import (
+    FORMS,
+    RELOAD_HELP,
     USAGE_ERROR,
     Watch,
     say,
@@ -46,6 +50,7 @@ from .server_process import BuiltPackage
 
 EXIT_BUILD_FAILED = 1
 _OUTPUT_OPTIONS = ("-o", "--output")
+_HELP = (["-h"], ["--help"])
 _RELOAD = "--reload"
 """mcigen's own among ``serve INPUT``'s arguments: the package's serve has none."""
 NO_ENV_FILE = "--no-env-file"
@@ -93,13 +98,26 @@ def add_broker_command(
 def cached_serve_args(argv: list[str]) -> argparse.Namespace | None:
     """``serve INPUT [--reload] [ARG ...]`` without ``-o``: what ``mcigen serve``
     runs through the build cache, ARG passed on to ``python -m PKG serve``; None
-    for any other command line (``serve SCHEMA -o DIR ... -- COMMAND``)."""
-    if len(argv) < 2 or argv[0] != "serve" or argv[1].startswith("-"):
+    for any other command line (``serve SCHEMA -o DIR ... -- COMMAND``, ``serve
+    --help``). A command line of neither form, or ARGs the package's ``serve``
+    would refuse, exit 2 before anything is built, as argparse exits (``--help``
+    among the ARGs prints theirs and exits 0)."""
+    if not argv or argv[0] != "serve":
         return None
     before_dashes = argv[1 : argv.index("--")] if "--" in argv else argv[1:]
-    if any(_names_output(arg) for arg in before_dashes):
+    if any(_names_output(arg) for arg in before_dashes) or argv[1:2] in _HELP:
         return None
+    if len(argv) < 2:
+        raise SystemExit(usage_error(f"serve needs SCHEMA: {FORMS}"))
+    if argv[1].startswith("-"):
+        raise SystemExit(
+            usage_error(
+                f"serve takes SCHEMA first, before any option ({argv[1]!r} came "
+                f"first): {FORMS}"
+            )
+        )
     server_args = [arg for arg in argv[2:] if arg != _RELOAD]
+    _server_arguments(argv[1]).parse_args(server_args)
     return argparse.Namespace(
         command="serve",
         schema=argv[1],
@@ -109,6 +127,19 @@ def cached_serve_args(argv: list[str]) -> argparse.Namespace | None:
         skip_invalid=False,
         run=_serve,
     )
+
+
+def _server_arguments(schema: str) -> argparse.ArgumentParser:
+    """``python -m PKG serve``'s arguments under the name the user gave them (the
+    cached package's is a hash), with mcigen's ``--reload`` in the help."""
+    parser = argparse.ArgumentParser(
+        prog=f"mcigen serve {schema}",
+        description="SCHEMA compiled through the build cache, then served as "
+        "python -m PKG serve ARG... serves it; these are the ARGs.",
+        epilog=f"--reload (mcigen's own, anywhere among the arguments): {RELOAD_HELP}",
+    )
+    add_package_serve_arguments(parser)
+    return parser
 
 
 def _names_output(arg: str) -> bool:

@@ -176,10 +176,14 @@ def _parser() -> argparse.ArgumentParser:
         "rebuilt and restarted when SCHEMA changes); without -o, 'mcigen serve "
         "SCHEMA [ARG ...]' compiles SCHEMA through the build cache and runs "
         "python -m PKG serve ARG...",
+        usage="mcigen serve SCHEMA [--reload] [ARG ...]\n"
+        "       mcigen serve SCHEMA -o DIR [BUILD OPTIONS] [--reload] -- COMMAND "
+        "[ARG ...]",
         description="mcigen serve SCHEMA [ARG ...] (no -o): SCHEMA compiled through "
         "the build cache, served as python -m PKG serve ARG... serves it (stdio, "
-        "or --http ADDR). mcigen serve SCHEMA -o DIR ... -- COMMAND [ARG ...]: "
-        "built to DIR, then python -m PKG COMMAND ARG... run.",
+        "or --http ADDR; mcigen serve SCHEMA --help lists the ARGs). mcigen serve "
+        "SCHEMA -o DIR ... -- COMMAND [ARG ...]: built to DIR, then python -m PKG "
+        "COMMAND ARG... run; the options below are this form's.",
     )
     _build_options(serve)
     add_serve_arguments(serve, build=_build)

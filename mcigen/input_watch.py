@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-MISSING = "{} needs watchfiles, which is not installed: pip install 'mcigen[watch]'"
+MISSING = "{} needs watchfiles, which is not installed: pip install watchfiles"
 
 IDLE_MS = 500
 """How often, without a change, the watch hands control back to its caller."""

@@ -38,17 +38,21 @@ Build = Callable[[argparse.Namespace, Path], int]
 
 USAGE_ERROR = 2
 """The exit status of a usage error, as everywhere in mcigen's command line."""
+RELOAD_HELP = (
+    "watch SCHEMA (a file, or every file of an MTDF folder); on a change, rebuild, "
+    "and restart the server when the build succeeds (needs the extra mcigen[watch])"
+)
+FORMS = (
+    "mcigen serve SCHEMA [ARG ...] serves it through the build cache; "
+    "mcigen serve SCHEMA -o DIR [BUILD OPTIONS] -- COMMAND [ARG ...] builds it to "
+    "DIR first"
+)
+"""The two command lines of ``serve``, for a usage error."""
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser, build: Build) -> None:
     """``serve``'s own arguments (the build's are ``build``'s)."""
-    parser.add_argument(
-        "--reload",
-        action="store_true",
-        help="watch SCHEMA (a file, or every file of an MTDF folder); on a change, "
-        "rebuild, and restart the server when the build succeeds (needs the "
-        "extra mcigen[watch])",
-    )
+    parser.add_argument("--reload", action="store_true", help=RELOAD_HELP)
     parser.add_argument(
         "package_command",
         metavar="COMMAND",

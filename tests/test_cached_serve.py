@@ -273,6 +273,58 @@ def test_mcigen_serve_input_serves_the_toolsets_named(tmp_path: Path) -> None:
     )
 
 
+def test_mcigen_serve_input_refuses_what_its_server_would_before_building(
+    tmp_path: Path,
+) -> None:
+    """The server's arguments are checked as ``python -m PKG serve`` checks them,
+    but first (a schema that does not compile is not even read) and under the name
+    the user typed, not the cached package's."""
+    schema = write_schema(tmp_path, schema_of(HELLO), "hello.mci.json")
+    broken = tmp_path / "broken.mci.json"
+    broken.write_text('{"schemaVersion": "1.0", "tools": [{"nme": "x"}]}')
+    for served in (schema, broken):
+        done = run_mcigen("serve", served, "--http", "nope")
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"usage: mcigen serve {served}")
+        assert done.stderr.endswith(
+            f"mcigen serve {served}: error: argument --http: expected HOST:PORT "
+            "or :PORT, not 'nope'\n"
+        )
+
+
+def test_mcigen_serve_input_help_lists_the_servers_options(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.mci.json"
+    broken.write_text('{"schemaVersion": "1.0", "tools": [{"nme": "x"}]}')
+    done = run_mcigen("serve", broken, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: mcigen serve {broken}")
+    assert "--http HOST:PORT" in done.stdout and "--toolsets NAMES" in done.stdout
+    assert "--reload (mcigen's own, anywhere among the arguments)" in done.stdout
+    assert done.stderr == ""
+
+
+def test_mcigen_serve_says_where_the_schema_goes(tmp_path: Path) -> None:
+    """Without ``-o`` SCHEMA comes first; a command line without it says so rather
+    than asking for ``-o DIR`` and ``COMMAND``, which only the other form takes."""
+    schema = write_schema(tmp_path, schema_of(HELLO), "hello.mci.json")
+    forms = (
+        "mcigen serve SCHEMA [ARG ...] serves it through the build cache; "
+        "mcigen serve SCHEMA -o DIR [BUILD OPTIONS] -- COMMAND [ARG ...] "
+        "builds it to DIR first"
+    )
+    late = run_mcigen("serve", "--http", "127.0.0.1:8765", schema)
+    assert (late.returncode, late.stderr) == (
+        2,
+        "mcigen: error: serve takes SCHEMA first, before any option "
+        f"('--http' came first): {forms}\n",
+    )
+    missing = run_mcigen("serve")
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        f"mcigen: error: serve needs SCHEMA: {forms}\n",
+    )
+
+
 def test_mcigen_serve_input_over_streamable_http(tmp_path: Path) -> None:
     schema = _inputs(tmp_path)["mci"]
     port = free_port()

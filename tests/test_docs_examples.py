@@ -2,7 +2,9 @@
 
 The ``sh``, ``bash`` and ``python`` blocks of README.md and of every page in
 docs/ run in order, a page's blocks in one temporary directory (a block may use
-what an earlier block of its page made), with this environment's Python and
+what an earlier block of its page made), each where the shell block before it
+left off (a ``cd`` holds for the blocks after it, as in the shell of a reader
+who pastes them one after another), with this environment's Python and
 mcigen first on PATH, as they run for a reader in the checkout with ``.venv``
 activated. The directory holds what the pages assume: a copy of examples/ and
 ``greetings``, the package ``make demo`` builds from examples/greetings.mci.yaml
@@ -17,12 +19,17 @@ does not show::
 (a server that runs until stopped, the network, an API key, Docker, a program
 this machine lacks). The README's first block, ``make demo`` and ``make test``, is
 the project's own entry point and this suite is part of it: it is not run here.
+
+A client block left out because it needs a server of its page running (the
+``curl`` of "Serving over MCP" and of the broker's API) runs against that server,
+started as the page's own line starts it, on a free port in place of the page's.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -31,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .mcp_servers import free_port, listening
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -82,12 +91,17 @@ def _environment() -> dict[str, str]:
     return environment
 
 
-def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
-    argv = (
-        ["bash", "-e", "-c", block.code]
-        if block.kind == "shell"
-        else [sys.executable, "-c", block.code]
-    )
+def _run(
+    block: Block, directory: Path, environment: dict[str, str], left_in: Path
+) -> Path:
+    """Run ``block`` in ``directory``; the directory it leaves its reader in (a
+    shell block writes it to the file ``left_in`` as it exits)."""
+    if block.kind == "shell":
+        # the trap on the block's first line: bash's line numbers stay the block's
+        left = shlex.quote(f"pwd > {shlex.quote(str(left_in))}")
+        argv = ["bash", "-e", "-c", f"trap {left} EXIT; {block.code}"]
+    else:
+        argv = [sys.executable, "-c", block.code]
     # a session of its own: a block that does not end is stopped with all it started
     with subprocess.Popen(
         argv,
@@ -112,6 +126,9 @@ def _run(block: Block, directory: Path, environment: dict[str, str]) -> None:
         f"the example at {block.where()} exited with {process.returncode}:\n"
         f"{block.code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     )
+    if block.kind == "shell":
+        return Path(left_in.read_text("utf-8").rstrip("\n"))
+    return directory
 
 
 def _runnable(page: Path) -> list[Block]:
@@ -129,11 +146,12 @@ WITH_EXAMPLES = [page for page in PAGES if _runnable(page)]
 )
 def test_the_examples_of_the_page_run(page: Path, tmp_path: Path) -> None:
     runnable = _runnable(page)
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    shutil.copytree(GREETINGS, tmp_path / "greetings")
+    directory = tmp_path / "reader"
+    shutil.copytree(ROOT / "examples", directory / "examples")
+    shutil.copytree(GREETINGS, directory / "greetings")
     environment = _environment()
     for block in runnable:
-        _run(block, tmp_path, environment)
+        directory = _run(block, directory, environment, tmp_path / "left_in")
 
 
 def test_every_block_left_out_says_why() -> None:
@@ -144,3 +162,69 @@ def test_every_block_left_out_says_why() -> None:
         if block.not_run is not None and not block.not_run
     ]
     assert unexplained == []
+
+
+@dataclass(frozen=True)
+class Served:
+    page: str
+    server: str
+    """The start of the page's line that starts the server."""
+    client: str
+    """Text of the block of clients that talk to it."""
+    port: int
+    """The port both name."""
+    answer: str
+    """What the clients print (part of it)."""
+
+
+SERVED = [
+    Served(
+        "docs/serving.md",
+        "python -m greetings serve --http 127.0.0.1:8765 --secret s3cret",
+        "curl -sNX POST http://127.0.0.1:8765/mcp",
+        8765,
+        '"greet"\n"farewell"\n',
+    ),
+    Served(
+        "docs/broker.md",
+        "MCIGEN_SECRET=s3cret python -m greetings broker 0.0.0.0:8100",
+        "curl -X POST http://127.0.0.1:8100/meta_tree",
+        8100,
+        '"text":"[en] Hello, Ada! Welcome to the team."',
+    ),
+]
+
+
+@pytest.mark.skipif(
+    shutil.which("curl") is None or shutil.which("jq") is None,
+    reason="the clients are curl and jq",
+)
+@pytest.mark.parametrize("served", SERVED, ids=[served.page for served in SERVED])
+def test_the_client_examples_answer_as_the_server_their_page_starts(
+    served: Served, tmp_path: Path
+) -> None:
+    found = blocks(ROOT / served.page)
+    (server,) = [
+        line
+        for block in found
+        for line in block.code.splitlines()
+        if line.startswith(served.server)
+    ]
+    (client,) = [block for block in found if served.client in block.code]
+    port = str(free_port())
+    shutil.copytree(GREETINGS, tmp_path / "greetings")
+    environment = _environment()
+    argv = ["bash", "-c", server.replace(str(served.port), port)]
+    with listening(argv, int(port), cwd=tmp_path, env=environment):
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c"]
+            + [client.code.replace(str(served.port), port)],
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert served.answer in done.stdout, done.stdout

@@ -6,6 +6,7 @@ stdio and Streamable HTTP, as real processes."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -214,10 +215,11 @@ def test_python_sdk_1_client_over_stdio_and_http(pkg_dir: Path) -> None:
         )
 
 
-def readme_configs() -> list[str]:
-    """The ``json`` blocks of the docs' page "Deploying the server"."""
-    page = (ROOT / "docs" / "deployment.md").read_text("utf-8")
-    return re.findall(r"```json\n(.*?)```", page, re.DOTALL)
+def readme_configs(page: str = "docs/deployment.md") -> list[str]:
+    """The ``json`` blocks of ``page`` that are MCP client configs."""
+    text = (ROOT / page).read_text("utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", text, re.DOTALL)
+    return [block for block in blocks if '"mcpServers"' in block]
 
 
 def test_mcp_inspector_with_the_readme_configs_over_stdio_and_http(
@@ -257,3 +259,33 @@ def test_mcp_inspector_with_the_readme_configs_over_stdio_and_http(
         assert inspector(config, *call)["content"][0]["text"].startswith(
             "[en] Hello, Ada!"
         )
+
+
+def test_mcp_inspector_with_the_configs_of_the_readme_and_serving_page(
+    tmp_path: Path,
+) -> None:
+    """The client configs of README.md (a built package on ``PYTHONPATH``) and of
+    "Serving over MCP" (``mcigen serve SCHEMA``), as written but for this machine's
+    paths, started by the Inspector with a ``PATH`` that lacks this environment's
+    bin directory, as a client's own does: every command is named whole."""
+    bin_dir = Path(sys.executable).parent
+    result = run_mcigen(
+        "build", ROOT / "examples" / "greetings.mci.yaml", "-o", tmp_path / "tools"
+    )
+    assert result.returncode == 0, result.stderr
+    (readme,) = readme_configs("README.md")
+    (serving,) = readme_configs("docs/serving.md")
+    paths = {
+        "/path/to/checkout/.venv/bin/": f"{bin_dir}/",
+        "/path/to/the/directory/holding/tools": str(tmp_path),
+        "/path/to/greetings.mci.yaml": str(ROOT / "examples" / "greetings.mci.yaml"),
+    }
+    env = package_env(tmp_path, HOME=str(tmp_path), PATH=os.defpath)
+    for config, server in ((readme, "tools"), (serving, "greetings")):
+        for placeholder, path in paths.items():
+            config = config.replace(placeholder, path)
+        (tmp_path / "mcp.json").write_text(config, "utf-8")
+        argv = [*inspector_cli_command(), "--config", str(tmp_path / "mcp.json")]
+        argv += ["--server", server, "--method", "tools/list"]
+        listed = json.loads(run_client(argv, tmp_path, env))
+        assert [tool["name"] for tool in listed["tools"]] == ["greet", "farewell"]

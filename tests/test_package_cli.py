@@ -120,8 +120,14 @@ def test_an_error_result_exits_1(package: Run) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("call", "nope"), "error: Tool not found: nope\n"),
-        (("describe", "nope"), "error: Tool not found: nope\n"),
+        (
+            ("call", "nope"),
+            "error: Tool not found: nope (python -m clipkg list lists them)\n",
+        ),
+        (
+            ("describe", "sayhi"),
+            "error: Tool not found: sayhi (did you mean 'sayHi'?)\n",
+        ),
         (
             ("call", "sayHi", "--json", '{"who": 1}'),
             "error: invalid input for tool 'sayHi': who: Input should be a valid string\n",

@@ -254,7 +254,9 @@ def test_mcigen_ends_with_the_command_and_its_status(tmp_path: Path) -> None:
         assert listed.stderr.startswith("mcigen: started python -m once list (pid ")
     described = run_mcigen("serve", schema, "-o", tmp_path / "once", "describe", "no")
     assert described.returncode == 2, described.stderr
-    assert described.stderr.endswith("error: Tool not found: no\n")
+    assert described.stderr.endswith(
+        "error: Tool not found: no (python -m once list lists them)\n"
+    )
 
 
 def test_a_schema_with_errors_starts_nothing(
@@ -270,7 +272,7 @@ def test_a_schema_with_errors_starts_nothing(
     assert not (tmp_path / "pkg").exists()
 
 
-def test_reload_without_watchfiles_is_one_line_naming_the_extra(
+def test_reload_without_watchfiles_is_one_line_naming_what_to_install(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -289,7 +291,7 @@ def test_reload_without_watchfiles_is_one_line_naming_the_extra(
     assert main(argv) == 2
     assert capsys.readouterr().err == (
         "mcigen: error: --reload needs watchfiles, which is not installed: "
-        "pip install 'mcigen[watch]'\n"
+        "pip install watchfiles\n"
     )
     assert not (tmp_path / "pkg").exists()
 

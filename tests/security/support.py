@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextvars
 import importlib
 import io
 import json
@@ -92,7 +93,11 @@ def package_main(
             entry = importlib.import_module(f"{package}.__main__")
             with redirect_stdout(stdout), redirect_stderr(stderr):
                 try:
-                    code = entry.main(package, list(args))
+                    # in a context of its own: what main sets for a process (a
+                    # broker's CALL_SANDBOX) stays out of the tests run after it
+                    code = contextvars.copy_context().run(
+                        entry.main, package, list(args)
+                    )
                 except SystemExit as exit:  # argparse's usage errors
                     code = exit.code if isinstance(exit.code, int) else 2
         finally:

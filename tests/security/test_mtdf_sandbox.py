@@ -367,12 +367,16 @@ def test_without_roots_or_scopes_the_current_directory_is_the_scope(
     assert text(anyio.run(main)).strip() == str(places["cwd"])
 
 
-def serve_without_client(package: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def serve_without_client(
+    package: Path, *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m sbx serve ARGS`` on stdio with no input (it stops at once)."""
     env = {**os.environ, "PYTHONPATH": str(package)}
     env.pop("AHMA_DISABLE_SANDBOX", None)
+    env.pop("MCIGEN_BASE_DIR", None)
     return subprocess.run(
         [sys.executable, "-m", "sbx", "serve", *args],
+        cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -400,6 +404,25 @@ def test_the_server_says_what_its_sandbox_is_as_it_starts(
         pytest.skip("no Landlock here: strict mode is refused")
     served = serve_without_client(package, *args)
     assert said in served.stderr.splitlines()[0], served.stderr
+
+
+@needs_landlock
+def test_the_server_names_the_scope_a_client_without_roots_gets(
+    package: Path, tmp_path: Path
+) -> None:
+    """Its current directory; when that is / (where an MCP client may start its
+    servers: Claude Desktop does), a warning that the sandbox confines nothing."""
+    here = serve_without_client(package, cwd=tmp_path).stderr.splitlines()[0]
+    assert here == (
+        "sandbox: commands may write only beneath the client's roots (else "
+        f"{tmp_path}, the base or current directory) (Landlock)"
+    )
+    root = serve_without_client(package, cwd=Path("/")).stderr.splitlines()[0]
+    assert root == (
+        "warning: sandbox: a call without the client's roots has the scope /, the "
+        "base or current directory: its commands may write anywhere; give "
+        "--sandbox-scope DIR"
+    )
 
 
 @pytest.mark.skipif(LANDLOCK is not None, reason=f"Landlock is here ({LANDLOCK})")

@@ -30,7 +30,7 @@ import sys
 from typing import Any
 
 from ..edge.closed_pipe import EXIT_PIPE_CLOSED, quiet_stdout
-from ..edge.settings import add_serve_arguments, filters_of, select_tools
+from ..edge.settings import filters_of, select_tools
 from ..errors import ToolInputError
 from ..extras import MissingExtraError
 from ..manifest import ToolEntry
@@ -45,6 +45,7 @@ from .environment import (
     tool_variable_lines,
     warn_unset,
 )
+from .serve_arguments import add_env_file_option, add_package_serve_arguments
 from .table import format_table
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
@@ -64,7 +65,11 @@ def main(package: str, argv: list[str]) -> int:
         code: int = args.run(tools, args)
         if sys.stdout is not None:  # None: started with fd 1 closed
             sys.stdout.flush()
-    except (UsageError, UnknownToolError, ToolInputError, MissingExtraError) as error:
+    except UnknownToolError as error:
+        said = f"error: {error.args[0]} ({_nearest(package, tools, error.name)})"
+        print(printable(said), file=sys.stderr)
+        return EXIT_USAGE
+    except (UsageError, ToolInputError, MissingExtraError) as error:
         message = error.args[0] if error.args else str(error)
         print(printable(f"error: {message}"), file=sys.stderr)
         return EXIT_USAGE
@@ -74,17 +79,23 @@ def main(package: str, argv: list[str]) -> int:
     return code
 
 
+def _nearest(package: str, tools: Registry, name: str) -> str:
+    """What to say of an unknown tool ``name``: the package's nearest, else where
+    its tools are listed."""
+    import difflib  # late: only a misspelt name reads it
+
+    names = [entry.name for entry in tools.tools]
+    near = difflib.get_close_matches(name, names, n=1)
+    return (
+        f"did you mean {near[0]!r}?" if near else f"python -m {package} list lists them"
+    )
+
+
 def _parser(package: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {package}")
     commands = parser.add_subparsers(dest="command", required=True)
     env_files = argparse.ArgumentParser(add_help=False)
-    env_files.add_argument(
-        "--no-env-file",
-        dest="env_files",
-        action="store_false",
-        help="do not read .env.mci or .env in the current directory (they set what "
-        "the environment does not)",
-    )
+    add_env_file_option(env_files)
     commands.add_parser("list", help="list the tools").set_defaults(run=_list)
     describe = commands.add_parser(
         "describe",
@@ -108,10 +119,8 @@ def _parser(package: str) -> argparse.ArgumentParser:
         "call would run, and run nothing",
     )
     call.set_defaults(run=_call)
-    serve = commands.add_parser(
-        "serve", help="serve the tools over MCP", parents=[env_files]
-    )
-    add_serve_arguments(serve)
+    serve = commands.add_parser("serve", help="serve the tools over MCP")
+    add_package_serve_arguments(serve)
     serve.set_defaults(run=lambda tools, args: _serve(package, args))
     broker = commands.add_parser(
         "broker",

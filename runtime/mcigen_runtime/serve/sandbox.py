@@ -91,12 +91,20 @@ class SandboxPolicy:
             )
         if self.fixed:
             where = ", ".join(printable(scope) for scope in self.fixed)
-        elif asks_roots:
-            where = "the client's roots (else the base or current directory)"
-        else:
-            where = (
-                "the base or current directory (stateless HTTP cannot ask for roots)"
+            return f"sandbox: commands may write only beneath {where} (Landlock)"
+        (fallback,) = sandbox_scopes()
+        if fallback == os.sep:  # an MCP client may start its servers in /
+            calls = "a call without the client's roots" if asks_roots else "every call"
+            return (
+                f"warning: sandbox: {calls} has the scope /, the base or current "
+                "directory: its commands may write anywhere; give --sandbox-scope DIR"
             )
+        default = f"{printable(fallback)}, the base or current directory"
+        where = (
+            f"the client's roots (else {default})"
+            if asks_roots
+            else f"{default} (stateless HTTP cannot ask for roots)"
+        )
         return f"sandbox: commands may write only beneath {where} (Landlock)"
 
     async def for_call(self, session: ServerSession | None) -> Sandbox:
