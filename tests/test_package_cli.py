@@ -31,6 +31,7 @@ SCHEMA = schema_of(
         tags=["a", "b"],
     ),
     text_tool("plain", "constant text"),
+    text_tool("lines", "one\ntwo\n"),
     text_tool("broken", "{{env.MCIGEN_TEST_UNSET_VARIABLE}}"),
 )
 
@@ -100,6 +101,12 @@ def test_call_with_json_or_args(package: Run) -> None:
         "call", "sayHi", "--json", '{"who": "A", "times": 2}', "--arg", "times=5"
     )
     assert merged.stdout == "Hi A x5 none\n"
+
+
+def test_output_that_ends_its_line_is_printed_as_it_is(package: Run) -> None:
+    """As the command would print it: a tool's last line end is not doubled."""
+    assert package("call", "lines").stdout == "one\ntwo\n"
+    assert package("call", "plain").stdout == "constant text\n"
 
 
 def test_raw_prints_the_whole_result(package: Run) -> None:

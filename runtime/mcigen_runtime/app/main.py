@@ -289,8 +289,11 @@ def _call(tools: Registry, args: argparse.Namespace) -> int:
         result = tools.invoker(entry)(props, os.environ)
     if args.raw:
         print(json.dumps(result.model_dump(), indent=2))
-    else:  # what a dry run would run holds the schema's words: shown as one line
-        print(printable(result.text) if args.dry_run else result.text)
+    elif args.dry_run:  # what it would run holds the schema's words: shown as one line
+        print(printable(result.text))
+    else:  # as the command itself would print it: one line end, not a blank line
+        text = result.text
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_TOOL_ERROR if result.isError else EXIT_OK
 
 
