@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,17 @@ def test_a_stdio_server_that_ends_at_once_says_why(tmp_path: Path) -> None:
             server.answers(1)
     assert "the server ended after 0 answers" in str(failed.value)
     assert "EOF while parsing" in str(failed.value)
+
+
+def test_a_stdio_server_that_does_not_end_says_what_it_wrote(tmp_path: Path) -> None:
+    """Waiting for a stdio server's end (``Served.ended``) that does not come
+    fails with the end of its stderr, where it said only that it timed out."""
+    with served(tmp_path, [sys.executable, "-c", WARMING_UP]) as server:
+        deadline = time.monotonic() + 60
+        while "still warming up" not in server.log():
+            assert time.monotonic() < deadline, "the server never wrote"
+            time.sleep(0.02)
+        with pytest.raises(AssertionError) as failed:
+            server.ended(timeout=0.1)
+    assert "the server still ran after 0.1 s" in str(failed.value)
+    assert "still warming up" in str(failed.value)

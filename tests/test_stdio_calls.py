@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import IO, Any
 
 import anyio
@@ -219,22 +220,42 @@ class Served:
         self.errors.seek(0)
         return self.errors.read().decode()
 
+    def ended(self, timeout: float = 120) -> str:
+        """All it wrote to stderr, once it has exited by itself; fails after
+        ``timeout`` seconds with the end of what it wrote."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            told = written(self.errors)()
+            raise AssertionError(
+                f"the server still ran after {timeout:g} s; its stderr: {told}"
+            ) from None
+        return self.log()
+
 
 def line(message: Any) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
 
+SERVE = (sys.executable, "-m", "calls", "serve")
+
+
 @contextmanager
-def served(built: Path, **env: str) -> Iterator[Served]:
-    """``python -m calls serve`` in ``built`` with ``env`` set, killed when the
-    block ends if it still runs."""
+def served(
+    built: Path,
+    argv: Sequence[str] = SERVE,
+    popen: Mapping[str, Any] = MappingProxyType({}),
+    **env: str,
+) -> Iterator[Served]:
+    """``argv`` (``python -m calls serve``) in ``built`` with ``env`` set, its
+    stdin and stdout piped unless ``popen`` (more of ``Popen``'s arguments) says
+    otherwise, killed when the block ends if it still runs."""
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(
-            [sys.executable, "-m", "calls", "serve"],
+            argv,
             cwd=built,
             env=package_env(built, **env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            **{"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, **popen},
             stderr=errors,
         )
         with process:
@@ -342,8 +363,7 @@ def test_an_answer_the_client_never_got_is_logged_unsent(
         process.stdout.close()
         process.stdin.write(line(call(3, tool, {"name": name})))
         process.stdin.close()
-        process.wait(timeout=120)
-        log = server.log()
+        log = server.ended()
     calls = [line for line in log.splitlines() if "tool call" in line]
     assert len(calls) == 2, log
     assert "tool=greet outcome=ok " in calls[0], log
@@ -354,11 +374,7 @@ def stderr_once_ended(server: Served) -> str:
     """What ``server`` wrote on stderr, once it has exited by itself (stdin
     still open), its exit status asserted to be the closed pipe's, without a
     traceback."""
-    try:
-        server.process.wait(timeout=120)
-    finally:
-        server.process.kill()
-    log = server.log()
+    log = server.ended()
     assert server.process.returncode == EXIT_PIPE_CLOSED, log
     assert "Traceback" not in log and "Exception ignored" not in log, log
     return log

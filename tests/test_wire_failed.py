@@ -13,7 +13,6 @@ import select
 import socket
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 import tty
@@ -21,15 +20,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from mcigen_runtime.edge.closed_pipe import EXIT_PIPE_CLOSED
 
-from .conftest import package_env
+from .mcp_servers import written
 from .sleepers import started
-from .test_serve_edge import read_lines
-from .test_stdio_calls import build_calls, call, initialize, line
+from .test_stdio_calls import SERVE, Served, build_calls, call, initialize, line, served
 from .test_stdio_start import INITIALIZED
 
 
@@ -45,31 +43,15 @@ def test_a_server_reading_a_terminal_ends_as_soon_as_stdout_closes(
     gone, the next answer cannot be written, and the server exits 141 then, not
     once the terminal sends another line (its stdin read had waited in a worker
     thread, which the end of the connection waited for)."""
-    terminal, its_end = pty.openpty()
-    tty.setraw(its_end)  # the lines as written: no echo, no line editing
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built),
-        stdin=its_end,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    os.close(its_end)
-    assert process.stdout is not None and process.stderr is not None
-    try:
-        for message in (initialize("2025-06-18"), INITIALIZED):
-            os.write(terminal, line(message))
-        os.write(terminal, line(call(2, "echo", {"name": "a"})))
-        assert len(read_lines(process.stdout, 2, timeout=120)) == 2
-        process.stdout.close()
-        os.write(terminal, line(call(3, "echo", {"name": "b"})))
-        process.wait(timeout=60)  # the terminal says nothing more meanwhile
-    finally:
-        process.kill()
-        os.close(terminal)
-    log = process.stderr.read().decode()
-    assert process.returncode == EXIT_PIPE_CLOSED, log
+    with on_a_terminal(built, stdout=subprocess.PIPE) as server:
+        server.write(initialize("2025-06-18"), INITIALIZED)
+        server.write(call(2, "echo", {"name": "a"}))
+        assert len(server.served.answers(2)) == 2
+        assert server.process.stdout is not None
+        server.process.stdout.close()
+        server.write(call(3, "echo", {"name": "b"}))
+        log = server.served.ended()  # the terminal says nothing more meanwhile
+    assert server.process.returncode == EXIT_PIPE_CLOSED, log
     assert "tool=echo outcome=unsent " in log, log
     assert "Traceback" not in log, log
 
@@ -110,8 +92,7 @@ def test_a_terminal_that_closes_is_the_end_of_stdin(
         else:
             _waiting_in_read(server.process.pid)
         server.hang_up()
-        server.process.wait(timeout=120)
-        log = server.said()
+        log = server.served.ended()
     assert server.process.returncode == 0, log
     assert "ERROR" not in log and "Traceback" not in log, log
 
@@ -127,10 +108,9 @@ def test_a_terminal_that_closes_during_a_call_is_a_client_gone(built: Path) -> N
         assert b'"id":1' in _answer(server.master)
         length = f"1.{os.getpid()}"  # a second, this test's own
         server.write(call(2, "nap", {"name": length}))
-        assert started(length), server.said()
+        assert started(length), server.served.log()
         server.hang_up()
-        server.process.wait(timeout=120)
-        log = server.said()
+        log = server.served.ended()
     assert server.process.returncode == EXIT_PIPE_CLOSED, log
     assert "tool=nap outcome=unsent " in log, log
     assert (
@@ -142,13 +122,16 @@ def test_a_terminal_that_closes_during_a_call_is_a_client_gone(built: Path) -> N
 
 @dataclass
 class OnATerminal:
-    """A server whose stdin and stdout are a terminal (a pty, raw: the lines as
-    written), ``master`` its other side, stderr written to ``errors``."""
+    """A server whose stdin (and stdout, unless piped) is a terminal (a pty,
+    raw: the lines as written), ``master`` its other side."""
 
-    process: subprocess.Popen[bytes]
+    served: Served
     master: int
-    errors: IO[bytes]
     open: bool = True
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self.served.process
 
     def write(self, *messages: Any) -> None:
         os.write(self.master, b"".join(line(message) for message in messages))
@@ -159,34 +142,25 @@ class OnATerminal:
             self.open = False
             os.close(self.master)
 
-    def said(self) -> str:
-        """All the server wrote to stderr so far."""
-        self.errors.seek(0)
-        return self.errors.read().decode()
-
 
 @contextmanager
-def on_a_terminal(built: Path, **env: str) -> Iterator[OnATerminal]:
-    """``python -m calls serve`` on a terminal, killed at the end."""
+def on_a_terminal(
+    built: Path, stdout: int | None = None, **env: str
+) -> Iterator[OnATerminal]:
+    """``python -m calls serve`` on a terminal, its stdout ``stdout`` if given,
+    killed at the end."""
     master, its_end = pty.openpty()
     tty.setraw(its_end)
-    with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "calls", "serve"],
-            cwd=built,
-            env=package_env(built, **env),
-            stdin=its_end,
-            stdout=its_end,
-            stderr=errors,
-        )
+    wire = {"stdin": its_end, "stdout": its_end if stdout is None else stdout}
+    with served(built, popen=wire, **env) as server:
         os.close(its_end)
-        server = OnATerminal(process, master, errors)
+        terminal = OnATerminal(server, master)
         try:
-            yield server
+            yield terminal
         finally:
-            process.kill()
-            process.wait()
-            server.hang_up()
+            server.process.kill()
+            server.process.wait()
+            terminal.hang_up()
 
 
 def _waiting_in_read(pid: int) -> None:
@@ -215,33 +189,21 @@ def test_a_stdout_that_cannot_be_written_otherwise_ends_the_server_with_exit_1(
     whoever writes it (the early answers, or the SDK), ends the server with one
     ERROR line and exit 1, no traceback, stdin left open."""
     with open("/dev/full", "wb") as full:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "calls", "serve"],
-            cwd=built,
-            env=package_env(built, MCIGEN_STDIO_EARLY=early),
-            stdin=subprocess.PIPE,
-            stdout=full,
-            stderr=subprocess.PIPE,
-        )
-    assert process.stdin is not None and process.stderr is not None
-    try:
-        process.stdin.write(line(initialize("2025-06-18")))
-        process.stdin.flush()
-        process.wait(timeout=120)
-    finally:
-        process.kill()
-        process.stdin.close()
-    _ended_with(
-        process.returncode,
-        process.stderr.read().decode(),
-        "stdout cannot be written ([Errno 28] No space left on device): "
-        "stopped reading; exiting",
-    )
+        full_stdout = {"stdout": full}
+        with served(built, popen=full_stdout, MCIGEN_STDIO_EARLY=early) as server:
+            server.send(initialize("2025-06-18"))
+            _ended_with(
+                server,
+                "stdout cannot be written ([Errno 28] No space left on device): "
+                "stopped reading; exiting",
+            )
 
 
-def _ended_with(returncode: int, log: str, error: str) -> None:
-    """The server exited 1, ``error`` its log's one ERROR line, no traceback."""
-    assert returncode == 1, log
+def _ended_with(server: Served, error: str) -> None:
+    """``server`` exits by itself with 1, ``error`` its log's one ERROR line, no
+    traceback."""
+    log = server.ended()
+    assert server.process.returncode == 1, log
     errors = [said for said in log.splitlines() if said.startswith("ERROR")]
     assert errors == [f"ERROR mcigen_runtime.serve.wire_failed: {error}"], log
     assert "Traceback" not in log and "Exception ignored" not in log, log
@@ -259,24 +221,16 @@ def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_one_line(
     one ERROR line and exit 1, before it reads or loads anything more, where it
     ended with an ``AttributeError`` traceback (``sys.stdin`` is None); ``mcigen
     serve`` ends the same."""
-    argv = [sys.executable, "-m", "calls", "serve"]
+    argv = list(SERVE)
     if command == "mcigen":
         argv = [sys.executable, "-m", "mcigen", "serve", "tools.mci.json"]
         argv += ["-o", "calls_served", "--", "serve"]
-    done = subprocess.run(
-        ["sh", "-c", f'exec "$@" {closed}', "sh", *argv],
-        cwd=built,
-        env=package_env(built),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=120,
-    )
-    _ended_with(
-        done.returncode,
-        done.stderr.decode(),
-        f"{side} is not open (fd {fd} is closed): a stdio server serves a client "
-        "on its stdin and stdout; exiting",
-    )
+    with served(built, ["sh", "-c", f'exec "$@" {closed}', "sh", *argv]) as server:
+        _ended_with(
+            server,
+            f"{side} is not open (fd {fd} is closed): a stdio server serves a "
+            "client on its stdin and stdout; exiting",
+        )
 
 
 @pytest.mark.parametrize(
@@ -292,28 +246,17 @@ def test_a_socket_wire_the_client_resets_ends_the_server_with_141(
     and 141, as a client that closed stdout does, the command stopped; before,
     a traceback and exit 1."""
     client, wire = socket.socketpair()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, MCIGEN_STDIO_EARLY=early),
-        stdin=wire.fileno(),
-        stdout=wire.fileno(),
-        stderr=subprocess.PIPE,
-    )
-    wire.close()
-    assert process.stderr is not None
-    try:
+    on_the_socket = {"stdin": wire.fileno(), "stdout": wire.fileno()}
+    with client, served(built, popen=on_the_socket, MCIGEN_STDIO_EARLY=early) as server:
+        wire.close()
         client.sendall(line(initialize("2025-06-18")))
         if calling:
             client.sendall(line(INITIALIZED) + line(call(2, "nap", {"name": "600"})))
-        assert select.select([client], [], [], 120)[0]  # an answer, left unread
+        answered = select.select([client], [], [], 120)[0]  # an answer, left unread
+        assert answered, written(server.errors)()
         client.close()
-        process.wait(timeout=120)
-    finally:
-        process.kill()
-        client.close()
-    log = process.stderr.read().decode()
-    assert process.returncode == EXIT_PIPE_CLOSED, log
+        log = server.ended()
+    assert server.process.returncode == EXIT_PIPE_CLOSED, log
     ends = [said for said in log.splitlines() if "wire_failed" in said]
     assert len(ends) == 1, log
     assert ends[0].startswith(
@@ -349,27 +292,16 @@ def test_a_stdin_that_cannot_be_read_ends_the_server_with_exit_1(
     traceback."""
     terminal, its_end = pty.openpty()
     os.write(terminal, line(initialize("2025-06-18")))
-    process = subprocess.Popen(
-        [sys.executable, "-c", _IN_BACKGROUND, sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, MCIGEN_STDIO_EARLY=early),
-        stdin=its_end,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=_leading_its_terminal,
-    )
-    os.close(its_end)
+    argv = [sys.executable, "-c", _IN_BACKGROUND, *SERVE]
+    leading = {"stdin": its_end, "preexec_fn": _leading_its_terminal}
     try:
-        process.wait(timeout=120)
+        with served(built, argv, leading, MCIGEN_STDIO_EARLY=early) as server:
+            os.close(its_end)
+            _ended_with(
+                server, "stdin cannot be read ([Errno 5] Input/output error); exiting"
+            )
     finally:
-        process.kill()
         os.close(terminal)
-    assert process.stderr is not None
-    _ended_with(
-        process.returncode,
-        process.stderr.read().decode(),
-        "stdin cannot be read ([Errno 5] Input/output error); exiting",
-    )
 
 
 @pytest.mark.parametrize("early", ["1", "0"])
@@ -382,26 +314,13 @@ def test_a_line_over_the_bound_ends_the_server_with_exit_1(
     holding the line as it grows (before, the server waited on)."""
     from mcigen_runtime.serve.stdio_lines import MAX_LINE_CHARS
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "calls", "serve"],
-        cwd=built,
-        env=package_env(built, MCIGEN_STDIO_EARLY=early),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdin is not None and process.stderr is not None
-    try:
-        process.stdin.write(line(initialize("2025-06-18")))
-        process.stdin.write(b"x" * (MAX_LINE_CHARS + 1))
-        process.stdin.flush()
-        process.wait(timeout=120)
-    finally:
-        process.kill()
-        process.stdin.close()
-    _ended_with(
-        process.returncode,
-        process.stderr.read().decode(),
-        f"stdin cannot be read ([Errno 90] a line longer than {MAX_LINE_CHARS} "
-        "characters); exiting",
-    )
+    with served(built, MCIGEN_STDIO_EARLY=early) as server:
+        assert server.process.stdin is not None
+        server.send(initialize("2025-06-18"))
+        server.process.stdin.write(b"x" * (MAX_LINE_CHARS + 1))
+        server.process.stdin.flush()
+        _ended_with(
+            server,
+            f"stdin cannot be read ([Errno 90] a line longer than {MAX_LINE_CHARS} "
+            "characters); exiting",
+        )

@@ -47,6 +47,8 @@ class RedisGate:
         self._changed = threading.Condition()
         self._holds: list[Hold] = []
         self._loop = asyncio.new_event_loop()
+        self._closing = asyncio.Event()
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -80,17 +82,29 @@ class RedisGate:
             holds = list(self._holds)
         for hold in holds:
             hold.release()
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._loop.call_soon_threadsafe(self._closing.set)
         self._thread.join(10)
+        assert not self._thread.is_alive(), "the gate did not close"
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(
-            asyncio.start_server(self._serve, "127.0.0.1", self.port)
-        )
+        try:
+            self._loop.run_until_complete(self._gate())
+        finally:
+            self._loop.close()
+
+    async def _gate(self) -> None:
+        """Serve until :meth:`close`, then close every client's connection and
+        wait for its end: one left pending when the loop closed was destroyed
+        with it, and said so on stderr (cancelling it does too, on Python
+        3.11: its server calls ``exception()`` of the cancelled task)."""
+        server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
         self._started.set()
-        self._loop.run_forever()
+        await self._closing.wait()
         server.close()
+        for client in self._connections.values():
+            client.close()
+        await asyncio.gather(*self._connections, return_exceptions=True)
 
     def _caught(self, command: Command) -> Hold | None:
         with self._changed:
@@ -103,6 +117,10 @@ class RedisGate:
     async def _serve(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
+        connection = asyncio.current_task()
+        assert connection is not None
+        self._connections[connection] = writer
+        connection.add_done_callback(self._connections.pop)
         upstream_reader, upstream = await asyncio.open_connection(
             "127.0.0.1", self.upstream_port
         )
