@@ -86,6 +86,7 @@ def _source(
     overrides = {
         tool: _override(ctx, overrides_at.entry(tool), written)
         for tool, written in _object(fields.get("tool_overrides")).items()
+        if isinstance(written, dict)  # OVERRIDE reported any other
     }
     return ir.BrokerSource(
         node=walked.node.path,
