@@ -78,9 +78,9 @@ class Context:
             )
         except TemplateSyntaxError as error:
             errors.append(error)
-        for error in errors:
-            where = self.doc.string_location(at.pointer, text, error.offset)
-            self.diagnostics.error(where, error.message)
+        for problem in errors:
+            where = self.doc.string_location(at.pointer, text, problem.offset)
+            self.diagnostics.error(where, problem.message)
         if errors:
             return
         self.templates[at.pointer] = template
