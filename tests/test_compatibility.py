@@ -11,6 +11,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from mcigen_runtime.errors import ToolInputError
+
+from mcigen import MCIClient
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
 from .oracle import run_oracle
@@ -354,9 +357,6 @@ def test_row163_properties_that_are_no_mapping_are_refused(tmp_path: Path) -> No
     """mci-py reads a list given as the properties as if none were given and fails
     on a string or a number with a TypeError of its own; mcigen's MCIClient refuses
     anything but a mapping (or None) as input naming no field, before the tool runs."""
-    from mcigen import MCIClient
-    from mcigen_runtime.errors import ToolInputError
-
     opened = text_tool(
         "opened",
         "a={{props.a | 'none'}}",
@@ -375,7 +375,7 @@ def test_row163_properties_that_are_no_mapping_are_refused(tmp_path: Path) -> No
         "TypeError: argument of type 'int' is not iterable",
     ]
     client = MCIClient(schema_file_path=str(schema))
-    for props, shown in zip(given, ["list", "list", "str", "int"]):
+    for props, shown in zip(given, ["list", "list", "str", "int"], strict=True):
         with pytest.raises(ToolInputError) as raised:
             client.execute("opened", props)  # type: ignore[arg-type]
         assert str(raised.value) == (
