@@ -284,27 +284,34 @@ def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
     )
     result = run_mcigen("build", bad, "-o", tmp_path / "badpkg")
     assert result.returncode == 1
-    assert (
-        f"{bad}:29:5: error: tool 'remote': no input model can be generated from its "
-        "inputSchema: unsupported $ref 'https://example.com/s.json'" in result.stderr
+    assert result.stderr.splitlines()[0] == (
+        f"{bad}:39:21: error: unsupported $ref 'https://example.com/s.json': "
+        "only local definitions are resolved"
     )
 
 
 def test_a_large_build_names_the_tool_whose_model_fails(tmp_path: Path) -> None:
     """Models of 100 tools or more are made in a worker process: its failure still
-    points at the tool."""
-    remote = {
-        "type": "object",
-        "properties": {"a": {"$ref": "https://example.com/s.json"}},
+    points at the tool (an MCP tool's outputSchema, which only the models check)."""
+    remote = {"$ref": "https://example.com/s.json"}
+    tool = {
+        "name": "remote",
+        "outputSchema": {"type": "object", "properties": {"a": remote}},
+        "execution": {"type": "mcp", "serverName": "toy", "toolName": "remote"},
     }
+    cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
+    cache.parent.mkdir(parents=True)
+    document = {"schemaVersion": "1.0", "tools": [tool], "expiresAt": "2999-01-01"}
+    cache.write_text(json.dumps(document, indent=2))
     tools = [text_tool(f"t{i}", "x") for i in range(120)]
-    tools.insert(60, text_tool("remote", "x", inputSchema=remote))
-    bad = write_schema(tmp_path, schema_of(*tools))
+    bad = write_schema(
+        tmp_path,
+        {**schema_of(*tools), "mcp_servers": {"toy": {"command": "true"}}},
+    )
     result = run_mcigen("build", bad, "-o", tmp_path / "bigpkg")
     assert result.returncode == 1
-    name_line = bad.read_text().splitlines().index('      "name": "remote",')
-    assert f"{bad}:{name_line}:5: error: tool 'remote'" in result.stderr  # its "{"
-    assert "tool 'remote': no input model can be generated" in result.stderr
+    assert f"{cache}:4:5: error: tool 'remote'" in result.stderr  # its "{"
+    assert "tool 'remote': no output model can be generated" in result.stderr
     assert not (tmp_path / "bigpkg").exists()
 
 

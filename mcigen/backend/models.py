@@ -19,17 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from mcigen_runtime import integers
 
 from .. import build_cache, ir
 from ..diagnostics import quoted
+from ..frontend.mci.schema_refs import definition_name, unresolved_ref
 from ..planner.names import class_name
 from ..unique_names import unique
 from . import enum_data
-
-_LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 
 
 @dataclass(frozen=True)
@@ -247,21 +245,10 @@ def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
 
 
 def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
-    for prefix in _LOCAL_REF_PREFIXES:
-        if not ref.startswith(prefix):
-            continue
-        name = _pointer_token(ref.removeprefix(prefix))
-        if name in renamed:
-            return f"#/$defs/{renamed[name]}"
-    raise ModelGenerationError(
-        f"unsupported $ref {quoted(ref)}: only local definitions are resolved"
-    )
-
-
-def _pointer_token(fragment: str) -> str:
-    """A definition's name from its ``$ref`` token: a URI fragment (percent-encoded)
-    holding a JSON pointer token (``~1`` for ``/``, ``~0`` for ``~``)."""
-    return unquote(fragment).replace("~1", "/").replace("~0", "~")
+    name = definition_name(ref)
+    if name is None or name not in renamed:
+        raise ModelGenerationError(unresolved_ref(ref))
+    return f"#/$defs/{renamed[name]}"
 
 
 def _formats_as_annotations() -> list[str]:
