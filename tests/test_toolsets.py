@@ -227,6 +227,15 @@ def test_a_missing_library_directory_is_one_error(tmp_path: Path) -> None:
     ]
 
 
+def test_a_library_directory_that_is_a_file_is_said_to_be_one(tmp_path: Path) -> None:
+    (tmp_path / "toolsets").write_text("not a folder")
+    schema = main_schema(tmp_path, "a", libraryDir="./toolsets")
+    assert messages(schema) == [
+        f"{schema}:4:5: error: library directory './toolsets' "
+        f"({tmp_path / 'toolsets'}) is not a directory; set 'libraryDir' to one"
+    ]
+
+
 def test_an_empty_toolset_directory_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "mci" / "empty").mkdir(parents=True)
     (tmp_path / "mci" / "empty" / "README.md").write_text("nothing here")

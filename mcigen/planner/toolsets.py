@@ -35,10 +35,14 @@ def load_toolsets(
     if not schema.toolsets:
         return []
     if not library.is_dir():
+        problem = (
+            "is not a directory; set 'libraryDir' to one"
+            if library.exists()
+            else "does not exist; set 'libraryDir' or create it"
+        )
         diagnostics.error(
             schema.toolsets[0].location,
-            f"library directory {quoted(schema.library_dir)} ({library}) does not exist; "
-            "set 'libraryDir' or create it",
+            f"library directory {quoted(schema.library_dir)} ({library}) {problem}",
         )
         return []
     tools: list[ir.Tool] = []
