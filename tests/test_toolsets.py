@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime
@@ -233,6 +234,29 @@ def test_a_library_directory_that_is_a_file_is_said_to_be_one(tmp_path: Path) ->
     assert messages(schema) == [
         f"{schema}:4:5: error: library directory './toolsets' "
         f"({tmp_path / 'toolsets'}) is not a directory; set 'libraryDir' to one"
+    ]
+
+
+def test_a_toolset_entry_that_is_no_regular_file_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    """mci-py fails to read a symbolic link to nothing in a toolset directory; such
+    entries were left out without a word."""
+    lib = tmp_path / "mci" / "util"
+    write_toolset(lib / "a.mci.json", toolset_doc(text_tool("a", "a")))
+    (lib / "gone.mci.json").symlink_to("removed.mci.json")
+    (lib / "folder.mci.yaml").mkdir()
+    os.mkfifo(lib / "fifo.mci.yml")  # refused unopened for reading: no hang
+    schema = main_schema(tmp_path, "util")
+    (theirs,) = run_oracle(schema, [{"tool": "a", "props": {}, "env": {}}])
+    assert "Failed to read toolset file" in theirs["exception"]
+    assert messages(schema) == [
+        f"{lib}/fifo.mci.yml:1:1: error: cannot read schema file: "
+        "it is a FIFO, not a regular file",
+        f"{lib}/folder.mci.yaml:1:1: error: cannot read schema file: "
+        "it is a directory, not a regular file",
+        f"{lib}/gone.mci.json:1:1: error: cannot read schema file: "
+        "No such file or directory",
     ]
 
 

@@ -79,7 +79,8 @@ def _find_toolset_files(
         files = sorted(
             path_inside(directory, path.name)
             for path in directory.iterdir()
-            if path.name.endswith(TOOLSET_SUFFIXES) and path.is_file()
+            # whatever each is: one that is no file cannot be read, as in mci-py
+            if path.name.endswith(TOOLSET_SUFFIXES)
         )
         if not files:
             diagnostics.error(
