@@ -290,31 +290,6 @@ def test_input_schema_refs_local_resolve_remote_refused_at_the_tool(
     )
 
 
-def test_a_large_build_names_the_tool_whose_model_fails(tmp_path: Path) -> None:
-    """Models of 100 tools or more are made in a worker process: its failure still
-    points at the tool (an MCP tool's outputSchema, which only the models check)."""
-    remote = {"$ref": "https://example.com/s.json"}
-    tool = {
-        "name": "remote",
-        "outputSchema": {"type": "object", "properties": {"a": remote}},
-        "execution": {"type": "mcp", "serverName": "toy", "toolName": "remote"},
-    }
-    cache = tmp_path / "mci" / "mcp" / "toy.mci.json"
-    cache.parent.mkdir(parents=True)
-    document = {"schemaVersion": "1.0", "tools": [tool], "expiresAt": "2999-01-01"}
-    cache.write_text(json.dumps(document, indent=2))
-    tools = [text_tool(f"t{i}", "x") for i in range(120)]
-    bad = write_schema(
-        tmp_path,
-        {**schema_of(*tools), "mcp_servers": {"toy": {"command": "true"}}},
-    )
-    result = run_mcigen("build", bad, "-o", tmp_path / "bigpkg")
-    assert result.returncode == 1
-    assert f"{cache}:4:5: error: tool 'remote'" in result.stderr  # its "{"
-    assert "tool 'remote': no output model can be generated" in result.stderr
-    assert not (tmp_path / "bigpkg").exists()
-
-
 def test_template_errors_point_into_the_schema_string(tmp_path: Path) -> None:
     schema = tmp_path / "t.mci.yaml"
     schema.write_text(
