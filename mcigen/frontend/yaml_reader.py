@@ -142,6 +142,7 @@ class _Expansion:
         self._max_nodes = max_nodes
         self._chars = 0
         self._nodes = 0
+        self._aliased = False
         self._sizes: dict[int, tuple[int, int]] = {}
 
     def add_node(self, node: Node, index: int) -> None:
@@ -150,6 +151,7 @@ class _Expansion:
         self._add(_own_chars(node), 1, index)
 
     def add_alias(self, node: Node, index: int) -> None:
+        self._aliased = True
         self._add(*self._size(node), index)
 
     def _add(self, chars: int, nodes: int, index: int) -> None:
@@ -158,9 +160,9 @@ class _Expansion:
         if self._chars > self._max_chars:
             raise SourceSyntaxError(over_budget(self._max_chars), index)
         if self._nodes > self._max_nodes:
+            grown = "aliases expand to" if self._aliased else "the document holds"
             raise SourceSyntaxError(
-                f"invalid YAML: aliases expand to more than {self._max_nodes} nodes",
-                index,
+                f"invalid YAML: {grown} more than {self._max_nodes} nodes", index
             )
 
     def _size(self, node: Node) -> tuple[int, int]:

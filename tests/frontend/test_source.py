@@ -169,6 +169,18 @@ def test_alias_expansion_is_bounded(
     ]
 
 
+def test_a_document_of_too_many_nodes_without_aliases_is_not_said_to_expand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(yaml_reader, "MAX_EXPANDED_NODES", 50)
+    text = "a: [" + ", ".join(["x"] * 60) + "]\n"
+    # a node counts once composed: 'a', then each x; the 50th x (column 152) is
+    # the 51st node
+    assert diagnostic_lines(tmp_path, text, ".yaml") == [
+        "s.yaml:1:152: error: invalid YAML: the document holds more than 50 nodes"
+    ]
+
+
 def test_crlf_line_endings(tmp_path: Path) -> None:
     json_text = '{\r\n  "schemaVersion": "1.0",\r\n  "tools": 5\r\n}\r\n'
     yaml_text = 'schemaVersion: "1.0"\r\ntools: 5\r\n'
