@@ -14,8 +14,9 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import unicodedata
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from mcigen_runtime import integers
 from .. import build_cache, ir
 from ..diagnostics import quoted
 from ..frontend.mci.schema_refs import definition_name, unresolved_ref
-from ..planner.names import class_name
+from ..planner.names import class_name, identifier
 from ..unique_names import unique
 from . import enum_data
 
@@ -251,6 +252,31 @@ def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
     return f"#/$defs/{renamed[name]}"
 
 
+def _stable_field_names(document: dict[str, Any]) -> dict[str, str]:
+    """A field name for each property whose name Python would change as it reads
+    it (NFKC: a field spelt 'ﬁle' is the field 'file', which input keyed 'ﬁle'
+    never fills), unlike any property's name; the generator writes the property's
+    own name as the field's alias."""
+    names = set(_property_names(document))
+    return {
+        name: unique(identifier(name, ascii_only=True), names)
+        for name in sorted(names)
+        if unicodedata.normalize("NFKC", name) != name
+    }
+
+
+def _property_names(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            yield from properties
+        for value in node.values():
+            yield from _property_names(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _property_names(item)
+
+
 def _formats_as_annotations() -> list[str]:
     """Type mappings that keep every format of the generator's table to its JSON type
     (``string+date-time=string``): JSON Schema's ``format`` is an annotation, so a
@@ -299,6 +325,7 @@ def _run_codegen(document: dict[str, Any]) -> str:
                 # JSON Schema's integer, which takes 3.0 as 3; pydantic's refuses it
                 import_overrides={"StrictInt": integers.__name__},
                 type_mappings=_formats_as_annotations(),
+                aliases=_stable_field_names(document),
             )
         except Exception as error:  # the generator raises many unrelated types
             raise ModelGenerationError(str(error)) from error
