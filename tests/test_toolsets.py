@@ -260,6 +260,22 @@ def test_a_toolset_entry_that_is_no_regular_file_cannot_be_read(
     ]
 
 
+def test_a_loop_of_symbolic_links_is_a_refused_name_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "mci"
+    write_toolset(lib / "util" / "a.mci.json", toolset_doc(text_tool("a", "a")))
+    (lib / "util" / "l1.mci.json").symlink_to("l2.mci.json")
+    (lib / "util" / "l2.mci.json").symlink_to("l1.mci.json")
+    (lib / "loop").symlink_to("loop")
+    schema = main_schema(tmp_path, "util", "loop")
+    loop = "is not a usable path: a loop of symbolic links"
+    assert messages(schema) == [
+        f"{schema}:4:5: error: toolset name refused: 'l1.mci.json' {loop}",
+        f"{schema}:5:5: error: toolset name refused: 'loop' {loop}",
+    ]
+
+
 def test_an_empty_toolset_directory_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "mci" / "empty").mkdir(parents=True)
     (tmp_path / "mci" / "empty" / "README.md").write_text("nothing here")

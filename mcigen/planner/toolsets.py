@@ -76,12 +76,12 @@ def _find_toolset_files(
 ) -> list[Path]:
     directory = path_inside(library, ref.name)
     if directory.is_dir():
-        files = sorted(
+        files = [
             path_inside(directory, path.name)
-            for path in directory.iterdir()
+            for path in sorted(directory.iterdir())
             # whatever each is: one that is no file cannot be read, as in mci-py
             if path.name.endswith(TOOLSET_SUFFIXES)
-        )
+        ]
         if not files:
             diagnostics.error(
                 ref.location,
