@@ -11,6 +11,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from mcigen_runtime.errors import ToolInputError
+
+from mcigen import MCIClient
 
 from .conftest import run_mcigen, schema_of, text_tool, write_schema
 from .oracle import run_oracle
@@ -348,3 +351,36 @@ def test_row44_names_equal_after_nfkc_get_a_second_python_name(
         sys.path.remove(str(tmp_path))
         for module in [m for m in sys.modules if m.split(".")[0] == "nfkc"]:
             del sys.modules[module]
+
+
+def test_row163_properties_that_are_no_mapping_are_refused(tmp_path: Path) -> None:
+    """mci-py reads a list given as the properties as if none were given and fails
+    on a string or a number with a TypeError of its own; mcigen's MCIClient refuses
+    anything but a mapping (or None) as input naming no field, before the tool runs."""
+    opened = text_tool(
+        "opened",
+        "a={{props.a | 'none'}}",
+        inputSchema={"type": "object", "properties": {"a": {"type": "string"}}},
+    )
+    schema = write_schema(tmp_path, schema_of(opened))
+    given: list[object] = [[["a", "v"]], [], "av", 5]
+    theirs = run_oracle(
+        schema, [{"tool": "opened", "props": props, "env": {}} for props in given]
+    )
+    assert [answer.get("result", {}).get("content") for answer in theirs[:2]] == [
+        [{"type": "text", "text": "a=none"}]
+    ] * 2
+    assert [answer.get("exception") for answer in theirs[2:]] == [
+        "TypeError: string indices must be integers, not 'str'",
+        "TypeError: argument of type 'int' is not iterable",
+    ]
+    client = MCIClient(schema_file_path=str(schema))
+    for props, shown in zip(given, ["list", "list", "str", "int"], strict=True):
+        with pytest.raises(ToolInputError) as raised:
+            client.execute("opened", props)  # type: ignore[arg-type]
+        assert str(raised.value) == (
+            "invalid input for tool 'opened': the properties must be a mapping "
+            f"of names to values, got {shown}"
+        )
+        assert raised.value.field == ""
+    assert client.execute("opened", None).result.content[0].text == "a=none"

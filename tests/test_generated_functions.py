@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from mcigen_runtime.errors import ToolInputError
 from pydantic import StrictStr
 
 from .conftest import schema_of, text_tool
@@ -343,3 +344,31 @@ def test_models_module_exposes_input_models(pkg: ModuleType) -> None:
     model = models.GreetPersonInput.model_validate({"name": "x"})
     assert model.name == "x"
     assert "OddNamesInput" in models.__all__
+
+
+def test_a_property_whose_name_python_would_normalise_is_validated(
+    build: Callable[..., ModuleType],
+) -> None:
+    """Python reads the identifier 'ﬁle' as 'file' (NFKC): a model field spelt so
+    was one that no input filled, so a wrong value for 'ﬁle' went unchecked
+    (given through MCIClient) or was refused as 'Field required'."""
+    schema = {
+        "type": "object",
+        "properties": {"\ufb01le": {"type": "string"}, "file": {"type": "integer"}},
+        "required": ["\ufb01le"],
+    }
+    package = build(
+        schema_of(
+            text_tool("t", "{{props.\ufb01le}} {{props.file}}", inputSchema=schema)
+        ),
+        "ligature",
+    )
+    client = package.Client()
+    assert client.execute("t", {"\ufb01le": "A", "file": 1}).result.text == "A 1"
+    for given, field, problem in [
+        ({"\ufb01le": 5}, "\ufb01le", "Input should be a valid string"),
+        ({"\ufb01le": "A", "file": "x"}, "file", "Input should be a valid integer"),
+    ]:
+        with pytest.raises(ToolInputError) as raised:
+            client.execute("t", given)
+        assert raised.value.problems == [(field, problem)]

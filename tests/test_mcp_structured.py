@@ -292,9 +292,12 @@ def test_row_77_output_schemas_are_checked_and_kept_for_mcp_tools_only(
         assert "outputSchema" not in manifest["tools"][0]
 
 
+@pytest.mark.parametrize("others", [0, 120])
 def test_an_output_schema_no_model_can_be_made_of_is_a_build_error_at_its_tool(
-    tmp_path: Path,
+    tmp_path: Path, others: int
 ) -> None:
+    """With 100 tools or more the models are made in a worker process: its failure
+    still points at the tool."""
     remote = {"$ref": "https://example.com/forecast.json"}
     tool = {
         "name": "forecast",
@@ -306,11 +309,11 @@ def test_an_output_schema_no_model_can_be_made_of_is_a_build_error_at_its_tool(
     document = {"schemaVersion": "1.0", "tools": [tool], "expiresAt": "2999-01-01"}
     cache.write_text(json.dumps(document, indent=2))
     servers = {"toy": {"command": "true"}}
-    schema = write_schema(
-        tmp_path, {"schemaVersion": "1.0", "tools": [], "mcp_servers": servers}
-    )
+    texts = [text_tool(f"t{i}", "x") for i in range(others)]
+    schema = write_schema(tmp_path, {**schema_of(*texts), "mcp_servers": servers})
     built = run_mcigen("build", schema, "-o", tmp_path / "pkg")
     assert built.returncode == 1
+    assert not (tmp_path / "pkg").exists()
     assert built.stderr.splitlines()[0] == (
         f"{cache}:4:5: error: tool 'forecast': no output model can be generated from "
         "its outputSchema: unsupported $ref 'https://example.com/forecast.json': only "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime
@@ -224,6 +225,54 @@ def test_a_missing_library_directory_is_one_error(tmp_path: Path) -> None:
     assert messages(schema) == [
         f"{schema}:4:5: error: library directory './toolsets' "
         f"({tmp_path / 'toolsets'}) does not exist; set 'libraryDir' or create it"
+    ]
+
+
+def test_a_library_directory_that_is_a_file_is_said_to_be_one(tmp_path: Path) -> None:
+    (tmp_path / "toolsets").write_text("not a folder")
+    schema = main_schema(tmp_path, "a", libraryDir="./toolsets")
+    assert messages(schema) == [
+        f"{schema}:4:5: error: library directory './toolsets' "
+        f"({tmp_path / 'toolsets'}) is not a directory; set 'libraryDir' to one"
+    ]
+
+
+def test_a_toolset_entry_that_is_no_regular_file_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    """mci-py fails to read a symbolic link to nothing in a toolset directory; such
+    entries were left out without a word."""
+    lib = tmp_path / "mci" / "util"
+    write_toolset(lib / "a.mci.json", toolset_doc(text_tool("a", "a")))
+    (lib / "gone.mci.json").symlink_to("removed.mci.json")
+    (lib / "folder.mci.yaml").mkdir()
+    os.mkfifo(lib / "fifo.mci.yml")  # refused unopened for reading: no hang
+    schema = main_schema(tmp_path, "util")
+    (theirs,) = run_oracle(schema, [{"tool": "a", "props": {}, "env": {}}])
+    assert "Failed to read toolset file" in theirs["exception"]
+    assert messages(schema) == [
+        f"{lib}/fifo.mci.yml:1:1: error: cannot read schema file: "
+        "it is a FIFO, not a regular file",
+        f"{lib}/folder.mci.yaml:1:1: error: cannot read schema file: "
+        "it is a directory, not a regular file",
+        f"{lib}/gone.mci.json:1:1: error: cannot read schema file: "
+        "No such file or directory",
+    ]
+
+
+def test_a_loop_of_symbolic_links_is_a_refused_name_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "mci"
+    write_toolset(lib / "util" / "a.mci.json", toolset_doc(text_tool("a", "a")))
+    (lib / "util" / "l1.mci.json").symlink_to("l2.mci.json")
+    (lib / "util" / "l2.mci.json").symlink_to("l1.mci.json")
+    (lib / "loop").symlink_to("loop")
+    schema = main_schema(tmp_path, "util", "loop")
+    loop = "is not a usable path: a loop of symbolic links"
+    assert messages(schema) == [
+        f"{schema}:4:5: error: toolset name refused: 'l1.mci.json' {loop}",
+        f"{schema}:5:5: error: toolset name refused: 'loop' {loop}",
     ]
 
 

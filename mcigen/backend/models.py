@@ -14,22 +14,21 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import unicodedata
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from mcigen_runtime import integers
 
 from .. import build_cache, ir
 from ..diagnostics import quoted
-from ..planner.names import class_name
+from ..frontend.mci.schema_refs import definition_name, unresolved_ref
+from ..planner.names import class_name, identifier
 from ..unique_names import unique
 from . import enum_data
-
-_LOCAL_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 
 
 @dataclass(frozen=True)
@@ -247,21 +246,35 @@ def _rewrite_refs(node: Any, renamed: dict[str, str]) -> Any:
 
 
 def _rewritten_ref(ref: str, renamed: dict[str, str]) -> str:
-    for prefix in _LOCAL_REF_PREFIXES:
-        if not ref.startswith(prefix):
-            continue
-        name = _pointer_token(ref.removeprefix(prefix))
-        if name in renamed:
-            return f"#/$defs/{renamed[name]}"
-    raise ModelGenerationError(
-        f"unsupported $ref {quoted(ref)}: only local definitions are resolved"
-    )
+    name = definition_name(ref)
+    if name is None or name not in renamed:
+        raise ModelGenerationError(unresolved_ref(ref))
+    return f"#/$defs/{renamed[name]}"
 
 
-def _pointer_token(fragment: str) -> str:
-    """A definition's name from its ``$ref`` token: a URI fragment (percent-encoded)
-    holding a JSON pointer token (``~1`` for ``/``, ``~0`` for ``~``)."""
-    return unquote(fragment).replace("~1", "/").replace("~0", "~")
+def _stable_field_names(document: dict[str, Any]) -> dict[str, str]:
+    """A field name for each property whose name Python would change as it reads
+    it (NFKC: a field spelt 'ﬁle' is the field 'file', which input keyed 'ﬁle'
+    never fills), unlike any property's name; the generator writes the property's
+    own name as the field's alias."""
+    names = set(_property_names(document))
+    return {
+        name: unique(identifier(name, ascii_only=True), names)
+        for name in sorted(names)
+        if unicodedata.normalize("NFKC", name) != name
+    }
+
+
+def _property_names(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            yield from properties
+        for value in node.values():
+            yield from _property_names(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _property_names(item)
 
 
 def _formats_as_annotations() -> list[str]:
@@ -312,6 +325,7 @@ def _run_codegen(document: dict[str, Any]) -> str:
                 # JSON Schema's integer, which takes 3.0 as 3; pydantic's refuses it
                 import_overrides={"StrictInt": integers.__name__},
                 type_mappings=_formats_as_annotations(),
+                aliases=_stable_field_names(document),
             )
         except Exception as error:  # the generator raises many unrelated types
             raise ModelGenerationError(str(error)) from error

@@ -4,6 +4,7 @@ A few lines of YAML can alias one long string into every tool: the file is small
 each copy is written into the package. The limit counts the characters of keys and
 scalar values after expansion, measured while the document is composed (see
 ``yaml_reader.py``); a JSON document has no aliases and is held to it by its length.
+Either may hold at most ``MAX_NODES`` nodes, counted as they are read.
 
 The limit comes from the environment variable ``MCIGEN_MAX_DOCUMENT_CHARS`` rather
 than a command-line option: it then holds for every file a command reads (schema,
@@ -18,6 +19,9 @@ import os
 from ..diagnostics import quoted
 
 ENV_VAR = "MCIGEN_MAX_DOCUMENT_CHARS"
+MAX_NODES = 1_000_000
+"""The most nodes (values and keys) a document may hold, YAML's aliases expanded:
+each gets a position in the source map, some 200 bytes."""
 DEFAULT_MAX_CHARS = 16 * 1024 * 1024
 
 
@@ -42,3 +46,7 @@ def max_document_bytes() -> int:
 def over_budget(limit: int) -> str:
     """The message for a document that grows past ``limit`` characters."""
     return f"the document grows past {limit} characters here ({ENV_VAR} sets the limit)"
+
+
+def too_many_nodes(limit: int) -> str:
+    return f"the document holds more than {limit} nodes"

@@ -68,15 +68,20 @@ class Context:
         )
 
     def parse_template(self, at: At, text: str, mode: TemplateMode) -> None:
+        errors: list[TemplateSyntaxError] = []
         try:
             template = parse_template(
                 text,
                 directives=mode is TemplateMode.DIRECTIVES,
                 whitespace=self.whitespace,
+                errors=errors,
             )
         except TemplateSyntaxError as error:
-            where = self.doc.string_location(at.pointer, text, error.offset)
-            self.diagnostics.error(where, error.message)
+            errors.append(error)
+        for problem in errors:
+            where = self.doc.string_location(at.pointer, text, problem.offset)
+            self.diagnostics.error(where, problem.message)
+        if errors:
             return
         self.templates[at.pointer] = template
         self.template_texts[at.pointer] = text

@@ -6,7 +6,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .budget import over_budget
+from . import budget
+from .budget import over_budget, too_many_nodes
 from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
@@ -92,6 +93,8 @@ def _map_positions(text: str, parsed: ParsedText) -> None:
         else:
             pointer = child_pointer(parent.pointer, str(parent.items))
             parent.items += 1
+        if len(parsed.nodes) == budget.MAX_NODES:
+            raise SourceSyntaxError(too_many_nodes(budget.MAX_NODES), start)
         parsed.nodes[pointer] = NodeSpan(start, key_index)
         if kind == "string":
             parsed.strings[pointer] = StringSpan(StringStyle.JSON, start, match.end())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .budget import over_budget
+from .budget import MAX_NODES, over_budget, too_many_nodes
 from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
@@ -29,7 +29,7 @@ _STYLES = {
 }
 # Aliases let a few lines describe an exponentially large tree ("billion laughs"),
 # and every node of it gets a position in the source map.
-MAX_EXPANDED_NODES = 1_000_000
+MAX_EXPANDED_NODES = MAX_NODES
 
 
 def read_yaml(text: str, max_chars: int) -> ParsedText:
@@ -142,6 +142,7 @@ class _Expansion:
         self._max_nodes = max_nodes
         self._chars = 0
         self._nodes = 0
+        self._aliased = False
         self._sizes: dict[int, tuple[int, int]] = {}
 
     def add_node(self, node: Node, index: int) -> None:
@@ -150,6 +151,7 @@ class _Expansion:
         self._add(_own_chars(node), 1, index)
 
     def add_alias(self, node: Node, index: int) -> None:
+        self._aliased = True
         self._add(*self._size(node), index)
 
     def _add(self, chars: int, nodes: int, index: int) -> None:
@@ -158,10 +160,12 @@ class _Expansion:
         if self._chars > self._max_chars:
             raise SourceSyntaxError(over_budget(self._max_chars), index)
         if self._nodes > self._max_nodes:
-            raise SourceSyntaxError(
-                f"invalid YAML: aliases expand to more than {self._max_nodes} nodes",
-                index,
+            message = (
+                f"invalid YAML: aliases expand to more than {self._max_nodes} nodes"
+                if self._aliased
+                else too_many_nodes(self._max_nodes)
             )
+            raise SourceSyntaxError(message, index)
 
     def _size(self, node: Node) -> tuple[int, int]:
         """Characters and nodes of ``node`` expanded, each node computed once. (An

@@ -34,6 +34,12 @@ def path_inside(folder: Path, name: str) -> Path:
         raise UnusableName(
             f"{quoted(name)} is not a usable path: {error.strerror}"
         ) from None
-    if not path.resolve().is_relative_to(folder.resolve()):
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except RuntimeError:  # Python 3.11 and 3.12's word for a loop of symbolic links
+        raise UnusableName(
+            f"{quoted(name)} is not a usable path: a loop of symbolic links"
+        ) from None
+    if not inside:
         raise UnusableName(f"{quoted(name)} leads outside {quoted(folder)}")
     return path

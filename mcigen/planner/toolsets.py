@@ -35,10 +35,14 @@ def load_toolsets(
     if not schema.toolsets:
         return []
     if not library.is_dir():
+        problem = (
+            "is not a directory; set 'libraryDir' to one"
+            if library.exists()
+            else "does not exist; set 'libraryDir' or create it"
+        )
         diagnostics.error(
             schema.toolsets[0].location,
-            f"library directory {quoted(schema.library_dir)} ({library}) does not exist; "
-            "set 'libraryDir' or create it",
+            f"library directory {quoted(schema.library_dir)} ({library}) {problem}",
         )
         return []
     tools: list[ir.Tool] = []
@@ -72,11 +76,12 @@ def _find_toolset_files(
 ) -> list[Path]:
     directory = path_inside(library, ref.name)
     if directory.is_dir():
-        files = sorted(
+        files = [
             path_inside(directory, path.name)
-            for path in directory.iterdir()
-            if path.name.endswith(TOOLSET_SUFFIXES) and path.is_file()
-        )
+            for path in sorted(directory.iterdir())
+            # whatever each is: one that is no file cannot be read, as in mci-py
+            if path.name.endswith(TOOLSET_SUFFIXES)
+        ]
         if not files:
             diagnostics.error(
                 ref.location,

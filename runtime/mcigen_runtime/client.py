@@ -124,6 +124,11 @@ class BaseClient:
         self, tool_name: str, properties: Mapping[str, Any] | None = None
     ) -> ExecutionResult:
         entry = self._entry(tool_name)
+        if properties is not None and not isinstance(properties, Mapping):
+            problem = "the properties must be a mapping of names to values"
+            raise ClientInputError(
+                entry.name, [("", f"{problem}, got {type(properties).__name__}")]
+            )
         props = dict(properties or {})
         _check_required(entry, props)
         token = BASE_DIR_OVERRIDE.set(self._base_dir)

@@ -356,3 +356,18 @@ def test_server_names_are_one_per_path_and_fit_a_file_name() -> None:
     long_a, long_b = "/" + "x" * 300 + "a", "/" + "x" * 300 + "b"
     assert server_name(long_a) != server_name(long_b)
     assert len(server_name(long_a)) == 120 and "~" in server_name(long_a)
+
+
+def test_a_source_whose_fields_are_of_the_wrong_types_is_errors_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    text = """{"tree": [{"path": "/e", "source": {"command": "x",
+  "tool_overrides": {"t": 5, "u": [], "v": {"timeout": 1}},
+  "tool_filter": "read_*", "path_aliases": ["a"]}}]}
+"""
+    assert messages(tmp_path, text) == [
+        "broker.json:2:27: error: 'tool_overrides.t' must be an object, got integer",
+        "broker.json:2:35: error: 'tool_overrides.u' must be an object, got array",
+        "broker.json:3:18: error: 'tool_filter' must be an array of strings, got string",
+        "broker.json:3:44: error: 'path_aliases' must be an object, got array",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -100,6 +101,28 @@ def test_only_a_folders_top_level_json_files_are_read(tmp_path: Path) -> None:
         (tmp_path / ignored).write_text("not json")
     result = run_mcigen("check", tmp_path)
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_a_json_entry_that_is_no_regular_file_is_a_file_that_does_not_load(
+    tmp_path: Path,
+) -> None:
+    """Ahma reads every *.json entry and warns of one it cannot read; these were
+    left out without a word."""
+    _check(tmp_path, TOOL)
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "folder.json").mkdir()
+    os.mkfifo(tmp_path / "fifo.json")  # refused unopened for reading: no hang
+    result = run_mcigen("check", tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"{tmp_path}/dangling.json:1:1: error: cannot read schema file: "
+        "No such file or directory",
+        f"{tmp_path}/fifo.json:1:1: error: cannot read schema file: "
+        "it is a FIFO, not a regular file",
+        f"{tmp_path}/folder.json:1:1: error: cannot read schema file: "
+        "it is a directory, not a regular file",
+        "3 errors, 0 warnings",
+    ]
 
 
 CASES: list[tuple[str, Any, str, str]] = [

@@ -117,3 +117,35 @@ def test_yaml_reports_every_problem_in_file_order(tmp_path: Path) -> None:
 def test_rendered_summary(tmp_path: Path) -> None:
     _, diagnostics, _ = load_text(tmp_path, JSON_SCHEMA, ".json")
     assert diagnostics.render().splitlines()[-1] == "8 errors, 2 warnings"
+
+
+def test_every_ref_no_model_can_resolve_is_reported_beside_other_errors(
+    tmp_path: Path,
+) -> None:
+    """Such a $ref was found only when the models were made, after the frontend,
+    so any other error of the schema hid it, and it pointed at its tool."""
+    text = """\
+schemaVersion: "1.0"
+tools:
+  - name: refs
+    inputSchema:
+      type: object
+      $defs: {known: {type: string}}
+      properties:
+        a: {$ref: "#/$defs/known"}
+        b: {$ref: "#/$defs/unknown"}
+        c: {type: array, items: {$ref: "other.json#/x"}}
+        d: {$ref: "#"}
+    execution: {type: text, text: hi}
+  - name: typed
+    inputSchema: {type: object, properties: {x: {type: strin}}}
+    execution: {type: text, text: hi}
+"""
+    reason = "only local definitions are resolved"
+    assert diagnostic_lines(tmp_path, text, ".yaml") == [
+        f"s.yaml:9:19: error: unsupported $ref '#/$defs/unknown': {reason}",
+        f"s.yaml:10:40: error: unsupported $ref 'other.json#/x': {reason}",
+        f"s.yaml:11:19: error: unsupported $ref '#': {reason}",
+        "s.yaml:14:56: error: invalid JSON Schema: 'strin' is not one of ['array', "
+        "'boolean', 'integer', 'null', 'number', 'object', 'string']",
+    ]

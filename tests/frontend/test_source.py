@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import mcigen.frontend.budget as budget
 import mcigen.frontend.yaml_reader as yaml_reader
 from mcigen.frontend.mci import load_schema
 
@@ -166,6 +167,31 @@ def test_alias_expansion_is_bounded(
     lines = diagnostic_lines(tmp_path, text, ".yaml")
     assert lines == [
         "s.yaml:3:9: error: invalid YAML: aliases expand to more than 50 nodes"
+    ]
+
+
+def test_a_document_of_too_many_nodes_without_aliases_is_not_said_to_expand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(yaml_reader, "MAX_EXPANDED_NODES", 50)
+    text = "a: [" + ", ".join(["x"] * 60) + "]\n"
+    # a node counts once composed: 'a', then each x; the 50th x (column 152) is
+    # the 51st node
+    assert diagnostic_lines(tmp_path, text, ".yaml") == [
+        "s.yaml:1:152: error: the document holds more than 50 nodes"
+    ]
+
+
+def test_a_json_document_of_too_many_nodes_is_refused_where_it_crosses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each node takes a place in the source map: 7 million zeros in 14 MB took
+    2.6 GB before."""
+    monkeypatch.setattr(budget, "MAX_NODES", 50)
+    text = '{"a": [' + ", ".join(["0"] * 60) + "]}"
+    # the root, 'a''s list, then the zeros: the 49th (column 152) is the 51st node
+    assert diagnostic_lines(tmp_path, text, ".json") == [
+        "s.json:1:152: error: the document holds more than 50 nodes"
     ]
 
 

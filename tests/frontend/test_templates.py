@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from mcigen_runtime.templating.parser import parse_template
-from mcigen_runtime.templating.syntax import Template
+from mcigen_runtime.templating.syntax import Template, TemplateSyntaxError
 
 import mcigen.frontend.context as context_module
 
@@ -131,11 +131,17 @@ def test_each_templated_string_is_parsed_once_in_its_mode(
     parsed: dict[str, bool] = {}
 
     def spy(
-        text: str, *, directives: bool = False, whitespace: str = "compat"
+        text: str,
+        *,
+        directives: bool = False,
+        whitespace: str = "compat",
+        errors: list[TemplateSyntaxError] | None = None,
     ) -> Template:
         assert text not in parsed, f"{text!r} parsed twice"
         parsed[text] = directives
-        return parse_template(text, directives=directives, whitespace=whitespace)
+        return parse_template(
+            text, directives=directives, whitespace=whitespace, errors=errors
+        )
 
     monkeypatch.setattr(context_module, "parse_template", spy)
     document = {
@@ -281,4 +287,22 @@ def test_yaml_error_in_multi_line_scalar(tmp_path: Path, header: str) -> None:
     # line 8: 8 spaces, "second" 9-14, ' ' 15, {{ 16-17, a 18, space 19.
     assert diagnostic_lines(tmp_path, text, ".yaml") == [
         f"s.yaml:8:19: error: {BAD_MESSAGE}"
+    ]
+
+
+def test_every_bad_placeholder_of_a_template_is_reported(tmp_path: Path) -> None:
+    text = (
+        '{"schemaVersion": "1.0", "tools": [\n'
+        '  {"name": "t", "execution": {"type": "text",\n'
+        '   "text": "{{props.}} {{props.x}} {{env.a b}} {{\'open}} {{a |}}"}}'
+        "\n]}\n"
+    )
+    # line 3: '"' at 12, content from 13: {{props.}} 13-22 (empty segment at 21),
+    # {{props.x}} 24-34, ' ' 35, {{env.a b}} 36-46 (its space at 43), ' ' 47,
+    # {{'open}} 48-56 ('open from 50), ' ' 57, {{a |}} 58-64 (empty after '|' at 63).
+    assert diagnostic_lines(tmp_path, text, ".json") == [
+        "s.json:3:21: error: invalid path 'props.' in placeholder",
+        "s.json:3:43: error: invalid path 'env.a b' in placeholder",
+        "s.json:3:50: error: unterminated string literal 'open",
+        "s.json:3:63: error: empty alternative in placeholder",
     ]

@@ -86,11 +86,12 @@ def _source(
     overrides = {
         tool: _override(ctx, overrides_at.entry(tool), written)
         for tool, written in _object(fields.get("tool_overrides")).items()
+        if isinstance(written, dict)  # OVERRIDE reported any other
     }
     return ir.BrokerSource(
         node=walked.node.path,
         server=server,
-        patterns=tuple(fields.get("tool_filter") or ()),
+        patterns=tuple(_array(fields.get("tool_filter"))),
         aliases=dict(_object(fields.get("path_aliases"))),
         overrides=overrides,
         location=ctx.doc.location(at.pointer),
@@ -118,3 +119,7 @@ def _milliseconds(seconds: float) -> int:
 
 def _object(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -18,6 +18,7 @@ from ..pointers import child_pointer
 from .default_values import default_breaks
 from .json_schema import DEFAULT_DRAFT, draft_of, meta_schema_problems
 from .plain_schema import plainly_valid
+from .schema_refs import Path, unresolved_ref, unresolved_refs
 
 _SIMPLE_TYPES = frozenset(
     {"string", "integer", "number", "boolean", "array", "object", "null"}
@@ -47,7 +48,10 @@ class PropertySchema(ObjectCheck):
 @dataclass(frozen=True)
 class ObjectSchema(ObjectCheck):
     """A tool's ``inputSchema`` or ``outputSchema``: plain JSON whose root describes
-    an object."""
+    an object; with ``modelled``, one an input model is made of, whose every ``$ref``
+    must resolve."""
+
+    modelled: bool = False
 
     def check(self, ctx: Context, at: At, value: object) -> None:
         errors_before = len(ctx.diagnostics.items)
@@ -62,6 +66,9 @@ class ObjectSchema(ObjectCheck):
                 f"'type' of {quoted(at.label)} must be 'object', got {show(value['type'])}",
             )
         PropertySchema().check(ctx, at, value)
+        if self.modelled:
+            for path, ref in unresolved_refs(value):
+                ctx.error(_below(at, path), unresolved_ref(ref))
 
 
 def _meets_meta_schema(ctx: Context, at: At, schema: dict[str, Any]) -> bool:
@@ -76,12 +83,17 @@ def _meets_meta_schema(ctx: Context, at: At, schema: dict[str, Any]) -> bool:
         )
     valid = True
     for problem in meta_schema_problems(schema, draft or DEFAULT_DRAFT):
-        pointer = at.pointer
-        for key in problem.path:
-            pointer = child_pointer(pointer, key)
-        ctx.error(At(pointer, at.label), f"invalid JSON Schema: {problem.message}")
+        ctx.error(_below(at, problem.path), f"invalid JSON Schema: {problem.message}")
         valid = False
     return valid
+
+
+def _below(at: At, path: Path) -> At:
+    """The node at ``path`` from ``at``, reported under ``at``'s label."""
+    pointer = at.pointer
+    for key in path:
+        pointer = child_pointer(pointer, key)
+    return At(pointer, at.label)
 
 
 def _check_default(ctx: Context, at: At, schema: dict[str, object]) -> None:

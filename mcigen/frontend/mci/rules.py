@@ -289,7 +289,7 @@ TOOL = Obj(
         "description": MAYBE_TEXT,
         "disabled": Bool(),
         "annotations": OrNull(ANNOTATIONS),
-        "inputSchema": OrNull(ObjectSchema()),
+        "inputSchema": OrNull(ObjectSchema(modelled=True)),
         "outputSchema": OrNull(ObjectSchema()),
         "tags": STRINGS,
         "enableAnyPaths": Bool(),

@@ -17,17 +17,17 @@ GUIDANCE_FILE = "tool_guidance.json"
 
 def tool_files(path: Path) -> list[Path]:
     """The tool files at ``path``: the file itself, or a folder's top-level ``*.json``
-    files by name. A folder holding ``.ahma/`` stands for it, and ``.ahma/tools``
-    (the older layout) for its parent, as in Ahma."""
+    entries by name, whatever they are (Ahma tries to read each; a symbolic link to
+    nothing, a folder or a FIFO is a file that does not load, not none). A folder
+    holding ``.ahma/`` stands for it, and ``.ahma/tools`` (the older layout) for
+    its parent, as in Ahma."""
     if not path.is_dir():
         return [path]
     folder = tools_folder(path)
     return sorted(  # raises OSError for a folder it cannot list
         entry
         for entry in folder.iterdir()
-        if entry.suffix == TOOL_FILE_SUFFIX
-        and entry.name != GUIDANCE_FILE
-        and entry.is_file()
+        if entry.suffix == TOOL_FILE_SUFFIX and entry.name != GUIDANCE_FILE
     )
 
 

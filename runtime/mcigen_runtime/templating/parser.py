@@ -64,12 +64,20 @@ _QUOTES = ("'", "`")
 
 
 def parse_template(
-    text: str, *, directives: bool = False, whitespace: str = "compat"
+    text: str,
+    *,
+    directives: bool = False,
+    whitespace: str = "compat",
+    errors: list[TemplateSyntaxError] | None = None,
 ) -> Template:
-    """Parse ``text``; with ``directives`` the ``@for``/``@if`` family is recognised."""
+    """Parse ``text``; with ``directives`` the ``@for``/``@if`` family is recognised.
+    Given ``errors``, a placeholder that cannot be parsed is appended to it and
+    parsing goes on (a compiler reports them all); what is returned then holds it
+    as text, and is no template to use unless ``errors`` stayed empty. A directive
+    that cannot be parsed raises either way."""
     if whitespace not in WHITESPACE_MODES:
         raise ValueError(f"unknown whitespace mode {whitespace!r}")
-    return Template(_Parser(text, directives, whitespace == "trim").parse())
+    return Template(_Parser(text, directives, whitespace == "trim", errors).parse())
 
 
 def parse_native(text: str) -> Placeholder | None:
@@ -95,10 +103,17 @@ class _Block:
 
 
 class _Parser:
-    def __init__(self, text: str, directives: bool, trim: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        directives: bool,
+        trim: bool,
+        errors: list[TemplateSyntaxError] | None,
+    ) -> None:
         self.text = text
         self.directives = directives
         self.trim = trim
+        self.errors = errors
         self.root: list[Node] = []
         self.stack: list[_Block] = []
         # (searched from, found): nothing searched yet, so "from" is past the end.
@@ -196,7 +211,14 @@ class _Parser:
             if close == -1:
                 return None
             if close != start + 2 and text[close + 1 : close + 2] == "}":
-                node = _parse_placeholder(text[start + 2 : close], start + 2)
+                try:
+                    node = _parse_placeholder(text[start + 2 : close], start + 2)
+                except TemplateSyntaxError as error:
+                    if self.errors is None:
+                        raise
+                    self.errors.append(error)
+                    start = text.find("{{", close + 2)
+                    continue
                 return start, close + 2, node
             # Every "{{" before this "}" meets the same "}" first, and fails too.
             start = text.find("{{", close + 1)
