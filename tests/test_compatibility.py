@@ -353,7 +353,7 @@ def test_row44_names_equal_after_nfkc_get_a_second_python_name(
             del sys.modules[module]
 
 
-def test_row163_properties_that_are_no_mapping_are_refused(tmp_path: Path) -> None:
+def test_row164_properties_that_are_no_mapping_are_refused(tmp_path: Path) -> None:
     """mci-py reads a list given as the properties as if none were given and fails
     on a string or a number with a TypeError of its own; mcigen's MCIClient refuses
     anything but a mapping (or None) as input naming no field, before the tool runs."""
