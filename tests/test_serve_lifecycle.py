@@ -389,6 +389,49 @@ def test_a_terminated_http_server_answers_the_call_stops_the_command_and_exits(
     assert exited_within(5, process) == -signal.SIGTERM
 
 
+STOPPED_WHILE_STARTING = """
+import json, os, sys, threading, time
+from mcigen_runtime.executors import running
+from mcigen_runtime.executors.cli import run
+import {package} as package
+
+pidfile, holding = sys.argv[1], threading.Event()
+
+class Held(run.Running):  # the moment between the command's start and its tracking
+    def __init__(self, *args, **kwargs):
+        holding.wait()
+        super().__init__(*args, **kwargs)
+
+run.Running = Held
+results = []
+caller = threading.Thread(target=lambda: results.append(package.sleep(pidfile=pidfile)))
+caller.start()
+while not (os.path.exists(pidfile) and open(pidfile).read().strip()):
+    time.sleep(0.005)
+stopper = threading.Thread(target=running.stop_all, args=("stopped here",))
+stopper.start()
+holding.set()
+caller.join(20)
+print(json.dumps(results[0].text if results else None))
+"""
+
+
+def test_commands_are_stopped_also_when_one_is_still_starting(
+    package: ModuleType, pidfile: Path
+) -> None:
+    """Stopping every command (a server's shutdown, in a thread of its own) as a
+    call has started its command but does not yet hold it: the command is stopped
+    too. uvicorn's SIGTERM handler, run between the two on a loaded machine, left
+    the command running and the server waiting for it."""
+    script = STOPPED_WHILE_STARTING.format(package=package.__name__)
+    process = in_package_dir(
+        package, "-c", script, str(pidfile), stdout=subprocess.PIPE
+    )
+    out, _ = process.communicate(timeout=60)
+    assert json.loads(out), "the call did not end: its command was not stopped"
+    assert json.loads(out).endswith("stopped here")
+
+
 def test_under_uvicorn_a_graceful_shutdown_that_times_out_stops_commands(
     package: ModuleType, pidfile: Path
 ) -> None:

@@ -15,7 +15,9 @@ commands do then).
 
 A command's leader is reaped only after it is forgotten here, under the lock, and
 :func:`stop_all` signals only the commands still here, under the lock: it never
-signals a process group whose id may have been given to another process.
+signals a process group whose id may have been given to another process. A
+command is started and tracked under that same lock (:data:`spawning`), so a
+:func:`stop_all` in another thread never misses one that has started.
 
 A server also takes along what its commands leave behind (:func:`contain`, see
 :mod:`mcigen_runtime.executors.orphans`): it adopts every process that a command

@@ -25,6 +25,7 @@ from ...limits import active
 from ...path_policy import current_path
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
+from ..running import spawning
 from ..started import command_starting, commands_watched
 from .args import refusal
 from .argv import remove_files
@@ -53,13 +54,17 @@ def _start(call: CliCall) -> Running | ToolResult:
             return error_result(refused)
         if commands_watched():
             command_starting(call.argv[0], _where(call), call.timeout_s)
-        started = spawn(
-            call.argv,
-            call.cwd,
-            child_env(call.env, call.env_mode, call.pass_env),
-            held=call.cwd.held if call.cwd is not None else (),
-            confined_to=_confinement(call),
-        )
+        # the start lock is held until the command is tracked: stopping every
+        # command from another thread (a server's shutdown) waits, then stops it too
+        with spawning:
+            started = spawn(
+                call.argv,
+                call.cwd,
+                child_env(call.env, call.env_mode, call.pass_env),
+                held=call.cwd.held if call.cwd is not None else (),
+                confined_to=_confinement(call),
+            )
+            return Running(started, call.timeout_s, active(call.limits).cli_output)
     except OSError as error:
         return error_result(str(error))
     except ValueError as error:  # a NUL byte or an '=' in the environment
@@ -67,7 +72,6 @@ def _start(call: CliCall) -> Running | ToolResult:
     finally:
         if call.cwd is not None:
             call.cwd.close()
-    return Running(started, call.timeout_s, active(call.limits).cli_output)
 
 
 def _where(call: CliCall) -> str:
