@@ -432,6 +432,33 @@ def test_commands_are_stopped_also_when_one_is_still_starting(
     assert json.loads(out).endswith("stopped here")
 
 
+STARTED_AFTER_THE_STOP = """
+import json, os, sys
+from mcigen_runtime.executors import running
+import {package} as package
+
+running.stop_all_soon("stopped here")  # as a server's SIGTERM handler does
+result = package.sleep(pidfile=sys.argv[1])
+print(json.dumps([result.text, os.path.exists(sys.argv[1])]))
+"""
+
+
+def test_a_command_that_would_start_after_the_server_stopped_every_command_does_not(
+    package: ModuleType, pidfile: Path
+) -> None:
+    """A call that reaches its command once shutdown has stopped every command (it
+    was still reading its input, say) does not start it: the server would wait
+    for it to end."""
+    script = STARTED_AFTER_THE_STOP.format(package=package.__name__)
+    process = in_package_dir(
+        package, "-c", script, str(pidfile), stdout=subprocess.PIPE
+    )
+    out, _ = process.communicate(timeout=60)
+    text, started = json.loads(out)
+    assert text.endswith("was not started: stopped here")
+    assert not started
+
+
 def test_under_uvicorn_a_graceful_shutdown_that_times_out_stops_commands(
     package: ModuleType, pidfile: Path
 ) -> None:

@@ -16,7 +16,8 @@ after a short grace.
   cancelled (their commands stopped), exit 141 (``serve.wire_failed``).
 - HTTP (:func:`run_uvicorn`): SIGTERM, SIGINT and SIGHUP stop every command as
   uvicorn's graceful shutdown starts, so calls in flight end at once with an error
-  result saying so, and the server exits as soon as they are answered.
+  result saying so (a call that would start a command then does not start it), and
+  the server exits as soon as they are answered.
 - At interpreter exit every command still running is stopped.
 - On Linux a server also adopts what its commands leave behind and stops it with
   them, and a server killed outright (SIGKILL) takes each command's own process
@@ -67,7 +68,7 @@ def _exit_by_handler(sig: int, frame: FrameType | None) -> None:
 
 
 def _exit_by(sig: int) -> None:
-    stop_all(SHUTTING_DOWN)
+    stop_all(SHUTTING_DOWN, for_good=True)
     sessions = sys.modules.get(resolve_name("..executors.mcp.calls", __package__))
     if sessions is not None:
         sessions.close_mcp_sessions()

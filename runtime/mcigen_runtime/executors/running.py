@@ -72,6 +72,9 @@ _ADOPTED_ROUNDS = 20
 to this process, a new round's orphans."""
 
 _running: set[Running] = set()
+_ended_because: str | None = None
+"""Why this process stopped every command for good (it is ending), once it has: a
+command that would start after that is not started."""
 # Reentrant: a signal handler that stops every command may interrupt this thread
 # while it holds the lock.
 _lock = threading.RLock()
@@ -187,7 +190,7 @@ def track(run: Running) -> None:
     with _lock:
         _running.add(run)
         if not _at_exit:
-            atexit.register(stop_all)
+            atexit.register(stop_all, for_good=True)
             _at_exit = True
 
 
@@ -221,9 +224,13 @@ def _grace(alive: Callable[[], bool]) -> None:
         pause = min(pause * 2, _LAST_LOOK_S)
 
 
-def stop_all(reason: str = "the process is exiting") -> None:
+def stop_all(reason: str = "the process is exiting", *, for_good: bool = False) -> None:
     """Stop every command this process is running (see the module docs); each of
-    their calls ends with an error result that gives ``reason``."""
+    their calls ends with an error result that gives ``reason``. ``for_good``: the
+    process is ending, and no command starts any more (:func:`ended_because`)."""
+    global _ended_because
+    if for_good:
+        _ended_because = reason
     with _lock:
         runs = list(_running)
         for run in runs:
@@ -258,8 +265,21 @@ def _any_alive(pids: list[int]) -> bool:
 
 
 def stop_all_soon(reason: str) -> None:
-    """:func:`stop_all` in a thread of its own: for a signal handler, which must not
-    wait out the grace."""
+    """:func:`stop_all` for good, in a thread of its own: for a signal handler that
+    ends the process, which must not wait out the grace. No command starts from now
+    on, before the thread runs too."""
+    global _ended_because
+    _ended_because = reason
     threading.Thread(
-        target=stop_all, args=(reason,), name="mcigen-stop-commands", daemon=True
+        target=stop_all,
+        args=(reason,),
+        kwargs={"for_good": True},
+        name="mcigen-stop-commands",
+        daemon=True,
     ).start()
+
+
+def ended_because() -> str | None:
+    """Why every command was stopped for good, if it was: read under
+    :data:`spawning`, before a command starts."""
+    return _ended_because

@@ -25,7 +25,7 @@ from ...limits import active
 from ...path_policy import current_path
 from ...results import ToolResult, error_result, text_result
 from ..child_env import child_env
-from ..running import spawning
+from ..running import ended_because, spawning
 from ..started import command_starting, commands_watched
 from .args import refusal
 from .argv import remove_files
@@ -57,6 +57,9 @@ def _start(call: CliCall) -> Running | ToolResult:
         # the start lock is held until the command is tracked: stopping every
         # command from another thread (a server's shutdown) waits, then stops it too
         with spawning:
+            ending = ended_because()
+            if ending is not None:
+                return error_result(f"Command '{call.argv}' was not started: {ending}")
             started = spawn(
                 call.argv,
                 call.cwd,
