@@ -220,6 +220,32 @@ def test_a_python_name_collision_is_a_warning_naming_both_tools(
     assert "it is 'get_item_2' in Python" in result.stderr
 
 
+def test_a_parameter_name_collision_is_a_warning_naming_both_properties(
+    tmp_path: Path,
+) -> None:
+    """Two properties that would be the same keyword parameter (``my-key`` and
+    ``my_key``; ``ｘ`` and ``x``, equal after NFKC), or one that would be a name
+    the function uses itself: the later one is renamed, and the build says so."""
+    properties = {name: {"type": "string"} for name in ("ｘ", "x", "my-key", "my_key")}
+    properties["_invoke_t"] = {"type": "string"}
+    tool = text_tool(
+        "t", "{{props.x}}", inputSchema={"type": "object", "properties": properties}
+    )
+    result = run_mcigen("check", write_schema(tmp_path, schema_of(tool)))
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [line.split(": warning: ")[1] for line in warnings] == [
+        "property 'x' of tool 't' would be the Python parameter 'x', like property "
+        "'ｘ'; it is 'x_2' in Python, and 'x' in input and everywhere else",
+        "property 'my_key' of tool 't' would be the Python parameter 'my_key', like "
+        "property 'my-key'; it is 'my_key_2' in Python, and 'my_key' in input and "
+        "everywhere else",
+        "property '_invoke_t' of tool 't' would be the Python parameter '_invoke_t', "
+        "a name the generated function uses itself; it is '_invoke_t_2' in Python, "
+        "and '_invoke_t' in input and everywhere else",
+    ]
+
+
 def test_missing_schema_file_is_a_usage_error(tmp_path: Path) -> None:
     result = run_mcigen("check", tmp_path / "nope.json")
     assert result.returncode == 2

@@ -82,7 +82,9 @@ def plan(schema: ir.Schema, options: PlanOptions) -> tuple[ir.Package, Diagnosti
                 python_name=python_name,
                 model_name=model_name,
                 group=groups.of(tool),
-                parameters=_parameters(tool, python_name, output_model_name),
+                parameters=_parameters(
+                    tool, python_name, output_model_name, diagnostics
+                ),
                 path_policy=_path_policy(schema, tool),
                 output_model_name=output_model_name,
             )
@@ -223,9 +225,14 @@ def _path_policy(schema: ir.Schema, tool: ir.Tool) -> ir.EffectivePathPolicy:
 
 
 def _parameters(
-    tool: ir.Tool, python_name: str, output_model_name: str | None
+    tool: ir.Tool,
+    python_name: str,
+    output_model_name: str | None,
+    diagnostics: Diagnostics,
 ) -> tuple[ir.Parameter, ...] | None:
-    """``output_model_name``: the model the function's body types its result with."""
+    """``output_model_name``: the model the function's body types its result with.
+    A property whose parameter name another has (``my-key`` and ``my_key``, names
+    equal after NFKC) gets the first free ``_2``, ``_3``, ..., and a warning."""
     schema = tool.input_schema or {}
     properties: dict[str, Any] = schema.get("properties") or {}
     if not properties:
@@ -234,10 +241,15 @@ def _parameters(
     taken = {"_environ", f"_invoke_{python_name}"}
     if output_model_name is not None:
         taken.add(output_model_name)
+    owners: dict[str, str] = {}
     parameters = []
     for name, prop in properties.items():
         prop = prop if isinstance(prop, dict) else {}
-        python = unique(parameter_name(name), taken)
+        wanted = parameter_name(name)
+        python = unique(wanted, taken)
+        owners[python] = name
+        if python != wanted:
+            _warn_renamed(tool, name, wanted, python, owners.get(wanted), diagnostics)
         text = annotation(prop)
         has_scalar_default = "default" in prop and isinstance(prop["default"], _SCALARS)
         if name in required:
@@ -265,6 +277,27 @@ def _parameters(
             )
     # Keyword-only parameters may be in any order; required ones first reads better.
     return tuple(sorted(parameters, key=lambda p: not p.required))
+
+
+def _warn_renamed(
+    tool: ir.Tool,
+    name: str,
+    wanted: str,
+    python: str,
+    other: str | None,
+    diagnostics: Diagnostics,
+) -> None:
+    owner = (
+        f"like property {quoted(other)}"
+        if other is not None
+        else "a name the generated function uses itself"
+    )
+    diagnostics.warning(
+        tool.location,
+        f"property {quoted(name)} of tool {quoted(tool.name)} would be the Python "
+        f"parameter {quoted(wanted)}, {owner}; it is {quoted(python)} in Python, and "
+        f"{quoted(name)} in input and everywhere else",
+    )
 
 
 def _doc(prop: dict[str, Any]) -> str | None:
