@@ -12,7 +12,8 @@ from __future__ import annotations
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .budget import MAX_NODES, over_budget, too_many_nodes
+from . import budget
+from .budget import over_budget, too_many_nodes
 from .long_numbers import is_too_long, too_long_number
 from .parsed import DuplicateKey, NodeSpan, ParsedText, SourceSyntaxError
 from .pointers import child_pointer
@@ -27,14 +28,13 @@ _STYLES = {
     "|": StringStyle.LITERAL,
     ">": StringStyle.FOLDED,
 }
-# Aliases let a few lines describe an exponentially large tree ("billion laughs"),
-# and every node of it gets a position in the source map.
-MAX_EXPANDED_NODES = MAX_NODES
 
 
 def read_yaml(text: str, max_chars: int) -> ParsedText:
     try:
-        loader = _MeasuringLoader(text, _Expansion(max_chars, MAX_EXPANDED_NODES))
+        # aliases let a few lines describe an exponentially large tree ("billion
+        # laughs"), and every node of it gets a position in the source map
+        loader = _MeasuringLoader(text, _Expansion(max_chars, budget.MAX_NODES))
         try:
             return _read(loader)
         finally:

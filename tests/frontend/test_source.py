@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 import mcigen.frontend.budget as budget
-import mcigen.frontend.yaml_reader as yaml_reader
 from mcigen.frontend.mci import load_schema
 
 from .support import diagnostic_lines, load_text
@@ -162,7 +161,7 @@ def test_absurd_nesting_is_reported_not_raised(
 def test_alias_expansion_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(yaml_reader, "MAX_EXPANDED_NODES", 50)
+    monkeypatch.setattr(budget, "MAX_NODES", 50)
     text = "a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n"
     lines = diagnostic_lines(tmp_path, text, ".yaml")
     assert lines == [
@@ -173,7 +172,7 @@ def test_alias_expansion_is_bounded(
 def test_a_document_of_too_many_nodes_without_aliases_is_not_said_to_expand(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(yaml_reader, "MAX_EXPANDED_NODES", 50)
+    monkeypatch.setattr(budget, "MAX_NODES", 50)
     text = "a: [" + ", ".join(["x"] * 60) + "]\n"
     # a node counts once composed: 'a', then each x; the 50th x (column 152) is
     # the 51st node
