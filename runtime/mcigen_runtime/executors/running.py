@@ -271,11 +271,7 @@ def stop_all_soon(reason: str) -> None:
     global _ended_because
     _ended_because = reason
     threading.Thread(
-        target=stop_all,
-        args=(reason,),
-        kwargs={"for_good": True},
-        name="mcigen-stop-commands",
-        daemon=True,
+        target=stop_all, args=(reason,), name="mcigen-stop-commands", daemon=True
     ).start()
 
 
